@@ -1,0 +1,110 @@
+package dev.sluice.compose;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The framing bytes of a composed response. Engines write, in this order:
+ *
+ * <pre>
+ *   key(first part)  part bytes...   key(next part)  part bytes...   ...   meta(outcomes)
+ *   {"product":      {...}           ,"reviews":     [...]                 ,"_meta":{...}}
+ * </pre>
+ *
+ * A failed part is written as {@link #NULL} after its key. The parts' own bytes are never touched.
+ */
+public final class JsonSplice {
+
+  /** The JSON literal written for a part that failed. */
+  public static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+
+  private final byte[][] firstKeys;
+  private final byte[][] laterKeys;
+
+  /** @param names the part names, in declared order */
+  public JsonSplice(List<String> names) {
+    firstKeys = new byte[names.size()][];
+    laterKeys = new byte[names.size()][];
+    for (int i = 0; i < names.size(); i++) {
+      String quoted = quote(names.get(i));
+      firstKeys[i] = ("{" + quoted + ":").getBytes(StandardCharsets.UTF_8);
+      laterKeys[i] = ("," + quoted + ":").getBytes(StandardCharsets.UTF_8);
+    }
+  }
+
+  /**
+   * The bytes that open part {@code index} (declared index).
+   *
+   * @param first whether it is the first part written to this response
+   */
+  public byte[] key(int index, boolean first) {
+    return first ? firstKeys[index] : laterKeys[index];
+  }
+
+  /**
+   * The closing bytes: {@code ,"_meta":{...}}} (or {@code {"_meta":{...}}} when no part was
+   * written, which only happens for a composition with no parts).
+   *
+   * @param outcomes every part's outcome, in declared order
+   * @param totalNanos the composition's duration
+   */
+  public static byte[] meta(List<PartOutcome> outcomes, long totalNanos) {
+    StringBuilder sb = new StringBuilder(64 + outcomes.size() * 64);
+    sb.append(",\"_meta\":{\"parts\":{");
+    boolean first = true;
+    for (PartOutcome o : outcomes) {
+      if (!first) {
+        sb.append(',');
+      }
+      first = false;
+      sb.append(quote(o.name())).append(":{\"status\":").append(o.status());
+      sb.append(",\"latency_ms\":").append(millis(o.latencyNanos()));
+      sb.append(",\"bytes\":").append(o.bytes());
+      if (o.error().isPresent()) {
+        sb.append(",\"error\":").append(quote(o.error().get()));
+      }
+      sb.append('}');
+    }
+    sb.append("},\"failed\":[");
+    first = true;
+    for (PartOutcome o : outcomes) {
+      if (!o.isOk()) {
+        if (!first) {
+          sb.append(',');
+        }
+        first = false;
+        sb.append(quote(o.name()));
+      }
+    }
+    sb.append("],\"latency_ms\":").append(millis(totalNanos)).append("}}");
+    return sb.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String millis(long nanos) {
+    return String.format(Locale.ROOT, "%.3f", nanos / 1_000_000.0);
+  }
+
+  /** A JSON string literal for {@code s}. */
+  public static String quote(String s) {
+    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> sb.append("\\\"");
+        case '\\' -> sb.append("\\\\");
+        case '\n' -> sb.append("\\n");
+        case '\r' -> sb.append("\\r");
+        case '\t' -> sb.append("\\t");
+        default -> {
+          if (c < 0x20) {
+            sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+          } else {
+            sb.append(c);
+          }
+        }
+      }
+    }
+    return sb.append('"').toString();
+  }
+}

@@ -1,0 +1,40 @@
+package dev.sluice.config;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A whole, validated gateway configuration. Built by {@link ConfigLoader} from YAML, or directly.
+ *
+ * @param upstreams upstreams by name, in declared order
+ * @param routes routes in declared order; the first match wins
+ */
+public record GatewayConfig(
+    ServerConfig server,
+    Optional<AdminConfig> admin,
+    Map<String, UpstreamConfig> upstreams,
+    List<RouteConfig> routes) {
+
+  public GatewayConfig {
+    requireNonNull(server, "server");
+    requireNonNull(admin, "admin");
+    upstreams = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(upstreams));
+    routes = List.copyOf(routes);
+  }
+
+  public UpstreamConfig upstream(String name) {
+    UpstreamConfig upstream = upstreams.get(name);
+    if (upstream == null) {
+      throw new IllegalArgumentException("upstream: '" + name + "' (expected: a declared upstream)");
+    }
+    return upstream;
+  }
+
+  /** The same configuration with another engine mode and port (the CLI's --engine and --port). */
+  public GatewayConfig with(EngineMode engine, int port) {
+    return new GatewayConfig(server.with(engine, port), admin, upstreams, routes);
+  }
+}

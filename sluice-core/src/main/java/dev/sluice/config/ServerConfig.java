@@ -1,0 +1,43 @@
+package dev.sluice.config;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Duration;
+
+/**
+ * The listening side of the gateway.
+ *
+ * @param host bind address (default {@code 0.0.0.0})
+ * @param port listening port (default 8080; 0 picks a free one)
+ * @param engine engine mode (default {@link EngineMode#VIRTUAL})
+ * @param platformThreads request threads in {@code platform} mode (default 200, like Tomcat)
+ * @param fanoutThreads threads for composition parts in {@code platform} mode (default 200)
+ * @param shutdownGrace how long in-flight requests may finish on stop (default 5s)
+ * @param readAhead bytes a composition part may read ahead of the client while another part is being
+ *     relayed (default 16384); bounds memory per request
+ */
+public record ServerConfig(
+    String host,
+    int port,
+    EngineMode engine,
+    int platformThreads,
+    int fanoutThreads,
+    Duration shutdownGrace,
+    int readAhead) {
+
+  public static final int DEFAULT_PORT = 8080;
+
+  public ServerConfig {
+    requireNonNull(host, "host");
+    requireNonNull(engine, "engine");
+    requireNonNull(shutdownGrace, "shutdownGrace");
+  }
+
+  public static ServerConfig defaults() {
+    return new ServerConfig("0.0.0.0", DEFAULT_PORT, EngineMode.VIRTUAL, 200, 200, Duration.ofSeconds(5), 16384);
+  }
+
+  public ServerConfig with(EngineMode engine, int port) {
+    return new ServerConfig(host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead);
+  }
+}

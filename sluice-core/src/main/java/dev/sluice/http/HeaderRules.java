@@ -1,0 +1,98 @@
+package dev.sluice.http;
+
+import dev.sluice.config.FilterConfig;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Which headers cross the gateway, per route: hop-by-hop headers never do, {@code Host} and the
+ * {@code X-Forwarded-*} trio are rewritten, and the route's {@code request-headers} /
+ * {@code response-headers} filters set and remove. Built once per route; engines ask it per header.
+ *
+ * <pre>
+ *   client headers ──forwardRequest?──► upstream  (+ Host, X-Forwarded-*, requestSets)
+ *   upstream headers ─forwardResponse?─► client   (+ responseSets)
+ * </pre>
+ */
+public final class HeaderRules {
+
+  private static final Set<String> REWRITTEN_REQUEST =
+      Set.of("host", "content-length", "transfer-encoding", "expect", "x-forwarded-for",
+          "x-forwarded-proto", "x-forwarded-host");
+  private static final Set<String> FRAMING_RESPONSE = Set.of("transfer-encoding");
+
+  private final Set<String> requestDrops = new HashSet<>();
+  private final Map<String, String> requestSets = new LinkedHashMap<>();
+  private final Set<String> responseDrops = new HashSet<>();
+  private final Map<String, String> responseSets = new LinkedHashMap<>();
+
+  private HeaderRules() {}
+
+  /** The rules of a route with these filters. */
+  public static HeaderRules of(List<FilterConfig> filters) {
+    HeaderRules rules = new HeaderRules();
+    for (FilterConfig filter : filters) {
+      switch (filter) {
+        case FilterConfig.RequestHeaders h -> {
+          h.remove().forEach(n -> rules.requestDrops.add(n.toLowerCase(Locale.ROOT)));
+          h.set().forEach((n, v) -> rules.requestSets.put(n, v));
+        }
+        case FilterConfig.ResponseHeaders h -> {
+          h.remove().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
+          h.set().forEach((n, v) -> rules.responseSets.put(n, v));
+        }
+      }
+    }
+    rules.requestSets.keySet().forEach(n -> rules.requestDrops.add(n.toLowerCase(Locale.ROOT)));
+    rules.responseSets.keySet().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
+    return rules;
+  }
+
+  /**
+   * Whether a client request header is copied upstream as it is.
+   *
+   * @param name header name, any case
+   * @param connection the request's Connection header, or null
+   */
+  public boolean forwardRequest(String name, String connection) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    return !REWRITTEN_REQUEST.contains(lower)
+        && !requestDrops.contains(lower)
+        && !HopByHop.is(name, connection);
+  }
+
+  /** Headers the route sets on every upstream request (after the copied ones). */
+  public Map<String, String> requestSets() {
+    return requestSets;
+  }
+
+  /**
+   * Whether an upstream response header is copied to the client. {@code Content-Length} is; the
+   * engine keeps the body framing consistent with it.
+   *
+   * @param connection the response's Connection header, or null
+   */
+  public boolean forwardResponse(String name, String connection) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    return !FRAMING_RESPONSE.contains(lower) && !responseDrops.contains(lower) && !HopByHop.is(name, connection);
+  }
+
+  /** Whether the route drops or replaces this response header (for the gateway's own responses). */
+  public boolean dropsResponse(String lowerCaseName) {
+    return responseDrops.contains(lowerCaseName);
+  }
+
+  /** Headers the route sets on every response it relays (proxy and composition). */
+  public Map<String, String> responseSets() {
+    return responseSets;
+  }
+
+  /** The X-Forwarded-For value: the client's, if any, with {@code clientAddress} appended. */
+  public static String forwardedFor(String existing, String clientAddress) {
+    return existing == null || existing.isBlank() ? clientAddress : existing + ", " + clientAddress;
+  }
+}

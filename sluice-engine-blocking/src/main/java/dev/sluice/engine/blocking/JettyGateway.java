@@ -1,0 +1,107 @@
+package dev.sluice.engine.blocking;
+
+import dev.sluice.config.EngineMode;
+import dev.sluice.config.GatewayConfig;
+import dev.sluice.config.ServerConfig;
+import dev.sluice.config.UpstreamConfig;
+import dev.sluice.engine.RunningGateway;
+import dev.sluice.engine.blocking.upstream.ApacheUpstreamClient;
+import dev.sluice.engine.blocking.upstream.UpstreamClient;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * A Jetty 12 server (core handlers, no servlet layer) running the gateway in {@code virtual} or
+ * {@code platform} mode. The two modes differ only in the threads that run requests and parts.
+ *
+ * <pre>
+ *   mode      request threads                   part (fan-out) threads
+ *   virtual   a virtual thread per request      a virtual thread per part
+ *   platform  pool of server.platform-threads   pool of server.fanout-threads
+ * </pre>
+ */
+final class JettyGateway implements RunningGateway {
+
+  private final Server server;
+  private final ServerConnector connector;
+  private final ExecutorService fanout;
+  private final ScheduledThreadPoolExecutor timer;
+  private final Map<String, UpstreamClient> clients;
+
+  private JettyGateway(GatewayConfig config) {
+    ServerConfig sc = config.server();
+    QueuedThreadPool pool;
+    if (sc.engine() == EngineMode.VIRTUAL) {
+      pool = new QueuedThreadPool(16, 4);
+      pool.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-request-", 0).factory()));
+      fanout = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-part-", 0).factory());
+    } else {
+      pool = new QueuedThreadPool(sc.platformThreads() + 4, Math.min(8, sc.platformThreads()));
+      ThreadPoolExecutor parts = new ThreadPoolExecutor(sc.fanoutThreads(), sc.fanoutThreads(), 60, TimeUnit.SECONDS,
+          new LinkedBlockingQueue<>(), Thread.ofPlatform().name("sluice-part-", 0).daemon(true).factory());
+      parts.allowCoreThreadTimeOut(true);
+      fanout = parts;
+    }
+    pool.setName("sluice");
+    server = new Server(pool);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setSendXPoweredBy(false);
+    http.setSendDateHeader(false);
+    connector = new ServerConnector(server, 1, -1, new HttpConnectionFactory(http));
+    connector.setHost(sc.host());
+    connector.setPort(sc.port());
+    connector.setAcceptQueueSize(1024);
+    server.addConnector(connector);
+    timer = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().name("sluice-timer").daemon(true).factory());
+    timer.setRemoveOnCancelPolicy(true);
+    clients = new LinkedHashMap<>();
+    for (UpstreamConfig upstream : config.upstreams().values()) {
+      clients.put(upstream.name(), new ApacheUpstreamClient(upstream));
+    }
+    GracefulHandler graceful = new GracefulHandler(new GatewayHandler(config, clients, fanout, timer));
+    server.setHandler(graceful);
+    server.setStopTimeout(sc.shutdownGrace().toMillis());
+  }
+
+  static JettyGateway start(GatewayConfig config) throws Exception {
+    JettyGateway gateway = new JettyGateway(config);
+    try {
+      gateway.server.start();
+    } catch (Exception e) {
+      gateway.close();
+      throw e;
+    }
+    return gateway;
+  }
+
+  @Override
+  public int port() {
+    return connector.getLocalPort();
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception ignored) {
+      // stopping is best effort: what follows frees the rest
+    } finally {
+      fanout.shutdownNow();
+      timer.shutdownNow();
+      clients.values().forEach(UpstreamClient::close);
+    }
+  }
+}

@@ -1,0 +1,22 @@
+package dev.sluice.engine.blocking.upstream;
+
+import dev.sluice.config.UpstreamConfig;
+
+/**
+ * A blocking HTTP/1.1 client for one upstream, with its own connection pool. Calls block the
+ * calling thread (a virtual thread in {@code virtual} mode), which is the point of this engine.
+ */
+public interface UpstreamClient extends AutoCloseable {
+
+  /**
+   * Sends the request and returns once the response status line and headers have arrived.
+   *
+   * @throws UpstreamException for every failure, classified
+   */
+  UpstreamResponse send(UpstreamRequest request) throws UpstreamException;
+
+  UpstreamConfig config();
+
+  @Override
+  void close();
+}

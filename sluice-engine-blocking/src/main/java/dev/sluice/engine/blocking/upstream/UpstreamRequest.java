@@ -1,0 +1,99 @@
+package dev.sluice.engine.blocking.upstream;
+
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A request to an upstream, built by the proxy or a composition part.
+ *
+ * <p>Headers are kept as a flat name/value list; {@code Content-Length} and {@code Transfer-Encoding}
+ * are never in it: the client frames the body from {@code contentLength}.
+ */
+public final class UpstreamRequest {
+
+  private final String method;
+  private final String target;
+  private final List<String> headers = new ArrayList<>(24);
+  private InputStream body;
+  private long contentLength;
+  private volatile Runnable canceller;
+  private volatile boolean cancelled;
+
+  /**
+   * @param method request method
+   * @param target origin-form target: path and optional query, already including the upstream's base path
+   */
+  public UpstreamRequest(String method, String target) {
+    this.method = method;
+    this.target = target;
+  }
+
+  public UpstreamRequest header(String name, String value) {
+    headers.add(name);
+    headers.add(value);
+    return this;
+  }
+
+  /**
+   * @param contentLength the exact length, or -1 to send it chunked
+   */
+  public UpstreamRequest body(InputStream body, long contentLength) {
+    this.body = body;
+    this.contentLength = contentLength;
+    return this;
+  }
+
+  public String method() {
+    return method;
+  }
+
+  public String target() {
+    return target;
+  }
+
+  public int headerCount() {
+    return headers.size() / 2;
+  }
+
+  public String headerName(int i) {
+    return headers.get(2 * i);
+  }
+
+  public String headerValue(int i) {
+    return headers.get(2 * i + 1);
+  }
+
+  /** The body stream, or null when the request has none. */
+  public InputStream body() {
+    return body;
+  }
+
+  public long contentLength() {
+    return contentLength;
+  }
+
+  /**
+   * Cancels the call from any thread: a call not yet answered fails at once, a body being read
+   * stops. Used for route and part timeouts.
+   */
+  public void cancel() {
+    cancelled = true;
+    Runnable c = canceller;
+    if (c != null) {
+      c.run();
+    }
+  }
+
+  public boolean isCancelled() {
+    return cancelled;
+  }
+
+  /** Called by the client when it sends: how to cancel this call. Runs it at once if already cancelled. */
+  public void onCancel(Runnable canceller) {
+    this.canceller = canceller;
+    if (cancelled) {
+      canceller.run();
+    }
+  }
+}
