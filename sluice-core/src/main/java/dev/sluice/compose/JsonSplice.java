@@ -43,8 +43,8 @@ public final class JsonSplice {
   }
 
   /**
-   * The closing bytes: {@code ,"_meta":{...}}} (or {@code {"_meta":{...}}} when no part was
-   * written, which only happens for a composition with no parts).
+   * The closing bytes: {@code ,"_meta":{...}}}. A composition always has parts (see {@code
+   * ComposeTarget}), so {@code _meta} always follows one.
    *
    * @param outcomes every part's outcome, in declared order
    * @param totalNanos the composition's duration

@@ -116,12 +116,11 @@ public final class ConfigLoader {
       problems.add(new Problem("(document)", "empty (expected: " + rootExpected + ")"));
       return Optional.empty();
     }
-    Optional<Mapping> root = Mapping.of(document, "", rootExpected, problems);
-    if (root.isEmpty()) {
-      problems.set(problems.size() - 1, new Problem("(document)", problems.getLast().message()));
+    if (!(document instanceof Map<?, ?>)) {
+      problems.add(new Problem("(document)", Mapping.describe(document) + " (expected: " + rootExpected + ")"));
       return Optional.empty();
     }
-    Mapping r = root.get();
+    Mapping r = Mapping.of(document, "", rootExpected, problems).orElseThrow();
     r.allowOnly("server", "admin", "upstreams", "routes");
     ServerConfig server = server(r);
     Optional<AdminConfig> admin = admin(r);
@@ -255,6 +254,8 @@ public final class ConfigLoader {
       problem = "an http:// URL such as http://127.0.0.1:8081";
     } else if (uri.getHost() == null || uri.getHost().isEmpty()) {
       problem = "an http:// URL with a host";
+    } else if (uri.getPort() > 65535) {
+      problem = "an http:// URL with a port 1..65535";
     } else if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
       problem = "an http:// URL without query or fragment";
     } else if (uri.getRawUserInfo() != null) {

@@ -52,7 +52,14 @@ final class Quantities {
       case "gib" -> 1024L * 1024 * 1024;
       default -> -1;
     };
-    return factor < 0 ? OptionalLong.empty() : OptionalLong.of(amount * factor);
+    if (factor < 0) {
+      return OptionalLong.empty();
+    }
+    try {
+      return OptionalLong.of(Math.multiplyExact(amount, factor));
+    } catch (ArithmeticException e) {
+      return OptionalLong.empty();
+    }
   }
 
   /** How many leading ASCII digits {@code text} has. */

@@ -155,6 +155,9 @@ public final class PathPattern {
       if (theirs != null && (mine == null || !mine.equals(theirs))) {
         return false;
       }
+      if (theirs == null && mine != null && mine.isEmpty()) {
+        return false; // a variable never matches the empty segment after a trailing '/'
+      }
     }
     return true;
   }

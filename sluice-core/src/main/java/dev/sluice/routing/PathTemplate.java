@@ -10,7 +10,8 @@ import java.util.Set;
 /**
  * An upstream path with placeholders, such as {@code /reviews?product={id}&limit={limit}} or {@code
  * /v2/{**}}. {@code {name}} is replaced by a path variable or, failing that, a query parameter of
- * the client request, percent-encoded; {@code {**}} by the wildcard remainder, verbatim.
+ * the client request, percent-encoded; {@code {**}} by the wildcard remainder, verbatim (without
+ * its leading '/' when the template has a '/' just before the {@code {**}}).
  */
 public final class PathTemplate {
 
@@ -98,7 +99,10 @@ public final class PathTemplate {
       if ((i & 1) == 0) {
         out.append(piece);
       } else if (piece.equals(REMAINDER)) {
-        out.append(remainder);
+        // "/v2/{**}" with remainder "/a" is "/v2/a", not "/v2//a"
+        boolean slashTwice = !remainder.isEmpty() && remainder.charAt(0) == '/'
+            && !out.isEmpty() && out.charAt(out.length() - 1) == '/';
+        out.append(remainder, slashTwice ? 1 : 0, remainder.length());
       } else {
         String value = pathVariables.get(piece);
         if (value != null) {

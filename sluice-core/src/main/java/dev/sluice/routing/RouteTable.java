@@ -29,7 +29,7 @@ public final class RouteTable {
    * @param headers header lookup by lower-case name, returning null when absent
    */
   public Result match(String method, String host, String path, Function<String, String> headers) {
-    Set<String> allowed = null;
+    java.util.SortedSet<String> allowed = null;
     for (RouteConfig route : routes) {
       RouteMatch m = route.match();
       var pathMatch = m.path().match(path);
@@ -45,7 +45,7 @@ public final class RouteTable {
       }
       allowed.addAll(m.methods());
     }
-    return allowed == null ? Result.NotFound.INSTANCE : new Result.MethodNotAllowed(Set.copyOf(allowed));
+    return allowed == null ? Result.NotFound.INSTANCE : new Result.MethodNotAllowed(java.util.Collections.unmodifiableSortedSet(allowed));
   }
 
   private static boolean hostMatches(RouteMatch m, String host) {
@@ -75,7 +75,7 @@ public final class RouteTable {
     /** A route matched; {@code variables} are raw path variables, {@code remainder} the wildcard's part. */
     record Matched(RouteConfig route, Map<String, String> variables, String remainder) implements Result {}
 
-    /** A route matched the path but not the method: answer 405 with {@code Allow}. */
+    /** A route matched the path but not the method: answer 405 with {@code Allow}; {@code allowed} iterates sorted. */
     record MethodNotAllowed(Set<String> allowed) implements Result {}
 
     /** Nothing matched: answer 404. */

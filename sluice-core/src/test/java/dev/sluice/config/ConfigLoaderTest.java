@@ -106,6 +106,19 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void sizesOutOfRangeAreProblems() {
+    for (String size : List.of("999999999999GiB", "3GiB", "1023", "16XB", "-1KiB")) {
+      List<Problem> problems = ConfigLoader.check("server: { read-ahead: " + size + " }\n"
+          + "routes: [ { id: r, match: { path: / }, proxy: { upstream: a } } ]\n"
+          + "upstreams: { a: { url: 'http://127.0.0.1:1' } }\n", "inline");
+      assertThat(problems).as(size).singleElement().satisfies(p -> {
+        assertThat(p.path()).isEqualTo("server.read-ahead");
+        assertThat(p.message()).contains("(expected: a size >= 1024 bytes");
+      });
+    }
+  }
+
+  @Test
   void durationsAcceptEveryUnit() throws Exception {
     for (var c : Map.of("250ms", Duration.ofMillis(250), "2s", Duration.ofSeconds(2), "3m", Duration.ofMinutes(3),
         "1h", Duration.ofHours(1)).entrySet()) {
