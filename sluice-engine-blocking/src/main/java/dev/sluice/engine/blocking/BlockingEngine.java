@@ -1,13 +1,35 @@
 package dev.sluice.engine.blocking;
 
+import static java.util.Objects.requireNonNull;
+
 import dev.sluice.config.EngineMode;
 import dev.sluice.config.GatewayConfig;
+import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
+import dev.sluice.engine.blocking.upstream.ApacheUpstreamClient;
+import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import java.util.Set;
+import java.util.function.Function;
 
 /** The blocking engine: Jetty 12 core handlers and a blocking upstream client, in {@code virtual} or {@code platform} mode. */
 public final class BlockingEngine implements Engine {
+
+  private final Function<UpstreamConfig, UpstreamClient> clients;
+
+  /** The engine as the service loader makes it: upstream calls on Apache HttpClient 5 classic. */
+  public BlockingEngine() {
+    this(ApacheUpstreamClient::new);
+  }
+
+  /**
+   * An engine with another upstream client, for measuring clients against each other.
+   *
+   * @param clients makes the client (and its pool) for one upstream
+   */
+  public BlockingEngine(Function<UpstreamConfig, UpstreamClient> clients) {
+    this.clients = requireNonNull(clients, "clients");
+  }
 
   @Override
   public Set<EngineMode> modes() {
@@ -20,6 +42,6 @@ public final class BlockingEngine implements Engine {
     if (!modes().contains(mode)) {
       throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: virtual or platform)");
     }
-    return JettyGateway.start(config);
+    return JettyGateway.start(config, clients);
   }
 }

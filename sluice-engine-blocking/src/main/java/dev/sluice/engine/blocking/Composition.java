@@ -65,7 +65,7 @@ final class Composition {
   }
 
   /** The part's status line arrived; a non-null rejection fails it. Returns whether to read the body. */
-  boolean answered(PartFetch part, int status, String rejection) {
+  boolean answered(PartFetch part, int status, String rejection, long contentLength) {
     lock.lock();
     try {
       part.status = status;
@@ -77,7 +77,7 @@ final class Composition {
         fail(part, new PartFailure(rejection, false));
         return false;
       }
-      part.ring = new byte[part.capacity()];
+      part.ring = part.newRing(contentLength);
       changed.signalAll();
       return true;
     } finally {

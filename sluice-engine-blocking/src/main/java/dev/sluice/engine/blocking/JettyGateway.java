@@ -5,7 +5,6 @@ import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ServerConfig;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
-import dev.sluice.engine.blocking.upstream.ApacheUpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,6 +14,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -40,7 +40,7 @@ final class JettyGateway implements RunningGateway {
   private final ScheduledThreadPoolExecutor timer;
   private final Map<String, UpstreamClient> clients;
 
-  private JettyGateway(GatewayConfig config) {
+  private JettyGateway(GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clientFactory) {
     ServerConfig sc = config.server();
     QueuedThreadPool pool;
     if (sc.engine() == EngineMode.VIRTUAL) {
@@ -69,15 +69,15 @@ final class JettyGateway implements RunningGateway {
     timer.setRemoveOnCancelPolicy(true);
     clients = new LinkedHashMap<>();
     for (UpstreamConfig upstream : config.upstreams().values()) {
-      clients.put(upstream.name(), new ApacheUpstreamClient(upstream));
+      clients.put(upstream.name(), clientFactory.apply(upstream));
     }
     GracefulHandler graceful = new GracefulHandler(new GatewayHandler(config, clients, fanout, timer));
     server.setHandler(graceful);
     server.setStopTimeout(sc.shutdownGrace().toMillis());
   }
 
-  static JettyGateway start(GatewayConfig config) throws Exception {
-    JettyGateway gateway = new JettyGateway(config);
+  static JettyGateway start(GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clients) throws Exception {
+    JettyGateway gateway = new JettyGateway(config, clients);
     try {
       gateway.server.start();
     } catch (Exception e) {

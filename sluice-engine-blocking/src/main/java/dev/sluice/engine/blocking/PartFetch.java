@@ -64,7 +64,7 @@ final class PartFetch implements Runnable {
     if (failure != null || ended) {
       return true;
     }
-    return headers && count > 0 && (validator == null || count == capacity);
+    return headers && count > 0 && (validator == null || count == ring.length);
   }
 
   @Override
@@ -93,7 +93,7 @@ final class PartFetch implements Runnable {
     try (response) {
       int code = response.status();
       var rejection = PartRules.rejection(code, response.header("Content-Type"));
-      if (!composition.answered(this, code, rejection.orElse(null))) {
+      if (!composition.answered(this, code, rejection.orElse(null), response.contentLength())) {
         return;
       }
       while (true) {
@@ -101,14 +101,14 @@ final class PartFetch implements Runnable {
         int room;
         composition.lock.lock();
         try {
-          while (count == capacity && !cancelled) {
+          while (count == ring.length && !cancelled) {
             composition.changed.awaitUninterruptibly();
           }
           if (cancelled) {
             return;
           }
           pos = writePos;
-          room = Math.min(capacity - count, capacity - writePos);
+          room = Math.min(ring.length - count, ring.length - writePos);
         } finally {
           composition.lock.unlock();
         }
@@ -135,8 +135,18 @@ final class PartFetch implements Runnable {
     return new PartFailure(f.reason(), timeout);
   }
 
+  /**
+   * The ring for this part's body: the read-ahead, or less when the body's length is known and
+   * smaller (one byte more, so that the end of the body is read without waiting for room).
+   */
+  byte[] newRing(long contentLength) {
+    int size = contentLength >= 0 && contentLength < capacity ? (int) contentLength + 1 : capacity;
+    return new byte[size];
+  }
+
+  /** The ring's size. Under the lock, after the part answered. */
   int capacity() {
-    return capacity;
+    return ring.length;
   }
 
   /** Why a part is null in the response. */
