@@ -1,0 +1,11 @@
+package dev.sluice.app;
+
+/** The {@code sluice} command. */
+public final class Main {
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    System.exit(new Cli(System.out, System.err).run(args));
+  }
+}
