@@ -8,16 +8,23 @@ import dev.sluice.policy.Pacer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.List;
+import javax.net.ssl.SSLException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.HttpHostConnectException;
+import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.ManagedHttpClientConnectionFactory;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.core5.http.ClassicHttpResponse;
@@ -26,6 +33,8 @@ import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http.ProtocolException;
+import org.apache.hc.core5.http.config.Http1Config;
+import org.apache.hc.core5.http.impl.io.DefaultHttpResponseParserFactory;
 import org.apache.hc.core5.http.io.SocketConfig;
 import org.apache.hc.core5.http.io.entity.InputStreamEntity;
 import org.apache.hc.core5.io.CloseMode;
@@ -63,6 +72,11 @@ public final class ApacheUpstreamClient implements UpstreamClient {
             .setPoolConcurrencyPolicy(PoolConcurrencyPolicy.STRICT)
             .setConnPoolPolicy(PoolReusePolicy.LIFO)
             .setDefaultSocketConfig(SocketConfig.custom().setTcpNoDelay(true).build())
+            // HttpClient's own response parser skips garbage before a status line; the core one
+            // refuses it, so a malformed response is a 502 bad_response, not a silent reset.
+            .setConnectionFactory(ManagedHttpClientConnectionFactory.builder()
+                .responseParserFactory(new DefaultHttpResponseParserFactory(Http1Config.DEFAULT))
+                .build())
             .setDefaultConnectionConfig(
                 ConnectionConfig.custom()
                     .setConnectTimeout(timeout(config.connectTimeout()))
@@ -79,7 +93,14 @@ public final class ApacheUpstreamClient implements UpstreamClient {
                     .setResponseTimeout(timeout(config.readTimeout()))
                     .setRedirectsEnabled(false)
                     .build())
-            .disableAutomaticRetries()
+            // A pooled connection the upstream closed while idle fails the next request before any
+            // response byte: retry such an idempotent request once on a fresh connection. Never on a
+            // status (429/503 are the upstream's answer), a timeout, a refused connect, or a request
+            // whose streamed body cannot be sent twice.
+            .setRetryStrategy(new DefaultHttpRequestRetryStrategy(1, TimeValue.ZERO_MILLISECONDS,
+                List.of(InterruptedIOException.class, UnknownHostException.class, ConnectException.class,
+                    NoRouteToHostException.class, SSLException.class),
+                List.of()) {})
             .disableRedirectHandling()
             .disableCookieManagement()
             .disableContentCompression()
@@ -118,25 +139,13 @@ public final class ApacheUpstreamClient implements UpstreamClient {
       }
       request.onCancel(message::cancel);
       if (pacer != null) {
-        pace();
+        request.awaitTurn(pacer.reserve(), config.name());
       }
       ClassicHttpResponse response = client.executeOpen(host, message, null);
       return new Response(message, response);
     } catch (IOException | RuntimeException e) {
       admission.release();
       throw classify(e);
-    }
-  }
-
-  private void pace() throws InterruptedIOException {
-    long waitNanos = pacer.reserve();
-    if (waitNanos > 0) {
-      try {
-        TimeUnit.NANOSECONDS.sleep(waitNanos);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while pacing calls to " + config.name());
-      }
     }
   }
 
@@ -150,9 +159,7 @@ public final class ApacheUpstreamClient implements UpstreamClient {
       failure = UpstreamFailure.POOL_EXHAUSTED;
     } else if (e instanceof SocketTimeoutException) {
       failure = UpstreamFailure.READ_TIMEOUT;
-    } else if (e instanceof ProtocolException
-        || e instanceof org.apache.hc.core5.http.MalformedChunkCodingException
-        || e instanceof org.apache.hc.core5.http.ParseException) {
+    } else if (isProtocolError(e)) {
       failure = UpstreamFailure.BAD_RESPONSE;
     } else if (e instanceof java.net.ConnectException) {
       failure = UpstreamFailure.REFUSED;
@@ -160,6 +167,18 @@ public final class ApacheUpstreamClient implements UpstreamClient {
       failure = UpstreamFailure.RESET;
     }
     return new UpstreamException(failure, config.name(), e);
+  }
+
+  private static boolean isProtocolError(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ProtocolException
+          || t instanceof org.apache.hc.client5.http.ClientProtocolException
+          || t instanceof org.apache.hc.core5.http.MalformedChunkCodingException
+          || t instanceof org.apache.hc.core5.http.ParseException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

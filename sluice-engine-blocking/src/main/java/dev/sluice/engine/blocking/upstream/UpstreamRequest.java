@@ -1,8 +1,10 @@
 package dev.sluice.engine.blocking.upstream;
 
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A request to an upstream, built by the proxy or a composition part.
@@ -19,6 +21,7 @@ public final class UpstreamRequest {
   private long contentLength;
   private volatile Runnable canceller;
   private volatile boolean cancelled;
+  private volatile Thread waiter;
 
   /**
    * @param method request method
@@ -79,6 +82,10 @@ public final class UpstreamRequest {
    */
   public void cancel() {
     cancelled = true;
+    Thread w = waiter;
+    if (w != null) {
+      LockSupport.unpark(w);
+    }
     Runnable c = canceller;
     if (c != null) {
       c.run();
@@ -87,6 +94,28 @@ public final class UpstreamRequest {
 
   public boolean isCancelled() {
     return cancelled;
+  }
+
+  /**
+   * Waits before sending (pacing), unless the call is cancelled meanwhile.
+   *
+   * @throws InterruptedIOException when it was cancelled or the thread interrupted
+   */
+  public void awaitTurn(long nanos, String upstream) throws InterruptedIOException {
+    long end = System.nanoTime() + nanos;
+    waiter = Thread.currentThread();
+    try {
+      while (!cancelled && !Thread.currentThread().isInterrupted()) {
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        LockSupport.parkNanos(this, left);
+      }
+      throw new InterruptedIOException("cancelled while pacing calls to " + upstream);
+    } finally {
+      waiter = null;
+    }
   }
 
   /** Called by the client when it sends: how to cancel this call. Runs it at once if already cancelled. */

@@ -1,0 +1,194 @@
+package dev.sluice.tck;
+
+import static dev.sluice.tck.Routes.compose;
+import static dev.sluice.tck.Routes.on;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.ComposeTarget.OnError;
+import dev.sluice.config.ComposeTarget.Order;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.AbstractMap.SimpleEntry;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Compositions with failing parts: partial and fail modes, validation, timeouts, aborts. */
+public abstract class CompositionFailuresContract extends ContractFixture {
+
+  private static final String NEVER = "?delay=600000";
+
+  private static byte[] json(int length) {
+    return GeneratedBody.json(length).bytes();
+  }
+
+  private static Map.Entry<String, byte[]> failed(String name) {
+    return new SimpleEntry<>(name, null);
+  }
+
+  private TestGateway.Builder withBadUpstreams() {
+    return gateway()
+        .upstream("down", refusedUrl())
+        .upstream(Routes.upstream("stalling", upstream.url()).readTimeout(Duration.ofMillis(300)));
+  }
+
+  @Test
+  void partialModeAnswersEveryFailedPartAsNull() {
+    String serverError = upstream.respond(500, "application/json", "{\"e\":1}");
+    String notJson = upstream.respond(200, "text/plain", "hello");
+    String empty = upstream.respond(200, "application/json", "");
+    try (TestGateway gw = withBadUpstreams()
+        .route("page", on("/page"), compose().order(Order.DECLARED).onError(OnError.PARTIAL)
+            .part("ok", APP, "/json/10")
+            .part("status500", APP, serverError)
+            .part("text", APP, notJson)
+            .part("empty", APP, empty)
+            .part("refused", "down", "/json/10")
+            .part("late", APP, "/json/10" + NEVER, Duration.ofMillis(300))
+            .part("stalled", "stalling", "/json/10" + NEVER))
+        .start()) {
+      List<String> declared = List.of("ok", "status500", "text", "empty", "refused", "late", "stalled");
+      Composed composed = Composed.of(gw.wire().get("/page")).assertSpliced(List.of(
+          Map.entry("ok", json(10)), failed("status500"), failed("text"), failed("empty"), failed("refused"),
+          failed("late"), failed("stalled")), declared);
+      assertThat(composed.meta("parts", "status500", "status")).hasToString("500");
+      assertThat(composed.meta("parts", "text", "status")).hasToString("200");
+    }
+  }
+
+  @Test
+  void failModeAnswersBadGatewayWhenAPartFails() {
+    String serverError = upstream.respond(500, "application/json", "{\"e\":1}");
+    try (TestGateway gw = gateway()
+        .route("page", on("/page"), compose().onError(OnError.FAIL)
+            .part("ok", APP, "/json/10")
+            .part("broken", APP, serverError))
+        .start()) {
+      var error = assertError(gw.wire().get("/page"), 502, "part_failed");
+      assertThat(error.get("message")).asString().startsWith("part 'broken': ");
+    }
+  }
+
+  @Test
+  void failModeAnswersBadGatewayWhenAPartIsRefused() {
+    try (TestGateway gw = withBadUpstreams()
+        .route("page", on("/page"), compose().onError(OnError.FAIL)
+            .part("ok", APP, "/json/10")
+            .part("gone", "down", "/json/10"))
+        .start()) {
+      var error = assertError(gw.wire().get("/page"), 502, "part_failed");
+      assertThat(error.get("message")).asString().startsWith("part 'gone': ");
+    }
+  }
+
+  @Test
+  void failModeAnswersGatewayTimeoutWhenAPartTimesOut() {
+    try (TestGateway gw = gateway()
+        .route("page", on("/page"), compose().onError(OnError.FAIL)
+            .part("ok", APP, "/json/10")
+            .part("late", APP, "/json/10" + NEVER, Duration.ofMillis(300)))
+        .start()) {
+      var error = assertError(gw.wire().get("/page"), 504, "part_timeout");
+      assertThat(error.get("message")).asString().startsWith("part 'late': ");
+    }
+  }
+
+  @Test
+  void failModeLetsAnOptionalPartBeNull() {
+    try (TestGateway gw = withBadUpstreams()
+        .route("page", on("/page"), compose().onError(OnError.FAIL).order(Order.DECLARED)
+            .part("ok", APP, "/json/10")
+            .optionalPart("extra", "down", "/json/10"))
+        .start()) {
+      Composed.of(gw.wire().get("/page"))
+          .assertSpliced(List.of(Map.entry("ok", json(10)), failed("extra")), List.of("ok", "extra"));
+    }
+  }
+
+  @Test
+  void validateJsonTurnsInvalidSmallBodiesIntoNull() {
+    String invalid = upstream.respond(200, "application/json", "{\"price\": 12,");
+    String valid = upstream.respond(200, "application/json", "{\"price\": 12}");
+    try (TestGateway gw = gateway()
+        .route("page", on("/page"), compose().validateJson().order(Order.DECLARED)
+            .part("bad", APP, invalid)
+            .part("good", APP, valid))
+        .start()) {
+      Composed.of(gw.wire().get("/page")).assertSpliced(
+          List.of(failed("bad"), Map.entry("good", "{\"price\": 12}".getBytes(StandardCharsets.UTF_8))),
+          List.of("bad", "good"));
+    }
+  }
+
+  @Test
+  void validateJsonRelaysALargeValidBodyWhole() {
+    try (TestGateway gw = gateway()
+        .readAhead(16384)
+        .route("page", on("/page"), compose().validateJson().order(Order.DECLARED)
+            .part("big", APP, "/json/100000?chunked=1")
+            .part("small", APP, "/json/10"))
+        .start()) {
+      Composed.of(gw.wire().get("/page")).assertSpliced(
+          List.of(Map.entry("big", json(100000)), Map.entry("small", json(10))), List.of("big", "small"));
+    }
+  }
+
+  @Test
+  void validateJsonFindingInvalidJsonPastTheReadAheadAbortsTheResponse() {
+    byte[] unterminated = Arrays.copyOf(json(100000), 99999); // the closing quote is missing
+    String invalid = upstream.respond(200, "application/json", unterminated, Map.of());
+    try (TestGateway gw = gateway()
+        .readAhead(16384)
+        .route("page", on("/page"), compose().validateJson().order(Order.DECLARED)
+            .part("invalid", APP, invalid)
+            .part("small", APP, "/json/10"))
+        .start()) {
+      WireResponse response = gw.wire().get("/page");
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.complete()).as("no final chunk: %s", response).isFalse();
+    }
+  }
+
+  @Test
+  void partBreakingAfterItsBytesWereRelayedAbortsTheResponse() {
+    try (TestGateway gw = gateway()
+        .route("page", on("/page"), compose().order(Order.DECLARED)
+            .part("breaking", APP, "/json/400000?chunked=1&breakAt=200000")
+            .part("ok", APP, "/json/10"))
+        .start()) {
+      WireResponse response = gw.wire().get("/page");
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.framing()).isEqualTo("chunked");
+      assertThat(response.complete()).as("no final chunk: %s", response).isFalse();
+    }
+  }
+
+  @Test
+  void routeTimeoutWhileAPartIsRelayedAbortsTheResponse() {
+    try (TestGateway gw = gateway()
+        .route("page", on("/page"), compose().order(Order.DECLARED).timeout(Duration.ofMillis(800))
+            .part("stalling", APP, "/json/400000?stallAt=200000&stall=5000"))
+        .start()) {
+      WireResponse response = gw.wire().get("/page");
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.complete()).as("no final chunk: %s", response).isFalse();
+      assertThat(response.length()).isLessThan(400000);
+    }
+  }
+
+  @Test
+  void routeTimeoutMakesLatePartsNull() {
+    try (TestGateway gw = gateway()
+        .route("page", on("/page"), compose().order(Order.ARRIVAL).timeout(Duration.ofMillis(700))
+            .part("late", APP, "/json/10" + NEVER)
+            .part("fast", APP, "/json/12"))
+        .start()) {
+      WireResponse response = gw.wire().get("/page");
+      Composed composed = Composed.of(response)
+          .assertSpliced(List.of(Map.entry("fast", json(12)), failed("late")), List.of("late", "fast"));
+      assertThat(composed.error("late")).hasValue("timeout");
+      assertThat(response.totalMillis()).as("the response ends at the route timeout").isLessThan(10_000);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package dev.sluice.tck;
+
+import dev.sluice.config.EngineMode;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The engine contract ({@code docs/ENGINE-CONTRACT.md}) as one suite. An engine module runs it for a
+ * mode with one class, the way Netty runs one socket suite per transport:
+ *
+ * <pre>
+ *   class VirtualModeContractTest extends EngineContract {
+ *     &#64;Override protected EngineMode mode() { return EngineMode.VIRTUAL; }
+ *   }
+ * </pre>
+ *
+ * Each group below is a {@link Nested} class that JUnit discovers through the subclass; the tests
+ * themselves live in the abstract {@code *Contract} classes so no file holds the whole suite.
+ */
+public abstract class EngineContract {
+
+  /** The engine mode under test; its engine must be on the class path (ServiceLoader). */
+  protected abstract EngineMode mode();
+
+  @Nested
+  class Routing extends RoutingContract {
+    @Override
+    protected EngineMode mode() {
+      return EngineContract.this.mode();
+    }
+  }
+
+  @Nested
+  class Proxy extends ProxyContract {
+    @Override
+    protected EngineMode mode() {
+      return EngineContract.this.mode();
+    }
+  }
+
+  @Nested
+  class ProxyHeaders extends ProxyHeadersContract {
+    @Override
+    protected EngineMode mode() {
+      return EngineContract.this.mode();
+    }
+  }
+
+  @Nested
+  class Errors extends ProxyErrorsContract {
+    @Override
+    protected EngineMode mode() {
+      return EngineContract.this.mode();
+    }
+  }
+
+  @Nested
+  class Composition extends CompositionContract {
+    @Override
+    protected EngineMode mode() {
+      return EngineContract.this.mode();
+    }
+  }
+
+  @Nested
+  class CompositionFailures extends CompositionFailuresContract {
+    @Override
+    protected EngineMode mode() {
+      return EngineContract.this.mode();
+    }
+  }
+
+  @Nested
+  class Pacing extends PacingContract {
+    @Override
+    protected EngineMode mode() {
+      return EngineContract.this.mode();
+    }
+  }
+
+  @Nested
+  class Server extends ServerContract {
+    @Override
+    protected EngineMode mode() {
+      return EngineContract.this.mode();
+    }
+  }
+
+  @Nested
+  class Concurrency extends ConcurrencyContract {
+    @Override
+    protected EngineMode mode() {
+      return EngineContract.this.mode();
+    }
+  }
+
+  /** Forks a gateway JVM with a 64 MB heap per test. */
+  @Nested
+  class Streaming extends StreamingContract {
+    @Override
+    protected EngineMode mode() {
+      return EngineContract.this.mode();
+    }
+  }
+}

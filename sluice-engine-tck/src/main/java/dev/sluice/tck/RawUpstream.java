@@ -1,0 +1,97 @@
+package dev.sluice.tck;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * An upstream that misbehaves below HTTP, which the JDK server cannot: it reads each request head,
+ * then either writes fixed bytes (say, a malformed status line) and closes, or resets the
+ * connection.
+ */
+public final class RawUpstream implements AutoCloseable {
+
+  private final ServerSocket server;
+  private final byte[] answer; // empty: reset instead
+
+  private RawUpstream(ServerSocket server, byte[] answer) {
+    this.server = server;
+    this.answer = answer;
+    Thread.ofVirtual().start(this::accept);
+  }
+
+  /** Answers every request with {@code bytes}, then closes the connection. */
+  public static RawUpstream answering(String bytes) {
+    return new RawUpstream(listen(), bytes.getBytes(StandardCharsets.ISO_8859_1));
+  }
+
+  /** Resets every connection (TCP RST) once the request head has arrived, answering nothing. */
+  public static RawUpstream resetting() {
+    return new RawUpstream(listen(), new byte[0]);
+  }
+
+  public URI url() {
+    return URI.create("http://127.0.0.1:" + server.getLocalPort());
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+  }
+
+  private static ServerSocket listen() {
+    try {
+      return new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    } catch (IOException e) {
+      throw new UncheckedIOException("raw upstream: cannot listen on 127.0.0.1", e);
+    }
+  }
+
+  private void accept() {
+    while (!server.isClosed()) {
+      try {
+        Socket socket = server.accept();
+        Thread.ofVirtual().start(() -> serve(socket));
+      } catch (IOException e) {
+        return; // closed
+      }
+    }
+  }
+
+  private void serve(Socket socket) {
+    try (socket) {
+      readHead(socket.getInputStream());
+      if (answer.length == 0) {
+        socket.setSoLinger(true, 0); // close() now sends RST
+        return;
+      }
+      socket.getOutputStream().write(answer);
+      socket.getOutputStream().flush();
+    } catch (IOException ignored) {
+      // the gateway went away
+    }
+  }
+
+  private static void readHead(InputStream in) throws IOException {
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    int matched = 0;
+    byte[] end = {'\r', '\n', '\r', '\n'};
+    for (int c = in.read(); c >= 0; c = in.read()) {
+      head.write(c);
+      matched = c == end[matched] ? matched + 1 : (c == '\r' ? 1 : 0);
+      if (matched == end.length) {
+        return;
+      }
+    }
+  }
+}

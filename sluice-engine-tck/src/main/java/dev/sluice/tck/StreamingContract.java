@@ -1,0 +1,92 @@
+package dev.sluice.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The streaming proof: a gateway in a child JVM with a 64 MB heap relays a 200 MB body and a 3 x 20
+ * MB composition, to a fast and to a slow reader, without running out of memory. A gateway that held
+ * a body whole, or read ahead of a slow client without bound, would die here.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+public abstract class StreamingContract extends ContractFixture {
+
+  private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+
+  private ChildGateway child;
+
+  @BeforeEach
+  void startChild() {
+    child = ChildGateway.start(mode(), upstream.url());
+  }
+
+  @AfterEach
+  void stopChild() {
+    if (child != null) {
+      child.close();
+    }
+  }
+
+  private void assertChildAlive() {
+    assertThat(child.isAlive()).as("the 64 MB gateway survived; stderr:%n%s", child.stderr()).isTrue();
+    assertThat(child.stderr()).doesNotContain("OutOfMemoryError");
+  }
+
+  private void assertWholeBigBody(WireResponse response) {
+    assertThat(response.status()).isEqualTo(200);
+    assertThat(response.complete()).as("%s", response).isTrue();
+    assertThat(response.length()).isEqualTo(GatewayProcess.PROXY_BYTES);
+    assertThat(response.sha256()).isEqualTo(GeneratedBody.binary(GatewayProcess.PROXY_BYTES).sha256());
+  }
+
+  private void assertWholeComposition(WireResponse response) {
+    Composed composed = Composed.of(response);
+    List<String> wireOrder = composed.keys().subList(0, composed.keys().size() - 1);
+    assertThat(wireOrder).containsExactlyInAnyOrder("a", "b", "c");
+    byte[] part = GeneratedBody.json(GatewayProcess.PART_BYTES).bytes();
+    List<Map.Entry<String, byte[]>> expected = new ArrayList<>();
+    for (String name : wireOrder) {
+      expected.add(Map.entry(name, part));
+    }
+    composed.assertSpliced(expected, List.of("a", "b", "c"));
+  }
+
+  @Test
+  void twoHundredMegabytesStreamThroughASixtyFourMegabyteGateway() {
+    WireResponse response = WireClient.to(child.port()).timeout(READ_TIMEOUT).keepLimit(0).get("/big");
+    assertWholeBigBody(response);
+    assertChildAlive();
+  }
+
+  @Test
+  void threeTwentyMegabytePartsComposeInASixtyFourMegabyteGateway() {
+    WireResponse response = WireClient.to(child.port()).timeout(READ_TIMEOUT).keepLimit(80L << 20).get("/compose");
+    assertWholeComposition(response);
+    assertChildAlive();
+  }
+
+  @Test
+  void slowReaderGetsTheWholeBigBodyThroughBackpressure() {
+    WireResponse response = WireClient.to(child.port()).timeout(READ_TIMEOUT).keepLimit(0)
+        .slowReader(64 * 1024, Duration.ofMillis(1)).get("/big");
+    assertWholeBigBody(response);
+    assertChildAlive();
+  }
+
+  @Test
+  void slowReaderGetsTheWholeCompositionThroughBackpressure() {
+    WireResponse response = WireClient.to(child.port()).timeout(READ_TIMEOUT).keepLimit(80L << 20)
+        .slowReader(64 * 1024, Duration.ofMillis(1)).get("/compose");
+    assertWholeComposition(response);
+    assertChildAlive();
+  }
+}

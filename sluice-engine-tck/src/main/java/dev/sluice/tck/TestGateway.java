@@ -1,0 +1,149 @@
+package dev.sluice.tck;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.config.AdminConfig;
+import dev.sluice.config.EngineMode;
+import dev.sluice.config.FilterConfig;
+import dev.sluice.config.GatewayConfig;
+import dev.sluice.config.RouteConfig;
+import dev.sluice.config.ServerConfig;
+import dev.sluice.config.Target;
+import dev.sluice.config.UpstreamConfig;
+import dev.sluice.engine.Engine;
+import dev.sluice.engine.RunningGateway;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** A gateway started in-process by {@code Engine.forMode(mode).start(config)} on 127.0.0.1 and port 0. */
+public final class TestGateway implements AutoCloseable {
+
+  private final RunningGateway running;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private HttpClient http;
+
+  private TestGateway(RunningGateway running) {
+    this.running = running;
+  }
+
+  public static Builder builder(EngineMode mode) {
+    return new Builder(mode);
+  }
+
+  public int port() {
+    return running.port();
+  }
+
+  /** {@code http://127.0.0.1:<port><target>}. */
+  public URI uri(String target) {
+    return URI.create("http://127.0.0.1:" + port() + target);
+  }
+
+  /** {@code 127.0.0.1:<port>}, the Host a client sends. */
+  public String authority() {
+    return "127.0.0.1:" + port();
+  }
+
+  /**
+   * A {@code java.net.http} client (HTTP/1.1) for this gateway, made on first use. {@link #close()}
+   * closes it, and with it its keep-alive connections, before the gateway.
+   */
+  public synchronized HttpClient http() {
+    if (http == null) {
+      http = HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+    }
+    return http;
+  }
+
+  public WireClient wire() {
+    return WireClient.to(port());
+  }
+
+  /** Closes the gateway once; later calls do nothing. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      synchronized (this) {
+        if (http != null) {
+          http.shutdownNow();
+        }
+      }
+      running.close();
+    }
+  }
+
+  /** The configuration of a test gateway, built from the records. */
+  public static final class Builder {
+    private final EngineMode mode;
+    private final Map<String, UpstreamConfig> upstreams = new LinkedHashMap<>();
+    private final List<RouteConfig> routes = new ArrayList<>();
+    private int readAhead = 16384;
+    private Duration shutdownGrace = Duration.ofSeconds(1);
+
+    private Builder(EngineMode mode) {
+      this.mode = requireNonNull(mode, "mode");
+    }
+
+    public Builder upstream(String name, URI url) {
+      return upstream(Routes.upstream(name, url));
+    }
+
+    public Builder upstream(Routes.UpstreamSpec upstream) {
+      UpstreamConfig config = upstream.build();
+      upstreams.put(config.name(), config);
+      return this;
+    }
+
+    public Builder route(String id, Routes.MatchSpec match, Routes.ProxySpec proxy, FilterConfig... filters) {
+      return route(id, match, proxy.build(), filters);
+    }
+
+    public Builder route(String id, Routes.MatchSpec match, Routes.ComposeSpec compose, FilterConfig... filters) {
+      return route(id, match, compose.build(), filters);
+    }
+
+    public Builder route(String id, Routes.MatchSpec match, Target target, FilterConfig... filters) {
+      routes.add(new RouteConfig(id, match.build(), target, List.of(filters)));
+      return this;
+    }
+
+    /** {@code server.read-ahead}: how far a composition part may read ahead of the client. */
+    public Builder readAhead(int bytes) {
+      this.readAhead = bytes;
+      return this;
+    }
+
+    /** {@code server.shutdown-grace}: how long in-flight requests may finish on close. */
+    public Builder shutdownGrace(Duration grace) {
+      this.shutdownGrace = requireNonNull(grace, "grace");
+      return this;
+    }
+
+    public GatewayConfig config() {
+      ServerConfig server = new ServerConfig("127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead);
+      return new GatewayConfig(server, Optional.<AdminConfig>empty(), upstreams, routes);
+    }
+
+    /** Starts the gateway; it accepts connections when this returns. */
+    public TestGateway start() {
+      GatewayConfig config = config();
+      try {
+        return new TestGateway(Engine.forMode(mode).start(config));
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IllegalStateException("gateway: " + mode.key() + " engine did not start (expected: a running gateway)", e);
+      }
+    }
+  }
+}
