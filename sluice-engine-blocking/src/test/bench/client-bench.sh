@@ -10,6 +10,8 @@
 # BASE+5) when that jar exists and --stand-in is not given, otherwise StandInUpstreams, a STAND-IN
 # serving fixed 16/5/7 KB JSON bodies at once (ports BASE to BASE+2).
 #
+# BENCH_JAVA_OPTS: JVM flags for the gateway (default: none, the JVM's defaults).
+#
 # usage: client-bench.sh [--mode virtual|platform] [--clients "apache jdk jetty"] [--threads 2]
 #                        [--connections 100] [--warmup 10s] [--duration 20s] [--port 18480]
 #                        [--upstream-port-base 19081] [--stand-in] [--no-build]
@@ -126,7 +128,7 @@ echo "client-bench: mode=$MODE wrk -t$THREADS -c$CONNECTIONS warmup=$WARMUP meas
 for client in $CLIENTS; do
   log=$WORK/gateway-$client.log
   mkfifo "$WORK/gateway-$client.in"
-  "$JAVA" -cp "$CP" dev.sluice.engine.blocking.bench.ClientBench "$client" "$MODE" "$PORT" "${URLS[@]}" \
+  "$JAVA" ${BENCH_JAVA_OPTS:-} -cp "$CP" dev.sluice.engine.blocking.bench.ClientBench "$client" "$MODE" "$PORT" "${URLS[@]}" \
     <"$WORK/gateway-$client.in" >"$log" 2>&1 &
   pid=$!
   PIDS+=("$pid")

@@ -2,6 +2,8 @@ package dev.sluice.engine.blocking;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.eclipse.jetty.io.ByteBufferPool;
+import org.eclipse.jetty.io.RetainableByteBuffer;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Blocker;
 
@@ -11,15 +13,23 @@ import org.eclipse.jetty.util.Blocker;
  * (chunked unless the caller set a Content-Length): {@link #finish()} never turns the first write
  * into a fixed-length one.
  */
-final class ClientOutput {
+final class ClientOutput implements AutoCloseable {
 
   private final Response response;
-  private final byte[] staging;
+  private final RetainableByteBuffer pooled;
+  private final byte[] array;
+  private final int base;
+  private final int capacity;
   private int staged;
 
-  ClientOutput(Response response, int stagingBytes) {
+  /** Stages in a buffer from the server's pool: no per-request allocation; {@link #close()} returns it. */
+  ClientOutput(Response response, ByteBufferPool pool, int stagingBytes) {
     this.response = response;
-    this.staging = new byte[stagingBytes];
+    this.pooled = pool.acquire(stagingBytes, false);
+    ByteBuffer buffer = pooled.getByteBuffer();
+    this.array = buffer.array();
+    this.base = buffer.arrayOffset();
+    this.capacity = stagingBytes;
   }
 
   void write(byte[] bytes) throws IOException {
@@ -27,14 +37,14 @@ final class ClientOutput {
   }
 
   void write(byte[] bytes, int offset, int length) throws IOException {
-    if (staged + length > staging.length) {
+    if (staged + length > capacity) {
       flush();
-      if (length >= staging.length) {
+      if (length >= capacity) {
         send(false, ByteBuffer.wrap(bytes, offset, length));
         return;
       }
     }
-    System.arraycopy(bytes, offset, staging, staged, length);
+    System.arraycopy(bytes, offset, array, base + staged, length);
     staged += length;
   }
 
@@ -45,7 +55,7 @@ final class ClientOutput {
   /** Sends what is staged, so the client sees it now (before a wait). */
   void flush() throws IOException {
     if (staged > 0) {
-      send(false, ByteBuffer.wrap(staging, 0, staged));
+      send(false, ByteBuffer.wrap(array, base, staged));
       staged = 0;
     }
   }
@@ -57,8 +67,14 @@ final class ClientOutput {
       send(true, ByteBuffer.allocate(0));
       return;
     }
-    send(true, ByteBuffer.wrap(staging, 0, staged));
+    send(true, ByteBuffer.wrap(array, base, staged));
     staged = 0;
+  }
+
+  /** Returns the staging buffer to the pool. Every write has completed by now: writes block. */
+  @Override
+  public void close() {
+    pooled.release();
   }
 
   static void send(Response response, boolean last, ByteBuffer buffer) throws IOException {

@@ -84,7 +84,9 @@ final class ComposeRoute implements RouteHandler {
       for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
         response.getHeaders().put(set.getKey(), set.getValue());
       }
-      composition.relay(new ClientOutput(response, STAGING));
+      try (ClientOutput out = new ClientOutput(response, request.getComponents().getByteBufferPool(), STAGING)) {
+        composition.relay(out);
+      }
     } finally {
       composition.cancelAll();
     }
