@@ -1,0 +1,70 @@
+package dev.sluice.engine.reactive;
+
+import dev.sluice.http.UpstreamFailure;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.ReadTimeoutException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.nio.channels.ClosedChannelException;
+import reactor.netty.http.client.PrematureCloseException;
+import reactor.netty.internal.shaded.reactor.pool.PoolAcquirePendingLimitException;
+import reactor.netty.internal.shaded.reactor.pool.PoolAcquireTimeoutException;
+
+/** Which {@link UpstreamFailure} an exception from Reactor Netty's client stands for. */
+final class Failures {
+
+  private Failures() {}
+
+  /** The route's (or a part's) own timeout passed: raised by the engine, never by the client. */
+  static final class Deadline extends RuntimeException {
+    static final Deadline INSTANCE = new Deadline();
+
+    private Deadline() {
+      super("the route's timeout passed", null, false, false);
+    }
+  }
+
+  static UpstreamFailure classify(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      UpstreamFailure failure = direct(t);
+      if (failure != null) {
+        return failure;
+      }
+    }
+    return UpstreamFailure.BAD_RESPONSE;
+  }
+
+  private static UpstreamFailure direct(Throwable t) {
+    if (t instanceof Deadline) {
+      return UpstreamFailure.TIMEOUT;
+    }
+    if (t instanceof PoolAcquireTimeoutException || t instanceof PoolAcquirePendingLimitException) {
+      return UpstreamFailure.POOL_EXHAUSTED;
+    }
+    if (t instanceof ConnectTimeoutException) {
+      return UpstreamFailure.CONNECT_TIMEOUT;
+    }
+    if (t instanceof ConnectException) {
+      return UpstreamFailure.REFUSED;
+    }
+    if (t instanceof ReadTimeoutException) {
+      return UpstreamFailure.READ_TIMEOUT;
+    }
+    if (t instanceof PrematureCloseException || t instanceof ClosedChannelException) {
+      return UpstreamFailure.RESET;
+    }
+    if (t instanceof DecoderException || t instanceof IllegalArgumentException) {
+      return UpstreamFailure.BAD_RESPONSE;
+    }
+    if (t instanceof IOException) {
+      return UpstreamFailure.RESET;
+    }
+    return null;
+  }
+
+  /** Whether the failure is a timeout (a composition in {@code on-error: fail} answers 504 for it). */
+  static boolean isTimeout(UpstreamFailure failure) {
+    return failure.status() == 504;
+  }
+}

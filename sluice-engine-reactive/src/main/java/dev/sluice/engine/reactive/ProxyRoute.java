@@ -1,0 +1,160 @@
+package dev.sluice.engine.reactive;
+
+import dev.sluice.config.ProxyTarget;
+import dev.sluice.config.RouteConfig;
+import dev.sluice.http.ErrorBody;
+import dev.sluice.http.HeaderRules;
+import dev.sluice.http.UpstreamFailure;
+import dev.sluice.routing.RouteTable;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
+import reactor.netty.ByteBufFlux;
+import reactor.netty.NettyOutbound;
+import reactor.netty.http.client.HttpClientRequest;
+import reactor.netty.http.client.HttpClientResponse;
+import reactor.netty.http.server.HttpServerResponse;
+import reactor.util.context.Context;
+
+/**
+ * A {@code proxy:} route. Both bodies stream: the client's request body is written upstream as it
+ * arrives, and the upstream's response buffers are written to the client as they arrive, with
+ * backpressure both ways (a slow reader stops the reads on the other side).
+ *
+ * <pre>
+ *   client ──receive()──► HttpClient.send ──► upstream
+ *   client ◄──send(body)── HttpClient.response ◄── upstream
+ * </pre>
+ */
+final class ProxyRoute {
+
+  private final ProxyTarget target;
+  private final Upstream upstream;
+  private final HeaderRules rules;
+  private final Duration timeout; // null when the route has none
+
+  ProxyRoute(RouteConfig route, ProxyTarget target, Upstream upstream) {
+    this.target = target;
+    this.upstream = upstream;
+    this.rules = HeaderRules.of(route.filters());
+    this.timeout = target.timeout().orElse(null);
+  }
+
+  /**
+   * @throws dev.sluice.routing.PathTemplate.MissingVariableException when the path template lacks
+   *     a value (the caller answers 400)
+   */
+  Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {
+    String uri = upstreamTarget(in, match);
+    EventLoop home = channel.eventLoop();
+    Call call = new Call(in, response);
+    Mono<Void> exchange = upstream.request(home, in.request.method())
+        .uri(uri)
+        .response(call::relay)
+        .contextWrite(Context.of(Upstream.Exchange.class, call))
+        .then();
+    long wait = upstream.reserveStart();
+    if (wait > 0) { // the pacing wait, on this request's loop, where the call then starts
+      exchange = Mono.<Void>create(sink -> {
+        ScheduledFuture<?> start = home.schedule((Runnable) sink::success, wait, TimeUnit.NANOSECONDS);
+        sink.onCancel(() -> start.cancel(false));
+      }).then(exchange);
+    }
+    if (timeout != null) {
+      exchange = exchange.timeout(timeout, Mono.error(Failures.Deadline.INSTANCE));
+    }
+    return exchange.onErrorResume(error -> failed(error, response, channel));
+  }
+
+  /** One proxied exchange: what it sends upstream, and how the answer goes back. */
+  private final class Call implements Upstream.Exchange {
+    private final ClientRequest in;
+    private final HttpServerResponse response;
+
+    Call(ClientRequest in, HttpServerResponse response) {
+      this.in = in;
+      this.response = response;
+    }
+
+    /** The request head and body: on the upstream connection's loop. */
+    @Override
+    public Publisher<Void> send(HttpClientRequest request, NettyOutbound out) {
+      HttpHeaders incoming = in.headers();
+      String lengthHeader = incoming.get(HttpHeaderNames.CONTENT_LENGTH);
+      long length = lengthHeader != null ? parseLength(lengthHeader) : -1;
+      HttpHeaders headers = request.requestHeaders();
+      headers.clear();
+      in.copyHeaders(rules, headers);
+      in.addForwarding(rules, upstream.authority(), headers);
+      if (length >= 0) {
+        headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
+        return length == 0 ? out : out.send(in.request.receive().retain());
+      }
+      if (incoming.containsValue(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED, true)) {
+        headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        return out.send(in.request.receive().retain());
+      }
+      return out;
+    }
+
+    /** The status line and headers go back as they came (less hop-by-hop), then the body streams. */
+    Publisher<Void> relay(HttpClientResponse upstreamResponse, ByteBufFlux body) {
+      response.status(upstreamResponse.status());
+      HttpHeaders from = upstreamResponse.responseHeaders();
+      HttpHeaders to = response.responseHeaders();
+      String connection = from.get(HttpHeaderNames.CONNECTION);
+      Iterator<Map.Entry<String, String>> it = from.iteratorAsString();
+      while (it.hasNext()) {
+        Map.Entry<String, String> header = it.next();
+        if (rules.forwardResponse(header.getKey(), connection)) {
+          to.add(header.getKey(), header.getValue());
+        }
+      }
+      for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
+        to.set(set.getKey(), set.getValue());
+      }
+      return response.send(body.retain());
+    }
+  }
+
+  private Mono<Void> failed(Throwable error, HttpServerResponse response, Channel channel) {
+    if (response.hasSentHeaders()) {
+      Responses.abort(channel);
+      return Mono.empty();
+    }
+    UpstreamFailure failure = Failures.classify(error);
+    return Responses.error(response, failure.status(), ErrorBody.of(failure, upstream.name()));
+  }
+
+  private String upstreamTarget(ClientRequest in, RouteTable.Result.Matched match) {
+    String base = upstream.basePath();
+    if (target.path().isPresent()) {
+      return base + target.path().get().expand(match.variables(), in.query(), match.remainder());
+    }
+    String path = in.path;
+    if (target.stripPrefix().isPresent()) {
+      String prefix = target.stripPrefix().get();
+      if (path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/')) {
+        path = path.length() == prefix.length() ? "/" : path.substring(prefix.length());
+      }
+    }
+    return in.rawQuery == null ? base + path : base + path + '?' + in.rawQuery;
+  }
+
+  private static long parseLength(String value) {
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+}

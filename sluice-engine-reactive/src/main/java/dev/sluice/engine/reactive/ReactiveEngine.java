@@ -1,0 +1,32 @@
+package dev.sluice.engine.reactive;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.config.EngineMode;
+import dev.sluice.config.GatewayConfig;
+import dev.sluice.engine.Engine;
+import dev.sluice.engine.RunningGateway;
+import java.util.Set;
+
+/**
+ * The {@code reactive} engine: a Reactor Netty {@code HttpServer} and one Reactor Netty {@code
+ * HttpClient} per upstream, all on one set of Netty event loops. No request ever holds a thread
+ * while it waits.
+ */
+public final class ReactiveEngine implements Engine {
+
+  @Override
+  public Set<EngineMode> modes() {
+    return Set.of(EngineMode.REACTIVE);
+  }
+
+  @Override
+  public RunningGateway start(GatewayConfig config) {
+    requireNonNull(config, "config");
+    EngineMode mode = config.server().engine();
+    if (mode != EngineMode.REACTIVE) {
+      throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: reactive)");
+    }
+    return ReactiveGateway.start(config);
+  }
+}

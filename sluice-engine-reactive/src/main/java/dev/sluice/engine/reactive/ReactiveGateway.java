@@ -1,0 +1,108 @@
+package dev.sluice.engine.reactive;
+
+import dev.sluice.config.GatewayConfig;
+import dev.sluice.config.ServerConfig;
+import dev.sluice.config.UpstreamConfig;
+import dev.sluice.engine.RunningGateway;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import reactor.netty.DisposableServer;
+import reactor.netty.NettyPipeline;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * A running reactive gateway: one set of event loops shared by the server and every upstream
+ * client (a client connection opened while handling a request lands on that request's loop), the
+ * bound server, and one connection pool per upstream.
+ */
+final class ReactiveGateway implements RunningGateway {
+
+  private static final Duration RESOURCE_TIMEOUT = Duration.ofSeconds(10);
+
+  private final LoopResources loops;
+  private final Map<String, Upstream> upstreams;
+  private final ChannelGroup connections;
+  private final DisposableServer server;
+  private final Duration grace;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private ReactiveGateway(LoopResources loops, Map<String, Upstream> upstreams, ChannelGroup connections,
+      DisposableServer server, Duration grace) {
+    this.loops = loops;
+    this.upstreams = upstreams;
+    this.connections = connections;
+    this.server = server;
+    this.grace = grace;
+  }
+
+  static ReactiveGateway start(GatewayConfig config) {
+    ServerConfig settings = config.server();
+    int workers = Math.max(1, Runtime.getRuntime().availableProcessors());
+    LoopResources loops = LoopResources.create("sluice-reactive", workers, true);
+    Map<String, Upstream> upstreams = new LinkedHashMap<>();
+    ChannelGroup connections = new DefaultChannelGroup("sluice-reactive", GlobalEventExecutor.INSTANCE);
+    try {
+      for (UpstreamConfig upstream : config.upstreams().values()) {
+        upstreams.put(upstream.name(), Upstream.create(upstream, loops));
+      }
+      DisposableServer server = HttpServer.create()
+          .runOn(loops, false)
+          .host(settings.host())
+          .port(settings.port())
+          .channelGroup(connections)
+          .doOnConnection(connection -> { // once per request: the gate stays for the connection's life
+            ChannelPipeline pipeline = connection.channel().pipeline();
+            if (pipeline.get(WriteGate.NAME) == null) {
+              pipeline.addBefore(NettyPipeline.ReactiveBridge, WriteGate.NAME, new WriteGate());
+            }
+          })
+          .handle(new GatewayHandler(config, upstreams))
+          .bindNow();
+      return new ReactiveGateway(loops, upstreams, connections, server, settings.shutdownGrace());
+    } catch (RuntimeException e) {
+      release(upstreams, loops);
+      throw e;
+    }
+  }
+
+  @Override
+  public int port() {
+    return server.port();
+  }
+
+  /**
+   * Stops accepting, lets in-flight requests finish within {@code server.shutdown-grace}, closes
+   * whatever is still open after it, then frees the pools and the event loops.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      server.disposeNow(grace.isZero() || grace.isNegative() ? Duration.ofMillis(1) : grace);
+    } catch (IllegalStateException gracePassed) {
+      connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
+    } finally {
+      release(upstreams, loops);
+    }
+  }
+
+  private static void release(Map<String, Upstream> upstreams, LoopResources loops) {
+    for (Upstream upstream : upstreams.values()) {
+      try {
+        upstream.dispose().block(RESOURCE_TIMEOUT);
+      } catch (RuntimeException e) {
+        // the pool's connections close with the event loops below
+      }
+    }
+    loops.disposeLater(Duration.ZERO, RESOURCE_TIMEOUT).block(RESOURCE_TIMEOUT.plusSeconds(1));
+  }
+}
