@@ -14,8 +14,6 @@ import io.netty.handler.codec.http.HttpHeaders;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.netty.ByteBufFlux;
@@ -40,13 +38,13 @@ final class ProxyRoute {
   private final ProxyTarget target;
   private final Upstream upstream;
   private final HeaderRules rules;
-  private final Duration timeout; // null when the route has none
+  private final long timeoutNanos; // 0 when the route has none
 
   ProxyRoute(RouteConfig route, ProxyTarget target, Upstream upstream) {
     this.target = target;
     this.upstream = upstream;
     this.rules = HeaderRules.of(route.filters());
-    this.timeout = target.timeout().orElse(null);
+    this.timeoutNanos = target.timeout().map(Duration::toNanos).orElse(0L);
   }
 
   /**
@@ -64,13 +62,10 @@ final class ProxyRoute {
         .then();
     long wait = upstream.reserveStart();
     if (wait > 0) { // the pacing wait, on this request's loop, where the call then starts
-      exchange = Mono.<Void>create(sink -> {
-        ScheduledFuture<?> start = home.schedule((Runnable) sink::success, wait, TimeUnit.NANOSECONDS);
-        sink.onCancel(() -> start.cancel(false));
-      }).then(exchange);
+      exchange = LoopTimer.after(home, wait).then(exchange);
     }
-    if (timeout != null) {
-      exchange = exchange.timeout(timeout, Mono.error(Failures.Deadline.INSTANCE));
+    if (timeoutNanos > 0) { // the route's timeout, pacing included, fires on this loop too
+      exchange = exchange.timeout(LoopTimer.after(home, timeoutNanos), Mono.error(Failures.Deadline.INSTANCE));
     }
     return exchange.onErrorResume(error -> failed(error, response, channel));
   }
