@@ -17,6 +17,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.ByteBufferPool;
+import org.eclipse.jetty.io.RetainableByteBuffer;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 
@@ -50,7 +52,7 @@ final class ProxyRoute implements RouteHandler {
     ScheduledFuture<?> deadline =
         target.timeout().isEmpty() ? null : timer.schedule(out::cancel, target.timeout().get().toNanos(), TimeUnit.NANOSECONDS);
     try (UpstreamResponse upstream = send(out)) {
-      relay(upstream, response);
+      relay(upstream, response, request.getComponents().getByteBufferPool());
     } catch (UpstreamException e) {
       throw out.isCancelled() ? new UpstreamException(UpstreamFailure.TIMEOUT, client.config().name(), e) : e;
     } finally {
@@ -64,7 +66,8 @@ final class ProxyRoute implements RouteHandler {
     return client.send(out);
   }
 
-  private void relay(UpstreamResponse upstream, Response response) throws IOException, UpstreamException {
+  private void relay(UpstreamResponse upstream, Response response, ByteBufferPool pool)
+      throws IOException, UpstreamException {
     response.setStatus(upstream.status());
     HttpFields.Mutable headers = response.getHeaders();
     String connection = upstream.header("Connection");
@@ -78,21 +81,29 @@ final class ProxyRoute implements RouteHandler {
       headers.put(set.getKey(), set.getValue());
     }
     long expected = upstream.contentLength();
-    byte[] buffer = new byte[expected >= 0 && expected < BUFFER ? (int) Math.max(expected, 1) : BUFFER];
-    long relayed = 0;
-    while (true) {
-      int n = upstream.read(buffer, 0, buffer.length);
-      if (n < 0) {
-        ClientOutput.send(response, true, ByteBuffer.allocate(0));
-        return;
+    int size = expected >= 0 && expected < BUFFER ? (int) Math.max(expected, 1) : BUFFER;
+    RetainableByteBuffer pooled = pool.acquire(size, false); // writes block, so it is free again on release
+    try {
+      ByteBuffer buffer = pooled.getByteBuffer();
+      byte[] array = buffer.array();
+      int base = buffer.arrayOffset();
+      long relayed = 0;
+      while (true) {
+        int n = upstream.read(array, base, size);
+        if (n < 0) {
+          ClientOutput.send(response, true, ByteBuffer.allocate(0));
+          return;
+        }
+        relayed += n;
+        boolean last = expected >= 0 && relayed >= expected;
+        ClientOutput.send(response, last, ByteBuffer.wrap(array, base, n));
+        if (last) {
+          upstream.read(array, base, size); // sees the end of the body, so the connection is pooled
+          return;
+        }
       }
-      relayed += n;
-      boolean last = expected >= 0 && relayed >= expected;
-      ClientOutput.send(response, last, ByteBuffer.wrap(buffer, 0, n));
-      if (last) {
-        upstream.read(buffer, 0, buffer.length); // sees the end of the body, so the connection is pooled
-        return;
-      }
+    } finally {
+      pooled.release();
     }
   }
 
