@@ -305,12 +305,24 @@ public final class JdkUpstreamClient implements UpstreamClient {
     }
   }
 
-  private final class Response implements UpstreamResponse {
+  /** Header names (or values) one entry per value, in the order the JDK gives them. */
+  private static String[] flatten(Map<String, List<String>> headers, boolean names) {
+    int count = 0;
+    for (List<String> v : headers.values()) {
+      count += v.size();
+    }
+    String[] out = new String[count];
+    int i = 0;
+    for (Map.Entry<String, List<String>> e : headers.entrySet()) {
+      for (String v : e.getValue()) {
+        out[i++] = names ? e.getKey() : v;
+      }
+    }
+    return out;
+  }
+
+  private final class Response extends HeaderSnapshot {
     private final Call call;
-    private final int status;
-    private final String[] names;
-    private final String[] values;
-    private final long contentLength;
     private final InputStream body;
     private final ScheduledFuture<?> watch;
     private volatile long readingSince; // System.nanoTime() when a read began, 0 when none is under way
@@ -319,23 +331,9 @@ public final class JdkUpstreamClient implements UpstreamClient {
     private boolean released;
 
     Response(Call call, HttpResponse<InputStream> response) {
+      super(response.statusCode(), flatten(response.headers().map(), true), flatten(response.headers().map(), false),
+          response.headers().firstValueAsLong("content-length").orElse(-1));
       this.call = call;
-      this.status = response.statusCode();
-      Map<String, List<String>> headers = response.headers().map();
-      int count = 0;
-      for (List<String> v : headers.values()) {
-        count += v.size();
-      }
-      this.names = new String[count];
-      this.values = new String[count];
-      int i = 0;
-      for (Map.Entry<String, List<String>> e : headers.entrySet()) {
-        for (String v : e.getValue()) {
-          names[i] = e.getKey();
-          values[i++] = v;
-        }
-      }
-      this.contentLength = response.headers().firstValueAsLong("content-length").orElse(-1);
       this.body = response.body();
       long period = Math.max(TimeUnit.MILLISECONDS.toNanos(5), readTimeout.toNanos() / 4);
       this.watch = watchdog.scheduleAtFixedRate(this::checkRead, period, period, TimeUnit.NANOSECONDS);
@@ -347,31 +345,6 @@ public final class JdkUpstreamClient implements UpstreamClient {
         readTimedOut = true;
         closeStream(body); // wakes the blocked read, which fails; the connection is dropped
       }
-    }
-
-    @Override
-    public int status() {
-      return status;
-    }
-
-    @Override
-    public int headerCount() {
-      return names.length;
-    }
-
-    @Override
-    public String headerName(int i) {
-      return names[i];
-    }
-
-    @Override
-    public String headerValue(int i) {
-      return values[i];
-    }
-
-    @Override
-    public long contentLength() {
-      return contentLength;
     }
 
     @Override

@@ -311,12 +311,26 @@ public final class JettyUpstreamClient implements UpstreamClient {
     }
   }
 
-  private final class Response implements UpstreamResponse {
+  /** Header names (or values), one entry per field. */
+  private static String[] flatten(HttpFields headers, boolean names) {
+    String[] out = new String[headers.size()];
+    int i = 0;
+    for (HttpField field : headers) {
+      out[i++] = names ? field.getName() : field.getValue();
+    }
+    return out;
+  }
+
+  private static long lengthOf(HttpFields headers) {
+    try {
+      return headers.getLongField(HttpHeader.CONTENT_LENGTH);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private final class Response extends HeaderSnapshot {
     private final Request message;
-    private final int status;
-    private final String[] names;
-    private final String[] values;
-    private final long contentLength;
     private final InputStream body;
     private final long periodNanos;
     private volatile long readingSince; // System.nanoTime() when a read began, 0 when none is under way
@@ -325,23 +339,9 @@ public final class JettyUpstreamClient implements UpstreamClient {
     private boolean ended;
 
     Response(Request message, org.eclipse.jetty.client.Response response, InputStream body) {
+      super(response.getStatus(), flatten(response.getHeaders(), true), flatten(response.getHeaders(), false),
+          lengthOf(response.getHeaders()));
       this.message = message;
-      this.status = response.getStatus();
-      HttpFields headers = response.getHeaders();
-      this.names = new String[headers.size()];
-      this.values = new String[names.length];
-      int i = 0;
-      for (HttpField field : headers) {
-        names[i] = field.getName();
-        values[i++] = field.getValue();
-      }
-      long length;
-      try {
-        length = headers.getLongField(HttpHeader.CONTENT_LENGTH);
-      } catch (NumberFormatException e) {
-        length = -1;
-      }
-      this.contentLength = length;
       this.body = body;
       this.periodNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(readTimeoutMillis) / 4);
       this.watch = client.getScheduler().schedule(this::checkRead, periodNanos, TimeUnit.NANOSECONDS);
@@ -358,31 +358,6 @@ public final class JettyUpstreamClient implements UpstreamClient {
         return;
       }
       watch = client.getScheduler().schedule(this::checkRead, periodNanos, TimeUnit.NANOSECONDS);
-    }
-
-    @Override
-    public int status() {
-      return status;
-    }
-
-    @Override
-    public int headerCount() {
-      return names.length;
-    }
-
-    @Override
-    public String headerName(int i) {
-      return names[i];
-    }
-
-    @Override
-    public String headerValue(int i) {
-      return values[i];
-    }
-
-    @Override
-    public long contentLength() {
-      return contentLength;
     }
 
     @Override
