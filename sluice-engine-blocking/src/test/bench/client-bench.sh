@@ -12,13 +12,13 @@
 #
 # BENCH_JAVA_OPTS: JVM flags for the gateway (default: none, the JVM's defaults).
 #
-# usage: client-bench.sh [--mode virtual|platform] [--clients "apache jdk jetty"] [--threads 2]
+# usage: client-bench.sh [--mode virtual|platform] [--clients "http1 apache jdk jetty"] [--threads 2]
 #                        [--connections 100] [--warmup 10s] [--duration 20s] [--port 18480]
 #                        [--upstream-port-base 19081] [--stand-in] [--no-build]
 set -euo pipefail
 
 MODE=virtual
-CLIENTS="apache jdk jetty"
+CLIENTS="http1 apache jdk jetty"
 THREADS=2
 CONNECTIONS=100
 WARMUP=10s

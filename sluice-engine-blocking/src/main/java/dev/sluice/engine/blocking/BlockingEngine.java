@@ -7,7 +7,7 @@ import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
-import dev.sluice.engine.blocking.upstream.ApacheUpstreamClient;
+import dev.sluice.engine.blocking.upstream.Http1UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import java.util.Set;
 import java.util.function.Function;
@@ -17,9 +17,9 @@ public final class BlockingEngine implements Engine {
 
   private final Function<UpstreamConfig, UpstreamClient> clients;
 
-  /** The engine as the service loader makes it: upstream calls on Apache HttpClient 5 classic. */
+  /** The engine as the service loader makes it: upstream calls on Sluice's own HTTP/1.1 client. */
   public BlockingEngine() {
-    this(ApacheUpstreamClient::new);
+    this(Http1UpstreamClient::new);
   }
 
   /**

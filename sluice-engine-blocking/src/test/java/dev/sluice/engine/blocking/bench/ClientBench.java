@@ -11,6 +11,7 @@ import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.engine.blocking.BlockingEngine;
 import dev.sluice.engine.blocking.upstream.ApacheUpstreamClient;
+import dev.sluice.engine.blocking.upstream.Http1UpstreamClient;
 import dev.sluice.engine.blocking.upstream.JdkUpstreamClient;
 import dev.sluice.engine.blocking.upstream.JettyUpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
@@ -29,7 +30,7 @@ import java.util.function.Function;
  * The blocking engine in-process with a chosen upstream client, for {@code client-bench.sh}:
  *
  * <pre>
- *   ClientBench apache|jdk|jetty virtual|platform PORT [PRODUCTS_URL CUSTOMERS_URL REVIEWS_URL]
+ *   ClientBench http1|apache|jdk|jetty virtual|platform PORT [PRODUCTS_URL CUSTOMERS_URL REVIEWS_URL]
  * </pre>
  *
  * Serves {@code GET /compose}, a parallel composition of the three URLs (default: the demo upstreams
@@ -47,7 +48,7 @@ public final class ClientBench {
 
   public static void main(String[] args) throws Exception {
     if (args.length != 3 && args.length != 6) {
-      System.err.println("usage: ClientBench apache|jdk|jetty virtual|platform PORT [PRODUCTS_URL CUSTOMERS_URL REVIEWS_URL]");
+      System.err.println("usage: ClientBench http1|apache|jdk|jetty virtual|platform PORT [PRODUCTS_URL CUSTOMERS_URL REVIEWS_URL]");
       System.exit(2);
     }
     Function<UpstreamConfig, UpstreamClient> clients = clients(args[0]);
@@ -65,10 +66,11 @@ public final class ClientBench {
 
   static Function<UpstreamConfig, UpstreamClient> clients(String name) {
     return switch (name) {
+      case "http1" -> Http1UpstreamClient::new;
       case "apache" -> ApacheUpstreamClient::new;
       case "jdk" -> JdkUpstreamClient::new;
       case "jetty" -> JettyUpstreamClient::new;
-      default -> throw new IllegalArgumentException("client: '" + name + "' (expected: apache, jdk or jetty)");
+      default -> throw new IllegalArgumentException("client: '" + name + "' (expected: http1, apache, jdk or jetty)");
     };
   }
 

@@ -1,0 +1,227 @@
+package dev.sluice.engine.blocking.upstream;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.config.UpstreamConfig;
+import dev.sluice.http.UpstreamFailure;
+import dev.sluice.policy.Pacer;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Sluice's own HTTP/1.1 client for one upstream: blocking socket I/O (on a virtual thread it parks,
+ * costing no platform thread), a LIFO pool of keep-alive connections, and response bodies read
+ * straight into the caller's array (a composition part's ring, the proxy's pooled buffer) with no
+ * copy in between once the head is parsed.
+ *
+ * <p>It does what a gateway needs and nothing else: no redirects, cookies, decompression,
+ * authentication or caching; the request head is written as given (plus framing), the response
+ * head is parsed strictly (RFC 9112) so that a malformed or ambiguous answer is a {@code 502
+ * bad_response}, never a guess. The pool holds {@code max-connections} slots; at most {@code
+ * max-connections + max-pending} calls are admitted, the rest get {@code 503 pool_exhausted} at
+ * once. A bodyless idempotent request that fails on a reused connection before any response byte
+ * (the upstream closed it while idle) is sent once more on a fresh connection.
+ */
+public final class Http1UpstreamClient implements UpstreamClient {
+
+  /** Connections idle longer than this are checked for a close by the upstream before reuse. */
+  private static final long VALIDATE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+  /** How often a caller waiting for a slot looks whether it was cancelled. */
+  private static final long CANCEL_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+  private static final ScheduledExecutorService SWEEPER =
+      Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("sluice-pool-sweeper").daemon().factory());
+
+  private final UpstreamConfig config;
+  private final String name;
+  private final Semaphore admission;
+  private final LinkedBlockingDeque<Http1Connection> slots;
+  private final Pacer pacer;
+  private final long acquireNanos;
+  private final long idleNanos;
+  private final ScheduledFuture<?> sweep;
+  private volatile boolean closed;
+
+  public Http1UpstreamClient(UpstreamConfig config) {
+    this.config = requireNonNull(config, "config");
+    this.name = config.name();
+    this.admission = new Semaphore(config.maxConnections() + config.maxPending());
+    this.slots = new LinkedBlockingDeque<>(config.maxConnections());
+    for (int i = 0; i < config.maxConnections(); i++) {
+      slots.addLast(new Http1Connection(config));
+    }
+    this.pacer = config.pace().map(Pacer::new).orElse(null);
+    this.acquireNanos = config.acquireTimeout().toNanos();
+    this.idleNanos = config.idleTimeout().toNanos();
+    long every = Math.max(TimeUnit.MILLISECONDS.toNanos(100), Math.min(idleNanos / 2, TimeUnit.SECONDS.toNanos(5)));
+    this.sweep = SWEEPER.scheduleWithFixedDelay(this::closeIdle, every, every, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public UpstreamConfig config() {
+    return config;
+  }
+
+  @Override
+  public UpstreamResponse send(UpstreamRequest request) throws UpstreamException {
+    if (!admission.tryAcquire()) {
+      throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, name, null);
+    }
+    Http1Connection connection = null;
+    try {
+      if (request.isCancelled()) {
+        throw cancelled(null);
+      }
+      if (pacer != null) {
+        request.awaitTurn(pacer.reserve(), name);
+      }
+      boolean retryable = request.body() == null && idempotent(request.method());
+      while (true) {
+        connection = acquire(request);
+        boolean reused = connection.isOpen();
+        try {
+          if (!reused) {
+            connection.connect();
+          }
+          Http1Exchange exchange = new Http1Exchange(this, connection, request);
+          request.onCancel(exchange::abort);
+          exchange.start();
+          return exchange;
+        } catch (Http1Connection.StaleConnection e) {
+          // the upstream closed this pooled connection while it was idle: before any byte of an answer
+          connection.close();
+          slots.addLast(connection);
+          connection = null;
+          if (!(reused && retryable) || request.isCancelled()) {
+            throw classify(e.getCause(), request);
+          }
+          retryable = false; // once only
+        }
+      }
+    } catch (UpstreamException | IOException | RuntimeException e) {
+      if (connection != null) {
+        connection.close();
+        slots.addLast(connection);
+      }
+      admission.release();
+      throw e instanceof UpstreamException u ? u : classify(e, request);
+    }
+  }
+
+  /** Takes a slot (LIFO: the most recently used live connection first), waiting up to acquire-timeout. */
+  private Http1Connection acquire(UpstreamRequest request) throws UpstreamException {
+    long deadline = System.nanoTime() + acquireNanos;
+    while (true) {
+      if (closed) {
+        throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, name, null);
+      }
+      Http1Connection slot = slots.pollFirst();
+      if (slot == null) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, name, null);
+        }
+        try {
+          slot = slots.pollFirst(Math.min(left, CANCEL_POLL_NANOS), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw cancelled(e);
+        }
+        if (request.isCancelled()) {
+          if (slot != null) {
+            slots.addFirst(slot);
+          }
+          throw cancelled(null);
+        }
+        if (slot == null) {
+          continue;
+        }
+      }
+      if (slot.isOpen()) {
+        long idle = System.nanoTime() - slot.idleSince();
+        if (idle > idleNanos || (idle > VALIDATE_AFTER_NANOS && !slot.stillOpen())) {
+          slot.close();
+        }
+      }
+      return slot;
+    }
+  }
+
+  /** Called by an exchange when it ends: a connection fit for reuse goes back first in line, a closed slot last. */
+  void release(Http1Connection connection, boolean reusable) {
+    try {
+      if (reusable && !closed) {
+        connection.markIdle();
+        slots.addFirst(connection);
+      } else {
+        connection.close();
+        slots.addLast(connection);
+      }
+    } finally {
+      admission.release();
+    }
+  }
+
+  private void closeIdle() {
+    long now = System.nanoTime();
+    for (Http1Connection slot : slots) {
+      if (slot.isOpen() && now - slot.idleSince() > idleNanos && slots.removeFirstOccurrence(slot)) {
+        slot.close();
+        slots.addLast(slot);
+      }
+    }
+  }
+
+  UpstreamException cancelled(Throwable cause) {
+    return new UpstreamException(UpstreamFailure.TIMEOUT, name, cause);
+  }
+
+  /** Turns an I/O failure into the failure the client is told of. */
+  UpstreamException classify(Throwable e, UpstreamRequest request) {
+    if (request.isCancelled()) {
+      return cancelled(e);
+    }
+    UpstreamFailure failure;
+    if (e instanceof Http1Connection.ConnectTimeout) {
+      failure = UpstreamFailure.CONNECT_TIMEOUT;
+    } else if (e instanceof ConnectException || e instanceof NoRouteToHostException || e instanceof UnknownHostException) {
+      failure = UpstreamFailure.REFUSED;
+    } else if (e instanceof SocketTimeoutException) {
+      failure = UpstreamFailure.READ_TIMEOUT;
+    } else if (e instanceof Http1Connection.BadResponse) {
+      failure = UpstreamFailure.BAD_RESPONSE;
+    } else if (e instanceof InterruptedIOException) {
+      failure = UpstreamFailure.TIMEOUT;
+    } else {
+      failure = UpstreamFailure.RESET;
+    }
+    return new UpstreamException(failure, name, e);
+  }
+
+  private static boolean idempotent(String method) {
+    return switch (method) {
+      case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE" -> true;
+      default -> false;
+    };
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    sweep.cancel(false);
+    for (Http1Connection slot : slots) {
+      slot.close();
+    }
+  }
+}
