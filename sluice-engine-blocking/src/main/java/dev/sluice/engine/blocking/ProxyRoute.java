@@ -94,6 +94,10 @@ final class ProxyRoute implements RouteHandler {
           ClientOutput.send(response, true, ByteBuffer.allocate(0));
           return;
         }
+        // what already arrived goes out in the same write (a body is often split over two reads)
+        for (int more; n < size && upstream.available() > 0 && (more = upstream.read(array, base + n, size - n)) > 0; ) {
+          n += more;
+        }
         relayed += n;
         boolean last = expected >= 0 && relayed >= expected;
         ClientOutput.send(response, last, ByteBuffer.wrap(array, base, n));

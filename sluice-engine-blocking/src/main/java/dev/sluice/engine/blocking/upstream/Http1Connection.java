@@ -30,7 +30,6 @@ final class Http1Connection {
   int pos;
   int limit;
   private long idleSince;
-  private int uses;
 
   Http1Connection(UpstreamConfig config) {
     this.config = config;
@@ -38,11 +37,6 @@ final class Http1Connection {
 
   boolean isOpen() {
     return socket != null;
-  }
-
-  /** How many exchanges this connection carried before the current one. */
-  int uses() {
-    return uses;
   }
 
   long idleSince() {
@@ -59,7 +53,6 @@ final class Http1Connection {
     idleSince = System.nanoTime();
     pos = 0;
     limit = 0;
-    uses++;
   }
 
   void connect() throws IOException {
@@ -84,7 +77,6 @@ final class Http1Connection {
     }
     pos = 0;
     limit = 0;
-    uses = 0;
     socket = s;
   }
 
@@ -162,6 +154,20 @@ final class Http1Connection {
     return in.read(target, offset, length);
   }
 
+  /** Bytes readable now without blocking: buffered ones, else what the socket holds. */
+  int available() {
+    int buffered = limit - pos;
+    if (buffered > 0) {
+      return buffered;
+    }
+    try {
+      InputStream stream = in;
+      return stream == null ? 0 : stream.available();
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
   /**
    * Drops the socket; safe from any thread, wakes a read blocked on it. The buffer stays for the
    * slot's next connection.
@@ -192,7 +198,7 @@ final class Http1Connection {
     }
   }
 
-  /** A reused connection failed before any byte of an answer: the upstream had closed it. */
+  /** The connection was closed or reset before any byte of an answer. */
   static final class StaleConnection extends IOException {
     StaleConnection(IOException cause) {
       super("pooled connection closed by the upstream", cause);

@@ -56,19 +56,18 @@ final class Http1Exchange implements UpstreamResponse {
   /**
    * Sends the request and reads the response head.
    *
-   * @throws StaleConnection when a reused connection failed before any answer byte
+   * @throws StaleConnection when the connection failed before any byte of an answer
    */
   void start() throws IOException {
-    boolean reused = connection.uses() > 0;
     try {
       int before = connection.limit;
       try {
         writeRequest();
         readHead();
-      } catch (BadResponse | SocketTimeoutException e) {
+      } catch (BadResponse | RefusedHead | SocketTimeoutException e) {
         throw e;
       } catch (IOException e) {
-        if (reused && connection.limit == before && status == 0 && !request.isCancelled()) {
+        if (connection.limit == before && status == 0 && !request.isCancelled()) {
           throw new StaleConnection(e);
         }
         throw e;
@@ -177,11 +176,18 @@ final class Http1Exchange implements UpstreamResponse {
     for (int i = 0, len = s.length(); i < len; i++) {
       char c = s.charAt(i);
       if (c == '\r' || c == '\n' || c == 0) {
-        throw new IOException("CR, LF or NUL in the request head: refused");
+        throw new RefusedHead();
       }
       head[n++] = (byte) c;
     }
     return n;
+  }
+
+  /** A CR, LF or NUL in the request head: nothing is sent, the connection stays sound. */
+  static final class RefusedHead extends IOException {
+    RefusedHead() {
+      super("CR, LF or NUL in the request head: refused");
+    }
   }
 
   private int bytes(byte[] head, int n, byte[] b) {
@@ -441,6 +447,15 @@ final class Http1Exchange implements UpstreamResponse {
       fail();
       throw client.classify(e, request);
     }
+  }
+
+  @Override
+  public int available() {
+    if (ended || state.get() != ACTIVE || (framing == Framing.LENGTH && left == 0)) {
+      return 0;
+    }
+    int n = connection.available();
+    return framing == Framing.LENGTH ? (int) Math.min(n, left) : n;
   }
 
   private int readLength(byte[] buffer, int offset, int length) throws IOException {

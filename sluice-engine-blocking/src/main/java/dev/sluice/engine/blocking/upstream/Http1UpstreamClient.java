@@ -29,8 +29,10 @@ import java.util.concurrent.TimeUnit;
  * head is parsed strictly (RFC 9112) so that a malformed or ambiguous answer is a {@code 502
  * bad_response}, never a guess. The pool holds {@code max-connections} slots; at most {@code
  * max-connections + max-pending} calls are admitted, the rest get {@code 503 pool_exhausted} at
- * once. A bodyless idempotent request that fails on a reused connection before any response byte
- * (the upstream closed it while idle) is sent once more on a fresh connection.
+ * once. A bodyless idempotent request whose connection is closed or reset before any response byte
+ * (a pooled connection the upstream closed while idle, a fresh one it dropped) is sent once more on a
+ * fresh connection (RFC 9110 section 9.2.2); never after a byte of the answer, a timeout, or for a
+ * request with a body, which cannot be sent twice.
  */
 public final class Http1UpstreamClient implements UpstreamClient {
 
@@ -87,11 +89,14 @@ public final class Http1UpstreamClient implements UpstreamClient {
         request.awaitTurn(pacer.reserve(), name);
       }
       boolean retryable = request.body() == null && idempotent(request.method());
+      boolean fresh = false;
       while (true) {
         connection = acquire(request);
-        boolean reused = connection.isOpen();
+        if (fresh) {
+          connection.close(); // a retry never lands on another pooled connection that may be just as dead
+        }
         try {
-          if (!reused) {
+          if (!connection.isOpen()) {
             connection.connect();
           }
           Http1Exchange exchange = new Http1Exchange(this, connection, request);
@@ -99,18 +104,23 @@ public final class Http1UpstreamClient implements UpstreamClient {
           exchange.start();
           return exchange;
         } catch (Http1Connection.StaleConnection e) {
-          // the upstream closed this pooled connection while it was idle: before any byte of an answer
+          // closed or reset before any byte of an answer: a pooled connection the upstream closed
+          // while idle, or a fresh one it dropped (an overflowing accept queue)
           connection.close();
           slots.addLast(connection);
           connection = null;
-          if (!(reused && retryable) || request.isCancelled()) {
+          if (!retryable || request.isCancelled()) {
             throw classify(e.getCause(), request);
           }
           retryable = false; // once only
+          fresh = true;
         }
       }
     } catch (UpstreamException | IOException | RuntimeException e) {
-      if (connection != null) {
+      if (connection != null && e instanceof Http1Exchange.RefusedHead && connection.isOpen()) {
+        connection.markIdle(); // nothing was written: the connection is as good as before
+        slots.addFirst(connection);
+      } else if (connection != null) {
         connection.close();
         slots.addLast(connection);
       }

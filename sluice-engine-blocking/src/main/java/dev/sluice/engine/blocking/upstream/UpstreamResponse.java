@@ -38,6 +38,14 @@ public interface UpstreamResponse extends AutoCloseable {
    */
   int read(byte[] buffer, int offset, int length) throws UpstreamException;
 
+  /**
+   * A hint: how many body bytes a {@link #read} would return now without waiting (0 when unknown).
+   * Lets a caller fill its buffer before a write instead of writing every read.
+   */
+  default int available() {
+    return 0;
+  }
+
   /** Drops the connection: use when the body was not read to its end. Safe to call from any thread. */
   void abort();
 

@@ -37,6 +37,12 @@ final class UpstreamSpec {
     return this;
   }
 
+  UpstreamSpec idleTimeout(Duration idleTimeout) {
+    c = new UpstreamConfig(c.name(), c.url(), c.maxConnections(), c.connectTimeout(), c.readTimeout(),
+        c.acquireTimeout(), c.maxPending(), idleTimeout, c.pace());
+    return this;
+  }
+
   UpstreamSpec pace(int permits, Duration per) {
     c = new UpstreamConfig(c.name(), c.url(), c.maxConnections(), c.connectTimeout(), c.readTimeout(),
         c.acquireTimeout(), c.maxPending(), c.idleTimeout(), Optional.of(new Pace(permits, per)));
