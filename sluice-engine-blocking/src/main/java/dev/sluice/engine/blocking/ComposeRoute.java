@@ -27,8 +27,10 @@ final class ComposeRoute implements RouteHandler {
   private final HeaderRules rules;
   private final Executor fanout;
   private final int readAhead;
+  private final RingPool rings;
 
-  ComposeRoute(RouteConfig route, ComposeTarget target, Map<String, UpstreamClient> clients, Executor fanout, int readAhead) {
+  ComposeRoute(RouteConfig route, ComposeTarget target, Map<String, UpstreamClient> clients, Executor fanout, int readAhead,
+      RingPool rings) {
     this.target = target;
     this.parts = target.parts();
     this.clients = new UpstreamClient[parts.size()];
@@ -39,6 +41,7 @@ final class ComposeRoute implements RouteHandler {
     this.rules = HeaderRules.of(route.filters());
     this.fanout = fanout;
     this.readAhead = readAhead;
+    this.rings = rings;
   }
 
   @Override
@@ -56,7 +59,7 @@ final class ComposeRoute implements RouteHandler {
       UpstreamRequest out = new UpstreamRequest("GET", path).header("Accept", "application/json");
       Requests.addForwarding(request, client.config(), rules, out);
       long partDeadline = part.timeout().map(t -> Math.min(start + t.toNanos(), deadline)).orElse(deadline);
-      fetches[i] = new PartFetch(composition, i, part, client, out, partDeadline, readAhead, target.validateJson());
+      fetches[i] = new PartFetch(composition, i, part, client, out, partDeadline, readAhead, target.validateJson(), rings);
       composition.add(fetches[i]);
       if (previous != null) {
         previous.next = fetches[i];
@@ -89,6 +92,9 @@ final class ComposeRoute implements RouteHandler {
       }
     } finally {
       composition.cancelAll();
+      for (PartFetch fetch : fetches) {
+        fetch.letGoOfRing(); // the relay reads from the rings no more
+      }
     }
   }
 }

@@ -35,12 +35,13 @@ final class GatewayHandler extends Handler.Abstract {
       GatewayConfig config, Map<String, UpstreamClient> clients, ExecutorService fanout, ScheduledExecutorService timer) {
     super(InvocationType.BLOCKING);
     this.table = new RouteTable(config.routes());
+    RingPool rings = new RingPool(16L << 20);
     for (RouteConfig route : config.routes()) {
       RouteHandler handler =
           switch (route.target()) {
             case ProxyTarget proxy -> new ProxyRoute(route, proxy, clients.get(proxy.upstream()), timer);
             case ComposeTarget compose ->
-                new ComposeRoute(route, compose, clients, fanout, config.server().readAhead());
+                new ComposeRoute(route, compose, clients, fanout, config.server().readAhead(), rings);
           };
       handlers.put(route, handler);
     }

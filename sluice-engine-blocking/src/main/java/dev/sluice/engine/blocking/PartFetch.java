@@ -8,6 +8,7 @@ import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.engine.blocking.upstream.UpstreamResponse;
 import dev.sluice.http.UpstreamFailure;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One part of a composition, fetched on a fan-out thread into a fixed ring buffer: the bounded
@@ -30,6 +31,9 @@ final class PartFetch implements Runnable {
   final UpstreamRequest request;
   private final int capacity;
   private final JsonValidator validator;
+  private final RingPool rings;
+  /** Who still uses the ring: the fetch and the relay; the last to let go returns it to the pool. */
+  private final AtomicInteger ringHolds = new AtomicInteger();
 
   // guarded by composition.lock
   int status;
@@ -48,7 +52,7 @@ final class PartFetch implements Runnable {
   PartFetch next; // sequential fan-out: started when this one ends
 
   PartFetch(Composition composition, int index, PartConfig config, UpstreamClient client, UpstreamRequest request,
-      long deadline, int capacity, boolean validateJson) {
+      long deadline, int capacity, boolean validateJson, RingPool rings) {
     this.composition = composition;
     this.index = index;
     this.config = config;
@@ -57,6 +61,7 @@ final class PartFetch implements Runnable {
     this.deadline = deadline;
     this.capacity = capacity;
     this.validator = validateJson ? new JsonValidator() : null;
+    this.rings = rings;
   }
 
   /** Ready to relay: answered, and has bytes, has ended or has failed (with validation: ended or full). */
@@ -72,6 +77,7 @@ final class PartFetch implements Runnable {
     try {
       fetch();
     } finally {
+      letGoOfRing(); // the fetch reads into the ring no more
       PartFetch following = next;
       if (following != null) {
         composition.start(following);
@@ -141,7 +147,26 @@ final class PartFetch implements Runnable {
    */
   byte[] newRing(long contentLength) {
     int size = contentLength >= 0 && contentLength < capacity ? (int) contentLength + 1 : capacity;
-    return new byte[size];
+    ringHolds.set(2);
+    return rings.take(size, capacity);
+  }
+
+  /**
+   * Called once by the fetch (when it stops reading) and once by the relay (when the composition
+   * is over): the second call returns the ring to the pool. The ring is set under the composition's
+   * lock before either can call, or never.
+   */
+  void letGoOfRing() {
+    byte[] r;
+    composition.lock.lock();
+    try {
+      r = ring;
+    } finally {
+      composition.lock.unlock();
+    }
+    if (r != null && ringHolds.decrementAndGet() == 0) {
+      rings.give(r);
+    }
   }
 
   /** The ring's size. Under the lock, after the part answered. */
