@@ -11,6 +11,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.Arrays;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -45,6 +46,10 @@ final class Http1Exchange implements UpstreamResponse {
   private boolean chunkCrlf;  // CHUNKED: a chunk's data ended, its CRLF is still to be read
   private boolean reusable;
   private boolean ended;
+  private volatile long bodyWritten;     // request body bytes written, for the watchdog
+  private volatile boolean writing;      // blocked in a socket write (not waiting for the client's body)
+  private volatile boolean writeStalled; // the watchdog closed the socket
+  private long lastChecked = -1;         // the watchdog's own state (one thread)
 
   Http1Exchange(Http1UpstreamClient client, Http1Connection connection, UpstreamRequest request) {
     this.client = client;
@@ -112,8 +117,36 @@ final class Http1Exchange implements UpstreamResponse {
     OutputStream out = connection.out();
     out.write(head, 0, n);
     if (body != null) {
-      writeBody(out, body, length);
+      ScheduledFuture<?> watchdog = client.everyReadTimeout(this::checkWriteProgress);
+      try {
+        writeBody(out, body, length);
+      } catch (IOException e) {
+        if (writeStalled) {
+          throw new SocketTimeoutException("the upstream read none of the request body for read-timeout");
+        }
+        throw e;
+      } finally {
+        watchdog.cancel(false);
+      }
     }
+  }
+
+  /**
+   * The watchdog's check, on the sweeper thread: when a write is blocked and no body byte was written
+   * since the last check (a whole read-timeout), the upstream stopped reading; the socket is closed
+   * to end the write. Waiting for the client's own body bytes does not count.
+   */
+  private void checkWriteProgress() {
+    long now = bodyWritten;
+    if (writing && now == lastChecked && !writeStalled) {
+      writeStalled = true;
+      try {
+        socket.close();
+      } catch (IOException ignored) {
+        // the write fails either way
+      }
+    }
+    lastChecked = now;
   }
 
   private void writeBody(OutputStream out, InputStream body, long length) throws IOException {
@@ -125,8 +158,11 @@ final class Http1Exchange implements UpstreamResponse {
         if (n < 0) {
           throw new IOException("request body ended after " + sent + " of " + length + " bytes");
         }
+        writing = true;
         out.write(buffer, 0, n);
+        writing = false;
         sent += n;
+        bodyWritten = sent;
       }
       return;
     }
@@ -147,7 +183,10 @@ final class Http1Exchange implements UpstreamResponse {
       buffer[prefix - 1] = '\n';
       buffer[prefix + n] = '\r';
       buffer[prefix + n + 1] = '\n';
+      writing = true;
       out.write(buffer, start, prefix + n + 2 - start);
+      writing = false;
+      bodyWritten += n;
     }
   }
 

@@ -193,6 +193,15 @@ public final class Http1UpstreamClient implements UpstreamClient {
     }
   }
 
+  /**
+   * Runs {@code check} every read-timeout until the returned future is cancelled: the watchdog of a
+   * request body being written, since a blocking socket write has no timeout of its own.
+   */
+  ScheduledFuture<?> everyReadTimeout(Runnable check) {
+    long period = Math.max(1, config.readTimeout().toNanos());
+    return SWEEPER.scheduleAtFixedRate(check, period, period, TimeUnit.NANOSECONDS);
+  }
+
   UpstreamException cancelled(Throwable cause) {
     return new UpstreamException(UpstreamFailure.TIMEOUT, name, cause);
   }

@@ -578,4 +578,54 @@ final class Http1WireTest {
     assertThat(text(client, get(client, "/2"))).isEqualTo("hello");
     assertThat(upstream.connectionsOfRequests()).containsExactly(0, 1);
   }
+
+  @Test
+  void anUpstreamThatStopsReadingTheRequestBodyIsAReadTimeout() throws Exception {
+    // reads the head, then nothing: the body (far beyond the socket buffers) cannot be written
+    try (ScriptedUpstream upstream = ScriptedUpstream.start(conn -> {
+      conn.readHead();
+      Thread.sleep(40_000);
+    })) {
+      Http1UpstreamClient client = client(UpstreamSpec.of("deaf", upstream.url()).readTimeout(Duration.ofMillis(300)));
+      UpstreamRequest post = request(client, "POST", "/upload")
+          .body(new ByteArrayInputStream(new byte[64 << 20]), 64 << 20);
+      long start = System.nanoTime();
+      assertFailure(() -> client.send(post), UpstreamFailure.READ_TIMEOUT);
+      // not prompt: the kernel's buffers take the first megabytes, slowly at the end; but no hang
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
+    }
+  }
+
+  @Test
+  void aClientThatSendsItsBodySlowlyIsNotTimedOut() throws Exception {
+    // the request body trickles in slower than read-timeout: waiting for it is not a stalled write
+    try (ScriptedUpstream upstream = ScriptedUpstream.start(ScriptedUpstream.keepAnswering(
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))) {
+      Http1UpstreamClient client = client(UpstreamSpec.of("patient", upstream.url()).readTimeout(Duration.ofMillis(300)));
+      java.io.InputStream slow = new java.io.InputStream() {
+        private int left = 3;
+
+        @Override
+        public int read() {
+          throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+          if (left == 0) {
+            return -1;
+          }
+          try {
+            Thread.sleep(700);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          left--;
+          b[off] = 'x';
+          return 1;
+        }
+      };
+      assertThat(text(client, request(client, "POST", "/slow").body(slow, 3))).isEqualTo("ok");
+    }
+  }
 }
