@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.engine.blocking.upstream.ScriptedUpstream.Script;
 import dev.sluice.http.UpstreamFailure;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,18 +76,9 @@ final class Http1WireTest {
     return request(client, "POST", target);
   }
 
-  private static byte[] readAll(UpstreamResponse response) throws UpstreamException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    byte[] buffer = new byte[8192];
-    for (int n; (n = response.read(buffer, 0, buffer.length)) >= 0; ) {
-      out.write(buffer, 0, n);
-    }
-    return out.toByteArray();
-  }
-
   private static String text(UpstreamClient client, UpstreamRequest request) throws UpstreamException {
     try (UpstreamResponse response = client.send(request)) {
-      return new String(readAll(response), ISO_8859_1);
+      return new String(UpstreamClientContract.readAll(response), ISO_8859_1);
     }
   }
 
@@ -149,12 +139,12 @@ final class Http1WireTest {
     Http1UpstreamClient client = client(upstream);
     try (UpstreamResponse noContent = client.send(get(client, "/204"))) {
       assertThat(noContent.status()).isEqualTo(204);
-      assertThat(readAll(noContent)).isEmpty();
+      assertThat(UpstreamClientContract.readAll(noContent)).isEmpty();
     }
     try (UpstreamResponse notModified = client.send(get(client, "/304"))) {
       assertThat(notModified.status()).isEqualTo(304);
       assertThat(notModified.header("ETag")).isEqualTo("\"v1\"");
-      assertThat(readAll(notModified)).isEmpty();
+      assertThat(UpstreamClientContract.readAll(notModified)).isEmpty();
     }
     assertThat(text(client, get(client, "/after"))).isEqualTo("hello");
     assertThat(upstream.connectionsOfRequests()).containsExactly(0, 0, 0);
@@ -172,7 +162,7 @@ final class Http1WireTest {
       assertThat(response.status()).isEqualTo(200);
       assertThat(response.header("Content-Type")).isEqualTo("text/plain");
       assertThat(response.header("Link")).as("an interim response's headers are not the final ones").isNull();
-      assertThat(new String(readAll(response), ISO_8859_1)).isEqualTo("ok");
+      assertThat(new String(UpstreamClientContract.readAll(response), ISO_8859_1)).isEqualTo("ok");
     }
     assertThat(text(client, get(client, "/next"))).isEqualTo("hello");
     assertThat(upstream.connectionsOfRequests()).containsExactly(0, 0);
@@ -192,7 +182,7 @@ final class Http1WireTest {
     Http1UpstreamClient client = client(upstream);
     try (UpstreamResponse response = client.send(get(client, "/old"))) {
       assertThat(response.contentLength()).isEqualTo(-1);
-      assertThat(new String(readAll(response), ISO_8859_1)).isEqualTo(body);
+      assertThat(new String(UpstreamClientContract.readAll(response), ISO_8859_1)).isEqualTo(body);
     }
     assertThat(text(client, bodylessPost(client, "/next"))).isEqualTo("hello");
     assertThat(upstream.connectionsOfRequests()).as("a new connection for the next call").containsExactly(0, 1);
@@ -201,31 +191,26 @@ final class Http1WireTest {
   @Test
   void http10WithContentLengthButWithoutKeepAliveIsNotReused() throws Exception {
     // the server would answer a second request on the same connection: only the client's choice decides
-    ScriptedUpstream upstream = upstream(ScriptedUpstream.keepAnswering("HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello"));
-    Http1UpstreamClient client = client(upstream);
-    assertThat(text(client, get(client, "/1"))).isEqualTo("hello");
-    assertThat(text(client, get(client, "/2"))).isEqualTo("hello");
-    assertThat(upstream.connectionsOfRequests()).containsExactly(0, 1);
+    assertTwoCallsGoOnConnections("HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello", 0, 1);
   }
 
   @Test
   void http10WithKeepAliveAndContentLengthIsReused() throws Exception {
-    ScriptedUpstream upstream = upstream(ScriptedUpstream.keepAnswering(
-        "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 5\r\n\r\nhello"));
-    Http1UpstreamClient client = client(upstream);
-    assertThat(text(client, get(client, "/1"))).isEqualTo("hello");
-    assertThat(text(client, get(client, "/2"))).isEqualTo("hello");
-    assertThat(upstream.connectionsOfRequests()).containsExactly(0, 0);
+    assertTwoCallsGoOnConnections("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 5\r\n\r\nhello", 0, 0);
   }
 
   @Test
   void connectionCloseOnHttp11IsNotReused() throws Exception {
-    ScriptedUpstream upstream = upstream(ScriptedUpstream.keepAnswering(
-        "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello"));
+    assertTwoCallsGoOnConnections("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello", 0, 1);
+  }
+
+  /** Two GETs to an upstream that answers {@code response} to every request, on any connection. */
+  private void assertTwoCallsGoOnConnections(String response, Integer... connections) throws Exception {
+    ScriptedUpstream upstream = upstream(ScriptedUpstream.keepAnswering(response));
     Http1UpstreamClient client = client(upstream);
     assertThat(text(client, get(client, "/1"))).isEqualTo("hello");
     assertThat(text(client, get(client, "/2"))).isEqualTo("hello");
-    assertThat(upstream.connectionsOfRequests()).containsExactly(0, 1);
+    assertThat(upstream.connectionsOfRequests()).containsExactly(connections);
   }
 
   @Test
@@ -237,7 +222,7 @@ final class Http1WireTest {
     Http1UpstreamClient client = client(upstream);
     try (UpstreamResponse response = client.send(get(client, "/stream"))) {
       assertThat(response.contentLength()).isEqualTo(-1);
-      assertThat(new String(readAll(response), ISO_8859_1)).isEqualTo(body);
+      assertThat(new String(UpstreamClientContract.readAll(response), ISO_8859_1)).isEqualTo(body);
     }
     assertThat(text(client, bodylessPost(client, "/next"))).isEqualTo("hello");
     assertThat(upstream.connectionsOfRequests()).containsExactly(0, 1);
@@ -256,7 +241,7 @@ final class Http1WireTest {
     for (int i = 0; i < 2; i++) {
       try (UpstreamResponse r = client.send(get(client, "/chunked/" + i))) {
         assertThat(r.contentLength()).isEqualTo(-1);
-        assertThat(new String(readAll(r), ISO_8859_1)).isEqualTo("hello world" + big);
+        assertThat(new String(UpstreamClientContract.readAll(r), ISO_8859_1)).isEqualTo("hello world" + big);
       }
     }
     assertThat(upstream.connectionsOfRequests()).as("trailers consumed: the connection is in step").containsExactly(0, 0);
@@ -312,7 +297,7 @@ final class Http1WireTest {
     Http1UpstreamClient client = client(upstream);
     try (UpstreamResponse response = client.send(get(client, "/big-head"))) {
       assertThat(response.header("X-Pad-59")).hasSize(1000);
-      assertThat(new String(readAll(response), ISO_8859_1)).isEqualTo("hello");
+      assertThat(new String(UpstreamClientContract.readAll(response), ISO_8859_1)).isEqualTo("hello");
     }
     assertThat(text(client, get(client, "/next"))).isEqualTo("hello");
     assertThat(upstream.connectionsOfRequests()).containsExactly(0, 0);
@@ -348,7 +333,7 @@ final class Http1WireTest {
     for (int i = 0; i < 2; i++) {
       try (UpstreamResponse response = client.send(get(client, "/" + i))) {
         assertThat(response.contentLength()).isEqualTo(5);
-        assertThat(new String(readAll(response), ISO_8859_1)).isEqualTo("hello");
+        assertThat(new String(UpstreamClientContract.readAll(response), ISO_8859_1)).isEqualTo("hello");
       }
     }
     assertThat(text(client, get(client, "/after"))).isEqualTo("hello");
@@ -365,7 +350,7 @@ final class Http1WireTest {
     Http1UpstreamClient client = client(upstream);
     try (UpstreamResponse response = client.send(get(client, "/short"))) {
       assertThat(response.contentLength()).isEqualTo(100);
-      assertFailure(() -> readAll(response), UpstreamFailure.RESET);
+      assertFailure(() -> UpstreamClientContract.readAll(response), UpstreamFailure.RESET);
     }
     assertThat(text(client, bodylessPost(client, "/next"))).isEqualTo("hello");
     assertThat(upstream.connectionsOfRequests()).as("a new connection for the next call").containsExactly(0, 1);
@@ -378,7 +363,7 @@ final class Http1WireTest {
         ScriptedUpstream.keepAnswering(HELLO)));
     Http1UpstreamClient client = client(upstream);
     try (UpstreamResponse response = client.send(get(client, "/cut"))) {
-      assertFailure(() -> readAll(response), UpstreamFailure.RESET);
+      assertFailure(() -> UpstreamClientContract.readAll(response), UpstreamFailure.RESET);
     }
     assertThat(text(client, bodylessPost(client, "/next"))).isEqualTo("hello");
     assertThat(upstream.connectionsOfRequests()).containsExactly(0, 1);
@@ -438,8 +423,8 @@ final class Http1WireTest {
         ScriptedUpstream.keepAnswering(HELLO)));
     Http1UpstreamClient client = client(upstream);
     try (UpstreamResponse a = client.send(get(client, "/a")); UpstreamResponse b = client.send(get(client, "/b"))) {
-      assertThat(readAll(a)).hasSize(5);
-      assertThat(readAll(b)).hasSize(5);
+      assertThat(UpstreamClientContract.readAll(a)).hasSize(5);
+      assertThat(UpstreamClientContract.readAll(b)).hasSize(5);
     }
     assertThat(upstream.connectionsOfRequests()).as("two pooled connections").containsExactly(0, 1);
     assertThat(upstream.awaitFinished(2, PROMPT)).as("the upstream closed both").isTrue();
