@@ -2,6 +2,9 @@ package dev.sluice.engine.blocking;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.io.RetainableByteBuffer;
 import org.eclipse.jetty.server.Response;
@@ -62,10 +65,15 @@ final class ClientOutput implements AutoCloseable {
 
   /** Sends what is staged and ends the response. */
   void finish() throws IOException {
-    if (!response.isCommitted()) {
-      flush(); // commits as streamed: a last first write would become a fixed-length response
-      send(true, ByteBuffer.allocate(0));
-      return;
+    if (!response.isCommitted() && !response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)) {
+      if (response.getRequest().getConnectionMetaData().getHttpVersion() != HttpVersion.HTTP_1_1) {
+        flush(); // HTTP/1.0: no chunking; committing first keeps the response close-delimited
+        send(true, ByteBuffer.allocate(0));
+        return;
+      }
+      // a last first write would become a fixed-length response: ask for chunking outright, so that
+      // head, body and last chunk still leave in one write
+      response.getHeaders().put(HttpHeader.TRANSFER_ENCODING, HttpHeaderValue.CHUNKED.asString());
     }
     send(true, ByteBuffer.wrap(array, base, staged));
     staged = 0;
