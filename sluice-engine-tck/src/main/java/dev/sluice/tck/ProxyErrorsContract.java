@@ -120,6 +120,26 @@ public abstract class ProxyErrorsContract extends ContractFixture {
   }
 
   @Test
+  void anUpstreamClosingItsKeptAliveConnectionsFailsNoRequest() throws Exception {
+    // answers as if the connection stayed open, then closes it (an upstream's keep-alive timeout
+    // firing): the next request may find that connection in the pool, or its close on the way
+    try (RawUpstream closing = RawUpstream.answering("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        TestGateway gw = gateway()
+            .upstream("closing", closing.url())
+            .route("c", on("/c/**"), proxy("closing").stripPrefix("/c"))
+            .start()) {
+      for (int i = 0; i < 30; i++) {
+        HttpResponse<byte[]> response = get(gw, "/c/x" + i);
+        assertThat(response.statusCode()).as("request %d: %s", i, new String(response.body())).isEqualTo(200);
+        assertThat(new String(response.body())).isEqualTo("ok");
+        if (i % 3 == 2) {
+          Thread.sleep(50); // now and then the close has surely arrived before the next request
+        }
+      }
+    }
+  }
+
+  @Test
   void malformedResponseIsBadGateway() {
     try (RawUpstream malformed = RawUpstream.answering("HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n");
         TestGateway gw = gateway()
