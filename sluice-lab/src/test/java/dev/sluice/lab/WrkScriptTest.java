@@ -48,7 +48,9 @@ class WrkScriptTest {
     assertThat(r.good()).isPositive();
     assertThat(r.errors()).isZero();
     assertThat(r.requests()).isEqualTo(r.good());
-    assertThat(r.perSecond().size()).isBetween(2, 3);
+    // a 2 s run spans at least two wall-clock seconds (more on a loaded machine), none without a response
+    assertThat(r.perSecond().size()).isGreaterThanOrEqualTo(2);
+    assertThat(r.perSecond().lastKey() - r.perSecond().firstKey() + 1).isEqualTo(r.perSecond().size());
     assertThat(r.latency().millis(50)).hasValueSatisfying(v -> assertThat(v).isPositive());
     assertThat(r.latency().millis(99.9).orElseThrow()).isGreaterThanOrEqualTo(r.latency().millis(50).orElseThrow());
   }
