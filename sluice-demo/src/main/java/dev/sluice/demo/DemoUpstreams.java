@@ -90,6 +90,7 @@ public final class DemoUpstreams implements AutoCloseable {
         HttpConfiguration http = new HttpConfiguration();
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
+        http.setHeaderCacheSize(0); // no per-connection header trie: tens of KB on each connection
         // No acceptor threads: the one selector accepts too, so six servers cost few threads.
         ServerConnector connector = new ServerConnector(server, 0, 1, new HttpConnectionFactory(http));
         connector.setHost(host);

@@ -6,6 +6,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,6 +61,30 @@ public abstract class StreamingContract extends ContractFixture {
       expected.add(Map.entry(name, part));
     }
     composed.assertSpliced(expected, List.of("a", "b", "c"));
+  }
+
+  @Test
+  void aThousandOpenConnectionsFitInASixtyFourMegabyteGateway() throws Exception {
+    // every client connection is open at once, waiting on a slow upstream: per-connection memory
+    // (buffers, parser state, caches) times 1,000 must fit in the heap
+    int clients = 1_000;
+    List<Future<List<WireResponse>>> connections = new ArrayList<>();
+    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (int i = 0; i < clients; i++) {
+        // two requests on one kept-alive connection, the second slow: a server's per-connection
+        // state is all there by then
+        List<WireRequest> requests = List.of(WireRequest.get("/any/bytes/100?n=" + i),
+            WireRequest.get("/any/bytes/100?delay=500&n=" + i));
+        connections.add(threads.submit(() -> WireClient.to(child.port()).timeout(READ_TIMEOUT).sendAll(requests)));
+      }
+      for (var connection : connections) {
+        for (WireResponse response : connection.get()) {
+          assertThat(response.status()).as("%s", response).isEqualTo(200);
+          assertThat(response.length()).isEqualTo(100);
+        }
+      }
+    }
+    assertChildAlive();
   }
 
   @Test
