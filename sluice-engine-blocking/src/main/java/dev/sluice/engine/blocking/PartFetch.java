@@ -118,12 +118,7 @@ final class PartFetch implements Runnable {
         } finally {
           composition.lock.unlock();
         }
-        int n = response.read(ring, pos, room);
-        // what already arrived joins this read: one hand-over to the relay, not one per socket read
-        for (int more; n > 0 && n < room && response.available() > 0
-            && (more = response.read(ring, pos + n, room - n)) > 0; ) {
-          n += more;
-        }
+        int n = response.readArrived(ring, pos, room); // one hand-over to the relay, not one per socket read
         if (n > 0 && validator != null) {
           validator.feed(ring, pos, n);
         }

@@ -89,14 +89,10 @@ final class ProxyRoute implements RouteHandler {
       int base = buffer.arrayOffset();
       long relayed = 0;
       while (true) {
-        int n = upstream.read(array, base, size);
+        int n = upstream.readArrived(array, base, size); // what already arrived goes out in the same write
         if (n < 0) {
           ClientOutput.send(response, true, ByteBuffer.allocate(0));
           return;
-        }
-        // what already arrived goes out in the same write (a body is often split over two reads)
-        for (int more; n < size && upstream.available() > 0 && (more = upstream.read(array, base + n, size - n)) > 0; ) {
-          n += more;
         }
         relayed += n;
         boolean last = expected >= 0 && relayed >= expected;

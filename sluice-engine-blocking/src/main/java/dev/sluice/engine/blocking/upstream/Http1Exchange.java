@@ -44,6 +44,7 @@ final class Http1Exchange implements UpstreamResponse {
   private long contentLength = -1;
   private long left;          // LENGTH: bytes still to come; CHUNKED: bytes left in the current chunk
   private boolean chunkCrlf;  // CHUNKED: a chunk's data ended, its CRLF is still to be read
+  private int lineStart;      // where the last line() began in the connection's buffer
   private boolean reusable;
   private boolean ended;
   private volatile long bodyWritten;     // request body bytes written, for the watchdog
@@ -556,8 +557,6 @@ final class Http1Exchange implements UpstreamResponse {
       }
     }
   }
-
-  private int lineStart;
 
   private long chunkSize() throws IOException {
     int length = line();

@@ -46,6 +46,21 @@ public interface UpstreamResponse extends AutoCloseable {
     return 0;
   }
 
+  /**
+   * Reads like {@link #read} (waiting for the first bytes), then goes on reading what has already
+   * arrived, without waiting, until {@code length} bytes or the end: so that a body split over
+   * several socket reads is handed on in one piece.
+   *
+   * @return bytes read, or -1 at the end of the body
+   */
+  default int readArrived(byte[] buffer, int offset, int length) throws UpstreamException {
+    int n = read(buffer, offset, length);
+    for (int more; n > 0 && n < length && available() > 0 && (more = read(buffer, offset + n, length - n)) > 0; ) {
+      n += more;
+    }
+    return n;
+  }
+
   /** Drops the connection: use when the body was not read to its end. Safe to call from any thread. */
   void abort();
 
