@@ -5,8 +5,17 @@
 # from nginx), for each engine mode: starts the gateway with the launcher's default JVM flags, warms
 # up, then runs wrk and reads the CPU time (user + system) of every process taking part: the gateway
 # (/proc/PID/stat), the upstreams (the demo upstreams' JVM, or nginx's master and workers) and wrk
-# itself (bash's `time`). Prints each one's CPU per request. Also measures nginx serving the file
-# to wrk directly, the reference for "a proxy at half of nginx's rate".
+# itself (bash's `time`). Prints each one's CPU per request, and how much of the gateway's was
+# spent in the kernel (system time: socket calls, TCP on loopback, waking the peer, scheduling),
+# and the gateway's context switches per request (/proc). With --syscalls, also its system calls
+# per request, counted by `perf stat` (the kernel's syscall tracepoint: it slows every system call a
+# little, so req/s and CPU are not comparable with a run without it).
+#
+# References, measured the same way on the same upstreams:
+# - nginx serving the file to wrk directly ("a proxy at half of nginx's rate");
+# - nginx as the gateway: a keep-alive reverse proxy of that file, and a composition of the same
+#   three demo APIs into the same JSON object by SSI subrequests (issued in parallel, spliced in
+#   declared order, never parsed): what a C event loop does on this machine with the same job.
 #
 # The sum of the three columns is the machine's CPU per request; what the gateway may use at a target
 # rate R on C cores is at most C / R minus the upstreams' and wrk's share.
@@ -15,7 +24,8 @@
 #
 # usage: cpu-floor.sh [--engines "virtual reactive platform"] [--paths "/compose /16k"]
 #                     [--connections 100] [--warmup 10s] [--duration 20s] [--port 18480]
-#                     [--upstream-port-base 19081] [--nginx-port 18090]
+#                     [--upstream-port-base 19081] [--nginx-port 18090] [--no-references] [--syscalls]
+# (nginx as the gateway listens on --nginx-port + 1.)
 set -euo pipefail
 
 ENGINES="virtual reactive platform"
@@ -26,6 +36,8 @@ DURATION=20s
 PORT=18480
 BASE=19081
 NGINX_PORT=18090
+REFERENCES=1
+SYSCALLS=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --engines) ENGINES=$2; shift 2 ;;
@@ -36,6 +48,8 @@ while [[ $# -gt 0 ]]; do
     --port) PORT=$2; shift 2 ;;
     --upstream-port-base) BASE=$2; shift 2 ;;
     --nginx-port) NGINX_PORT=$2; shift 2 ;;
+    --no-references) REFERENCES=0; shift ;;
+    --syscalls) SYSCALLS=1; shift ;;
     *) echo "cpu-floor: unknown option '$1' (see the usage at the top of $0)" >&2; exit 2 ;;
   esac
 done
@@ -44,6 +58,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=$(mktemp -d /tmp/cpu-floor.XXXXXX)
 PIDS=()
 NGINX_STARTED=0
+NGINX_GATEWAY_STARTED=0
+NGINX_GATEWAY_PORT=$((NGINX_PORT + 1))
 
 cleanup() {
   for pid in "${PIDS[@]}"; do
@@ -51,6 +67,9 @@ cleanup() {
   done
   if [[ $NGINX_STARTED == 1 ]]; then
     nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true
+  fi
+  if [[ $NGINX_GATEWAY_STARTED == 1 ]]; then
+    nginx -c "$WORK/nginx-gateway.conf" -p "$WORK/gw" -s stop 2>/dev/null || true
   fi
   wait 2>/dev/null || true
 }
@@ -66,10 +85,15 @@ need() { # command, Debian package
 }
 need wrk wrk
 need nginx nginx
+if [[ $SYSCALLS == 1 ]]; then
+  need perf linux-perf
+  perf stat -e raw_syscalls:sys_enter -o /dev/null true 2>/dev/null ||
+    { echo "cpu-floor: perf cannot count system calls here (try as root, or lower /proc/sys/kernel/perf_event_paranoid)" >&2; exit 1; }
+fi
 export PATH=$PATH:/usr/sbin
 
 port_free() { ! (exec 9<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; }
-for p in "$PORT" "$NGINX_PORT" $(seq "$BASE" $((BASE + 2))); do
+for p in "$PORT" "$NGINX_PORT" "$NGINX_GATEWAY_PORT" $(seq "$BASE" $((BASE + 2))); do
   port_free "$p" || { echo "cpu-floor: port $p is in use (choose --port / --nginx-port / --upstream-port-base)" >&2; exit 1; }
 done
 
@@ -80,14 +104,33 @@ cd "$ROOT"
 FLAGS=$(sed -n 's/^DEFAULT_JAVA_OPTS="\(.*\)"$/\1/p' sluice)
 unset SLUICE_JAVA_OPTS
 
-ticks() { # CPU ticks of processes (and their children)
-  local t=0 p q
+ticks() { # CPU ticks of processes (and their children): "user system"
+  local u=0 s=0 p q us
   for p in "$@"; do
     for q in "$p" $(pgrep -P "$p" || true); do
-      [[ -r /proc/$q/stat ]] && t=$((t + $(sed 's/^.*) //' "/proc/$q/stat" | awk '{ print $12 + $13 }')))
+      if [[ -r /proc/$q/stat ]]; then
+        us=$(sed 's/^.*) //' "/proc/$q/stat" | awk '{ print $12, $13 }')
+        u=$((u + ${us% *}))
+        s=$((s + ${us#* }))
+      fi
     done
   done
-  echo "$t"
+  echo "$u $s"
+}
+total() { echo $(($1 + $2)); } # of a ticks answer
+pids() { # processes and their children, comma-separated
+  local p q out=""
+  for p in "$@"; do
+    for q in "$p" $(pgrep -P "$p" || true); do out+="${out:+,}$q"; done
+  done
+  echo "$out"
+}
+switches() { # context switches (voluntary and not) of the processes' threads and their children's
+  local p q files=()
+  for p in "$@"; do
+    for q in "$p" $(pgrep -P "$p" || true); do files+=(/proc/"$q"/task/*/status); done
+  done
+  cat "${files[@]}" 2>/dev/null | awk '/ctxt_switches:/ { s += $2 } END { print s + 0 }'
 }
 HZ=$(getconf CLK_TCK)
 
@@ -148,13 +191,26 @@ measure() {
   local label=$1 url=$2 gw=$3
   shift 3
   wrk -t2 -c"$CONNECTIONS" -d"$WARMUP" "$url" >/dev/null
-  local g0 u0 g1 u1 n rps wrk_cpu
-  g0=$([[ $gw == - ]] && echo 0 || ticks "$gw")
+  local g0 u0 g1 u1 c0 c1 n rps wrk_cpu perf_pid=""
+  g0=$([[ $gw == - ]] && echo 0 0 || ticks "$gw")
   u0=$(ticks "$@")
+  c0=$([[ $gw == - ]] && echo 0 || switches "$gw")
+  if [[ $SYSCALLS == 1 && $gw != - ]]; then # the gateway's system calls
+    perf stat -x, -e raw_syscalls:sys_enter -p "$(pids "$gw")" -o "$WORK/perf.txt" 2>/dev/null &
+    perf_pid=$!
+  fi
   TIMEFORMAT='%U %S'
   { time wrk -t2 -c"$CONNECTIONS" -d"$DURATION" "$url" >"$WORK/wrk.txt"; } 2>"$WORK/wrk-time.txt"
-  g1=$([[ $gw == - ]] && echo 0 || ticks "$gw")
+  g1=$([[ $gw == - ]] && echo 0 0 || ticks "$gw")
   u1=$(ticks "$@")
+  c1=$([[ $gw == - ]] && echo 0 || switches "$gw")
+  local calls=-1
+  if [[ -n $perf_pid ]]; then
+    kill -INT "$perf_pid" 2>/dev/null || true
+    wait "$perf_pid" 2>/dev/null || true
+    calls=$(awk -F, '/raw_syscalls:sys_enter/ && $1 ~ /^[0-9]+$/ { print $1 }' "$WORK/perf.txt" 2>/dev/null)
+    calls=${calls:--1}
+  fi
   n=$(awk '/ requests in / { print $1 }' "$WORK/wrk.txt")
   rps=$(awk '/^Requests\/sec:/ { print $2 }' "$WORK/wrk.txt")
   wrk_cpu=$(awk '{ print $1 + $2 }' "$WORK/wrk-time.txt")
@@ -163,10 +219,15 @@ measure() {
     echo "cpu-floor: $label: $bad- not a valid measurement (wrk output in $WORK/wrk.txt)" >&2
     exit 1
   fi
-  awk -v l="$label" -v r="$rps" -v n="$n" -v g=$((g1 - g0)) -v u=$((u1 - u0)) -v w="$wrk_cpu" -v hz="$HZ" -v bad="$bad" 'BEGIN {
-    printf "%-22s req/s=%-9s CPU ms per request: gateway=%.3f upstreams=%.3f wrk=%.3f  upstreams+wrk=%.3f  total=%.3f%s\n",
-      l, r, g * 1000 / hz / n, u * 1000 / hz / n, w * 1000 / n, (u * 1000 / hz + w * 1000) / n,
-      (g * 1000 / hz + u * 1000 / hz + w * 1000) / n, (bad == "" ? "" : "  " bad) }'
+  awk -v l="$label" -v r="$rps" -v n="$n" -v g=$(($(total $g1) - $(total $g0))) -v gs=$((${g1#* } - ${g0#* })) \
+    -v u=$(($(total $u1) - $(total $u0))) -v w="$wrk_cpu" -v hz="$HZ" -v cs=$((c1 - c0)) -v calls="$calls" \
+    -v gw="$gw" 'BEGIN {
+    printf "%-26s req/s=%-9s CPU ms per request: gateway=%.3f (kernel %.3f) upstreams=%.3f wrk=%.3f  upstreams+wrk=%.3f  total=%.3f",
+      l, r, g * 1000 / hz / n, gs * 1000 / hz / n, u * 1000 / hz / n, w * 1000 / n, (u * 1000 / hz + w * 1000) / n,
+      (g * 1000 / hz + u * 1000 / hz + w * 1000) / n
+    if (gw != "-") printf "  gateway per request: %.1f context switches", cs / n
+    if (calls >= 0) printf ", %.1f system calls", calls / n
+    printf "\n" }'
 }
 
 echo "cpu-floor: wrk -t2 -c$CONNECTIONS, warm-up $WARMUP, measured $DURATION; gateway flags: $FLAGS; $(nproc) CPUs"
@@ -175,6 +236,61 @@ for path in $PATHS; do
     measure "nginx alone /16k" "http://127.0.0.1:$NGINX_PORT/16k" - "$NGINX_MASTER"
   fi
 done
+if [[ $REFERENCES == 1 ]]; then
+  # nginx as the gateway, with as many workers as cores (the JVM gateways use every core too).
+  mkdir -p "$WORK/gw/www"
+  chmod 755 "$WORK/gw" "$WORK/gw/www"
+  printf '%s' '{"products":<!--# include virtual="/part/products/products" -->,"customer":<!--# include virtual="/part/customers/customers/42" -->,"reviews":<!--# include virtual="/part/reviews/reviews" -->}' \
+    >"$WORK/gw/www/compose.json"
+  chmod 644 "$WORK/gw/www/compose.json"
+  cat >"$WORK/nginx-gateway.conf" <<EOF
+worker_processes auto;
+pid $WORK/gw/nginx.pid;
+error_log $WORK/gw/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  keepalive_timeout 60s;
+  client_body_temp_path $WORK/gw/t1; proxy_temp_path $WORK/gw/t2; fastcgi_temp_path $WORK/gw/t3;
+  uwsgi_temp_path $WORK/gw/t4; scgi_temp_path $WORK/gw/t5;
+  proxy_http_version 1.1;
+  proxy_set_header Connection "";
+  upstream web { server 127.0.0.1:$NGINX_PORT; keepalive 256; }
+  upstream products { server 127.0.0.1:$BASE; keepalive 256; }
+  upstream customers { server 127.0.0.1:$((BASE + 1)); keepalive 256; }
+  upstream reviews { server 127.0.0.1:$((BASE + 2)); keepalive 256; }
+  server {
+    listen 127.0.0.1:$NGINX_GATEWAY_PORT;
+    root $WORK/gw/www;
+    location = /16k { proxy_pass http://web; }
+    location = /compose { ssi on; ssi_types *; default_type application/json; try_files /compose.json =404; }
+    location /part/products/ { internal; proxy_pass http://products/; }
+    location /part/customers/ { internal; proxy_pass http://customers/; }
+    location /part/reviews/ { internal; proxy_pass http://reviews/; }
+  }
+}
+EOF
+  nginx -c "$WORK/nginx-gateway.conf" -p "$WORK/gw" 2>/dev/null
+  NGINX_GATEWAY_STARTED=1
+  for _ in $(seq 1 50); do
+    [[ -s $WORK/gw/nginx.pid ]] && break
+    sleep 0.1
+  done
+  NGINX_GATEWAY=$(cat "$WORK/gw/nginx.pid")
+  composed=$(curl -sf "http://127.0.0.1:$NGINX_GATEWAY_PORT/compose" | tr -d ' \n' | head -c 13 || true)
+  [[ $composed == '{"products":{' ]] ||
+    { echo "cpu-floor: nginx's SSI composition does not answer the JSON object ('$composed'; see $WORK/gw/nginx-error.log)" >&2; exit 1; }
+  for path in $PATHS; do
+    if [[ $path == /16k ]]; then
+      measure "nginx as gateway /16k" "http://127.0.0.1:$NGINX_GATEWAY_PORT/16k" "$NGINX_GATEWAY" "$NGINX_MASTER"
+    else
+      measure "nginx as gateway $path" "http://127.0.0.1:$NGINX_GATEWAY_PORT$path" "$NGINX_GATEWAY" "$UPSTREAMS"
+    fi
+  done
+  nginx -c "$WORK/nginx-gateway.conf" -p "$WORK/gw" -s stop 2>/dev/null || true
+  NGINX_GATEWAY_STARTED=0
+fi
 for engine in $ENGINES; do
   ./sluice run -c "$WORK/gateway.yaml" --engine "$engine" >"$WORK/gateway-$engine.log" 2>&1 &
   gw=$!
