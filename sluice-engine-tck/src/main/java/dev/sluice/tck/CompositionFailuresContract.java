@@ -58,6 +58,23 @@ public abstract class CompositionFailuresContract extends ContractFixture {
   }
 
   @Test
+  void aPartWhoseKeptAliveConnectionClosesBeforeTheAnswerIsFetchedOnceMore() {
+    try (RawUpstream dropping = RawUpstream.answeringOnceThenClosingOnTheNextRequest(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}");
+        TestGateway gw = gateway()
+            .upstream(Routes.upstream("dropping", dropping.url()).pool(1, Duration.ofSeconds(5), 10))
+            .route("page", on("/page"), compose().onError(OnError.FAIL).part("d", "dropping", "/d"))
+            .start()) {
+      for (int i = 1; i <= 2; i++) { // the second finds the pooled connection, which the upstream closes
+        WireResponse response = gw.wire().get("/page");
+        assertThat(response.status()).as("composition %d: %s", i, response).isEqualTo(200);
+        assertThat(Composed.of(response).part("d")).hasToString("{a=1}");
+      }
+      assertThat(dropping.heads()).as("first, second (dropped), second again").isEqualTo(3);
+    }
+  }
+
+  @Test
   void failModeAnswersBadGatewayWhenAPartFails() {
     String serverError = upstream.respond(500, "application/json", "{\"e\":1}");
     try (TestGateway gw = gateway()

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.http.UpstreamFailure;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 public abstract class ProxyErrorsContract extends ContractFixture {
 
   private static final long BODY = 200_000;
+  private static final String KEPT_ALIVE_ANSWER = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
   @Test
   void refusedConnectionIsBadGateway() {
@@ -147,6 +149,35 @@ public abstract class ProxyErrorsContract extends ContractFixture {
             .route("m", on("/m/**"), proxy("malformed").stripPrefix("/m"))
             .start()) {
       assertError(get(gw, "/m/x"), 502, UpstreamFailure.BAD_RESPONSE.code());
+    }
+  }
+
+  @Test
+  void aGetWhoseKeptAliveConnectionClosesBeforeTheAnswerIsSentOnceMore() {
+    try (RawUpstream dropping = RawUpstream.answeringOnceThenClosingOnTheNextRequest(KEPT_ALIVE_ANSWER);
+        TestGateway gw = gateway()
+            .upstream(Routes.upstream("dropping", dropping.url()).pool(1, Duration.ofSeconds(5), 10))
+            .route("d", on("/d/**"), proxy("dropping").stripPrefix("/d"))
+            .start()) {
+      assertThat(gw.wire().get("/d/first").bodyText()).isEqualTo("ok");
+      WireResponse second = gw.wire().get("/d/second"); // on the pooled connection, which the upstream closes
+      assertThat(second.status()).as("%s", second).isEqualTo(200);
+      assertThat(second.bodyText()).isEqualTo("ok");
+      assertThat(dropping.heads()).as("first, second (dropped), second again").isEqualTo(3);
+    }
+  }
+
+  @Test
+  void aPostWhoseKeptAliveConnectionClosesBeforeTheAnswerIsNeverSentTwice() {
+    try (RawUpstream dropping = RawUpstream.answeringOnceThenClosingOnTheNextRequest(KEPT_ALIVE_ANSWER);
+        TestGateway gw = gateway()
+            .upstream(Routes.upstream("dropping", dropping.url()).pool(1, Duration.ofSeconds(5), 10))
+            .route("d", on("/d/**"), proxy("dropping").stripPrefix("/d"))
+            .start()) {
+      assertThat(gw.wire().get("/d/first").bodyText()).isEqualTo("ok");
+      WireResponse post = gw.wire().send(WireRequest.of("POST", "/d/order").body("{}".getBytes(StandardCharsets.UTF_8)));
+      assertError(post, 502, UpstreamFailure.RESET.code());
+      assertThat(dropping.heads()).as("the POST reached the upstream once").isEqualTo(2);
     }
   }
 

@@ -71,6 +71,7 @@ final class Part implements CoreSubscriber<ByteBuf>, Upstream.Exchange {
   boolean relayStarted;
   boolean successorStarted;
   private boolean closed;
+  private boolean resent; // the call was sent once more after its connection failed before an answer
   private ScheduledFuture<?> pacing;
   private long waitingSince = IDLE; // when a request(1) for body bytes went unanswered
   private ScheduledFuture<?> stall;
@@ -167,6 +168,13 @@ final class Part implements CoreSubscriber<ByteBuf>, Upstream.Exchange {
     composition.onLoop(() -> {
       if (!closed && !ended && !failed) {
         UpstreamFailure failure = Failures.classify(error);
+        if (failure == UpstreamFailure.RESET && status == 0 && !resent) { // a GET, no body: RetryRule
+          resent = true;
+          subscription = null;
+          outstanding = false;
+          call();
+          return;
+        }
         fail(failure.reason(), Failures.isTimeout(failure));
       }
     });

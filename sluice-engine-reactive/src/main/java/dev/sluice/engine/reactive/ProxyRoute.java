@@ -4,6 +4,7 @@ import dev.sluice.config.ProxyTarget;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.routing.RouteTable;
 import io.netty.channel.Channel;
@@ -22,6 +23,7 @@ import reactor.netty.http.client.HttpClientRequest;
 import reactor.netty.http.client.HttpClientResponse;
 import reactor.netty.http.server.HttpServerResponse;
 import reactor.util.context.Context;
+import reactor.util.retry.Retry;
 
 /**
  * A {@code proxy:} route. Both bodies stream: the client's request body is written upstream as it
@@ -60,6 +62,11 @@ final class ProxyRoute {
         .response(call::relay)
         .contextWrite(Context.of(Upstream.Exchange.class, call))
         .then();
+    if (RetryRule.mayResend(in.request.method().name(), hasBody(in.headers()))) {
+      exchange = exchange.retryWhen(Retry.max(1)
+          .filter(error -> !call.answered && Failures.classify(error) == UpstreamFailure.RESET)
+          .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
+    }
     long wait = upstream.reserveStart();
     if (wait > 0) { // the pacing wait, on this request's loop, where the call then starts
       exchange = LoopTimer.after(home, wait).then(exchange);
@@ -74,6 +81,7 @@ final class ProxyRoute {
   private final class Call implements Upstream.Exchange {
     private final ClientRequest in;
     private final HttpServerResponse response;
+    private boolean answered; // the upstream's status line arrived: never send this call again
 
     Call(ClientRequest in, HttpServerResponse response) {
       this.in = in;
@@ -103,6 +111,7 @@ final class ProxyRoute {
 
     /** The status line and headers go back as they came (less hop-by-hop), then the body streams. */
     Publisher<Void> relay(HttpClientResponse upstreamResponse, ByteBufFlux body) {
+      answered = true;
       response.status(upstreamResponse.status());
       HttpHeaders from = upstreamResponse.responseHeaders();
       HttpHeaders to = response.responseHeaders();
@@ -143,6 +152,11 @@ final class ProxyRoute {
       }
     }
     return in.rawQuery == null ? base + path : base + path + '?' + in.rawQuery;
+  }
+
+  private static boolean hasBody(HttpHeaders headers) {
+    String length = headers.get(HttpHeaderNames.CONTENT_LENGTH);
+    return length != null ? parseLength(length) != 0 : headers.contains(HttpHeaderNames.TRANSFER_ENCODING);
   }
 
   private static long parseLength(String value) {

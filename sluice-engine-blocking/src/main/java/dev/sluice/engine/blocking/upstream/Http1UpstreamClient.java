@@ -3,6 +3,7 @@ package dev.sluice.engine.blocking.upstream;
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.UpstreamConfig;
+import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.policy.Pacer;
 import java.io.IOException;
@@ -88,7 +89,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
       if (pacer != null) {
         request.awaitTurn(pacer.reserve(), name);
       }
-      boolean retryable = request.body() == null && idempotent(request.method());
+      boolean retryable = RetryRule.mayResend(request.method(), request.body() != null);
       boolean fresh = false;
       while (true) {
         connection = acquire(request);
@@ -226,13 +227,6 @@ public final class Http1UpstreamClient implements UpstreamClient {
       failure = UpstreamFailure.RESET;
     }
     return new UpstreamException(failure, name, e);
-  }
-
-  private static boolean idempotent(String method) {
-    return switch (method) {
-      case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE" -> true;
-      default -> false;
-    };
   }
 
   @Override
