@@ -230,6 +230,18 @@ measure() {
     printf "\n" }'
 }
 
+# measure_paths LABEL PORT GATEWAY_PID: every path, each against its own upstream.
+measure_paths() {
+  local path
+  for path in $PATHS; do
+    if [[ $path == /16k ]]; then
+      measure "$1 $path" "http://127.0.0.1:$2$path" "$3" "$NGINX_MASTER"
+    else
+      measure "$1 $path" "http://127.0.0.1:$2$path" "$3" "$UPSTREAMS"
+    fi
+  done
+}
+
 echo "cpu-floor: wrk -t2 -c$CONNECTIONS, warm-up $WARMUP, measured $DURATION; gateway flags: $FLAGS; $(nproc) CPUs"
 for path in $PATHS; do
   if [[ $path == /16k ]]; then
@@ -281,13 +293,7 @@ EOF
   composed=$(curl -sf "http://127.0.0.1:$NGINX_GATEWAY_PORT/compose" | tr -d ' \n' | head -c 13 || true)
   [[ $composed == '{"products":{' ]] ||
     { echo "cpu-floor: nginx's SSI composition does not answer the JSON object ('$composed'; see $WORK/gw/nginx-error.log)" >&2; exit 1; }
-  for path in $PATHS; do
-    if [[ $path == /16k ]]; then
-      measure "nginx as gateway /16k" "http://127.0.0.1:$NGINX_GATEWAY_PORT/16k" "$NGINX_GATEWAY" "$NGINX_MASTER"
-    else
-      measure "nginx as gateway $path" "http://127.0.0.1:$NGINX_GATEWAY_PORT$path" "$NGINX_GATEWAY" "$UPSTREAMS"
-    fi
-  done
+  measure_paths "nginx as gateway" "$NGINX_GATEWAY_PORT" "$NGINX_GATEWAY"
   nginx -c "$WORK/nginx-gateway.conf" -p "$WORK/gw" -s stop 2>/dev/null || true
   NGINX_GATEWAY_STARTED=0
 fi
@@ -299,13 +305,7 @@ for engine in $ENGINES; do
     curl -sf -o /dev/null "http://127.0.0.1:$PORT/16k" && break
     sleep 0.1
   done
-  for path in $PATHS; do
-    if [[ $path == /16k ]]; then
-      measure "$engine $path" "http://127.0.0.1:$PORT$path" "$gw" "$NGINX_MASTER"
-    else
-      measure "$engine $path" "http://127.0.0.1:$PORT$path" "$gw" "$UPSTREAMS"
-    fi
-  done
+  measure_paths "$engine" "$PORT" "$gw"
   kill "$gw"
   wait "$gw" 2>/dev/null || true
 done

@@ -152,13 +152,18 @@ public abstract class ProxyErrorsContract extends ContractFixture {
     }
   }
 
+  /** A gateway in front of {@code dropping}, with one pooled connection: the second request reuses it. */
+  private TestGateway droppingGateway(RawUpstream dropping) {
+    return gateway()
+        .upstream(Routes.upstream("dropping", dropping.url()).pool(1, Duration.ofSeconds(5), 10))
+        .route("d", on("/d/**"), proxy("dropping").stripPrefix("/d"))
+        .start();
+  }
+
   @Test
   void aGetWhoseKeptAliveConnectionClosesBeforeTheAnswerIsSentOnceMore() {
     try (RawUpstream dropping = RawUpstream.answeringOnceThenClosingOnTheNextRequest(KEPT_ALIVE_ANSWER);
-        TestGateway gw = gateway()
-            .upstream(Routes.upstream("dropping", dropping.url()).pool(1, Duration.ofSeconds(5), 10))
-            .route("d", on("/d/**"), proxy("dropping").stripPrefix("/d"))
-            .start()) {
+        TestGateway gw = droppingGateway(dropping)) {
       assertThat(gw.wire().get("/d/first").bodyText()).isEqualTo("ok");
       WireResponse second = gw.wire().get("/d/second"); // on the pooled connection, which the upstream closes
       assertThat(second.status()).as("%s", second).isEqualTo(200);
@@ -170,10 +175,7 @@ public abstract class ProxyErrorsContract extends ContractFixture {
   @Test
   void aPostWhoseKeptAliveConnectionClosesBeforeTheAnswerIsNeverSentTwice() {
     try (RawUpstream dropping = RawUpstream.answeringOnceThenClosingOnTheNextRequest(KEPT_ALIVE_ANSWER);
-        TestGateway gw = gateway()
-            .upstream(Routes.upstream("dropping", dropping.url()).pool(1, Duration.ofSeconds(5), 10))
-            .route("d", on("/d/**"), proxy("dropping").stripPrefix("/d"))
-            .start()) {
+        TestGateway gw = droppingGateway(dropping)) {
       assertThat(gw.wire().get("/d/first").bodyText()).isEqualTo("ok");
       WireResponse post = gw.wire().send(WireRequest.of("POST", "/d/order").body("{}".getBytes(StandardCharsets.UTF_8)));
       assertError(post, 502, UpstreamFailure.RESET.code());
