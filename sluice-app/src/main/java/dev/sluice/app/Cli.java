@@ -185,7 +185,8 @@ public final class Cli {
   private int serve(Session session, long millis, List<String> more) throws Exception {
     GatewayConfig config = session.config().orElseThrow();
     out.println("sluice started in " + millis + " ms: " + session.gatewayUrl().orElseThrow() + " (engine "
-        + config.server().engine().key() + ", " + config.routes().size() + " routes)");
+        + config.server().engine().key() + " on " + session.transport().orElseThrow() + ", " + config.routes().size()
+        + " routes)");
     more.forEach(out::println);
     out.flush();
     return await(session);

@@ -33,6 +33,11 @@ final class Session implements AutoCloseable {
     return upstreams.map(DemoUpstreams::urls).orElse(Map.of());
   }
 
+  /** The gateway's socket transport ({@code io_uring}, {@code nio}), when a gateway runs. */
+  Optional<String> transport() {
+    return gateway.map(RunningGateway::transport);
+  }
+
   /** The configuration the gateway runs, after command-line overrides. */
   Optional<GatewayConfig> config() {
     return config;

@@ -57,9 +57,23 @@ class RunAndUpstreamsCommandTest {
       List<String> lines = result.out().lines().toList();
       assertThat(lines).hasSize(2);
       assertThat(lines.getFirst()).matches(
-          "sluice started in \\d+ ms: http://127\\.0\\.0\\.1:" + gateway.get().getPort() + " \\(engine platform, 2 routes\\)");
+          "sluice started in \\d+ ms: http://127\\.0\\.0\\.1:" + gateway.get().getPort() + " \\(engine platform on nio, 2 routes\\)");
       assertThat(lines.getLast()).isEqualTo("sluice stopped");
     }
+  }
+
+  @Test
+  void ioUringOnABlockingEngineIsRefusedInOneLine() throws Exception {
+    Path file = Files.writeString(dir.resolve("gateway.yaml"), """
+        server: { host: 127.0.0.1, port: 0, engine: reactive, transport: io_uring }
+        upstreams: { app: { url: "http://127.0.0.1:1" } }
+        routes: [ { id: all, match: { path: "/**" }, proxy: { upstream: app } } ]
+        """);
+    CliRunner.Result result = CliRunner.run("run", "-c", file.toString(), "--engine", "virtual");
+    assertThat(result.exitCode()).isEqualTo(1);
+    assertThat(result.err()).isEqualTo("sluice: the gateway could not start: server.transport: 'io_uring' needs engine"
+        + " 'reactive' (expected: auto or nio for engine 'virtual')\n");
+    assertThat(result.out()).isEmpty();
   }
 
   @Test

@@ -151,7 +151,8 @@ public final class ConfigLoader {
       return d;
     }
     Mapping m = section.get();
-    m.allowOnly("host", "port", "engine", "platform-threads", "fanout-threads", "shutdown-grace", "read-ahead");
+    m.allowOnly("host", "port", "engine", "platform-threads", "fanout-threads", "shutdown-grace", "read-ahead",
+        "transport");
     String host = m.string("host", "a host name or address").orElse(d.host());
     if (host.isBlank()) {
       m.problem("host", "'' (expected: a host name or address)");
@@ -163,7 +164,12 @@ public final class ConfigLoader {
     int fanoutThreads = m.integer("fanout-threads", d.fanoutThreads(), 1, Integer.MAX_VALUE, "an integer > 0");
     Duration grace = m.duration("shutdown-grace", d.shutdownGrace());
     int readAhead = m.size("read-ahead", d.readAhead(), 1024, "a size >= 1024 bytes, such as 16384, 16KiB, 1MiB");
-    return new ServerConfig(host, port, engine, platformThreads, fanoutThreads, grace, readAhead);
+    String transportKey = m.choice("transport", d.transport().key(), "auto", "nio", "io_uring");
+    Transport transport = Transport.fromKey(transportKey).orElse(d.transport());
+    if (transport == Transport.IO_URING && engine != EngineMode.REACTIVE) {
+      m.problem("transport", "'io_uring' needs engine 'reactive' (expected: auto or nio for engine '" + engine.key() + "')");
+    }
+    return new ServerConfig(host, port, engine, platformThreads, fanoutThreads, grace, readAhead, transport);
   }
 
   private static Optional<AdminConfig> admin(Mapping root) {

@@ -15,6 +15,8 @@ import java.time.Duration;
  * @param shutdownGrace how long in-flight requests may finish on stop (default 5s)
  * @param readAhead bytes a composition part may read ahead of the client while another part is being
  *     relayed (default 16384); bounds memory per request
+ * @param transport the socket transport (default {@link Transport#AUTO}: io_uring for {@code
+ *     reactive} where the kernel allows it, NIO otherwise)
  */
 public record ServerConfig(
     String host,
@@ -23,7 +25,8 @@ public record ServerConfig(
     int platformThreads,
     int fanoutThreads,
     Duration shutdownGrace,
-    int readAhead) {
+    int readAhead,
+    Transport transport) {
 
   public static final int DEFAULT_PORT = 8080;
 
@@ -31,13 +34,14 @@ public record ServerConfig(
     requireNonNull(host, "host");
     requireNonNull(engine, "engine");
     requireNonNull(shutdownGrace, "shutdownGrace");
+    requireNonNull(transport, "transport");
   }
 
   public static ServerConfig defaults() {
-    return new ServerConfig("0.0.0.0", DEFAULT_PORT, EngineMode.VIRTUAL, 200, 200, Duration.ofSeconds(5), 16384);
+    return new ServerConfig("0.0.0.0", DEFAULT_PORT, EngineMode.VIRTUAL, 200, 200, Duration.ofSeconds(5), 16384, Transport.AUTO);
   }
 
   public ServerConfig with(EngineMode engine, int port) {
-    return new ServerConfig(host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead);
+    return new ServerConfig(host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport);
   }
 }

@@ -28,7 +28,7 @@ class ConfigLoaderTest {
     GatewayConfig config = ConfigLoader.load(resource("config/full.yaml"));
 
     assertThat(config.server()).isEqualTo(
-        new ServerConfig("127.0.0.1", 18080, EngineMode.REACTIVE, 64, 32, Duration.ofSeconds(2), 65536));
+        new ServerConfig("127.0.0.1", 18080, EngineMode.REACTIVE, 64, 32, Duration.ofSeconds(2), 65536, Transport.AUTO));
     assertThat(config.admin()).contains(new AdminConfig("0.0.0.0", 19090));
     assertThat(config.upstreams()).containsOnlyKeys("catalog", "maps");
     assertThat(config.upstreams().keySet()).containsExactly("catalog", "maps");
@@ -116,6 +116,33 @@ class ConfigLoaderTest {
         assertThat(p.message()).contains("(expected: a size >= 1024 bytes");
       });
     }
+  }
+
+  @Test
+  void transportIsAutoUnlessSet() throws Exception {
+    String rest = "routes: [ { id: r, match: { path: / }, proxy: { upstream: a } } ]\n"
+        + "upstreams: { a: { url: 'http://127.0.0.1:1' } }\n";
+    assertThat(ConfigLoader.parse(rest, "inline").server().transport()).isEqualTo(Transport.AUTO);
+    assertThat(ConfigLoader.parse("server: { transport: nio }\n" + rest, "inline").server().transport())
+        .isEqualTo(Transport.NIO);
+    assertThat(ConfigLoader.parse("server: { engine: reactive, transport: io_uring }\n" + rest, "inline").server().transport())
+        .isEqualTo(Transport.IO_URING);
+  }
+
+  @Test
+  void transportProblems() {
+    String rest = "routes: [ { id: r, match: { path: / }, proxy: { upstream: a } } ]\n"
+        + "upstreams: { a: { url: 'http://127.0.0.1:1' } }\n";
+    assertThat(ConfigLoader.check("server: { engine: reactive, transport: epoll }\n" + rest, "inline"))
+        .singleElement().satisfies(p -> {
+          assertThat(p.path()).isEqualTo("server.transport");
+          assertThat(p.message()).isEqualTo("'epoll' (expected: one of auto, nio, io_uring)");
+        });
+    assertThat(ConfigLoader.check("server: { engine: virtual, transport: io_uring }\n" + rest, "inline"))
+        .singleElement().satisfies(p -> {
+          assertThat(p.path()).isEqualTo("server.transport");
+          assertThat(p.message()).isEqualTo("'io_uring' needs engine 'reactive' (expected: auto or nio for engine 'virtual')");
+        });
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.sluice.tck;
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.EngineMode;
+import dev.sluice.config.Transport;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -36,8 +37,9 @@ public final class ChildGateway implements AutoCloseable {
   }
 
   /** Starts the child and waits (up to 60 s) for its {@code PORT <n>} line. */
-  public static ChildGateway start(EngineMode mode, URI upstream) {
+  public static ChildGateway start(EngineMode mode, Transport transport, URI upstream) {
     requireNonNull(mode, "mode");
+    requireNonNull(transport, "transport");
     requireNonNull(upstream, "upstream");
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -47,6 +49,7 @@ public final class ChildGateway implements AutoCloseable {
     command.add(GatewayProcess.class.getName());
     command.add(mode.key());
     command.add(upstream.toString());
+    command.add(transport.key());
     Process process = null;
     Path stderr = null;
     try {

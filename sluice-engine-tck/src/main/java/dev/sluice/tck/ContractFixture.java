@@ -3,6 +3,7 @@ package dev.sluice.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.config.EngineMode;
+import dev.sluice.config.Transport;
 import dev.sluice.compose.PartRules;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,6 +36,11 @@ public abstract class ContractFixture {
   /** The engine mode the suite runs against. */
   protected abstract EngineMode mode();
 
+  /** The socket transport the suite runs on ({@code server.transport}). */
+  protected Transport transport() {
+    return Transport.AUTO;
+  }
+
   @BeforeAll
   void startUpstream() {
     upstream = TestUpstream.start();
@@ -47,7 +53,7 @@ public abstract class ContractFixture {
 
   /** A gateway configuration with the upstream {@code app} declared. */
   protected TestGateway.Builder gateway() {
-    return TestGateway.builder(mode()).upstream(APP, upstream.url());
+    return TestGateway.builder(mode()).transport(transport()).upstream(APP, upstream.url());
   }
 
   /** A URL on 127.0.0.1 where nothing listens. */

@@ -1,6 +1,7 @@
 package dev.sluice.tck;
 
 import dev.sluice.config.EngineMode;
+import dev.sluice.config.Transport;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -21,11 +22,21 @@ public abstract class EngineContract {
   /** The engine mode under test; its engine must be on the class path (ServiceLoader). */
   protected abstract EngineMode mode();
 
+  /** The socket transport under test ({@code server.transport}); {@code auto} unless overridden. */
+  protected Transport transport() {
+    return Transport.AUTO;
+  }
+
   @Nested
   class Routing extends RoutingContract {
     @Override
     protected EngineMode mode() {
       return EngineContract.this.mode();
+    }
+
+    @Override
+    protected Transport transport() {
+      return EngineContract.this.transport();
     }
   }
 
@@ -35,6 +46,11 @@ public abstract class EngineContract {
     protected EngineMode mode() {
       return EngineContract.this.mode();
     }
+
+    @Override
+    protected Transport transport() {
+      return EngineContract.this.transport();
+    }
   }
 
   @Nested
@@ -42,6 +58,11 @@ public abstract class EngineContract {
     @Override
     protected EngineMode mode() {
       return EngineContract.this.mode();
+    }
+
+    @Override
+    protected Transport transport() {
+      return EngineContract.this.transport();
     }
   }
 
@@ -51,6 +72,11 @@ public abstract class EngineContract {
     protected EngineMode mode() {
       return EngineContract.this.mode();
     }
+
+    @Override
+    protected Transport transport() {
+      return EngineContract.this.transport();
+    }
   }
 
   @Nested
@@ -58,6 +84,11 @@ public abstract class EngineContract {
     @Override
     protected EngineMode mode() {
       return EngineContract.this.mode();
+    }
+
+    @Override
+    protected Transport transport() {
+      return EngineContract.this.transport();
     }
   }
 
@@ -67,6 +98,11 @@ public abstract class EngineContract {
     protected EngineMode mode() {
       return EngineContract.this.mode();
     }
+
+    @Override
+    protected Transport transport() {
+      return EngineContract.this.transport();
+    }
   }
 
   @Nested
@@ -74,6 +110,11 @@ public abstract class EngineContract {
     @Override
     protected EngineMode mode() {
       return EngineContract.this.mode();
+    }
+
+    @Override
+    protected Transport transport() {
+      return EngineContract.this.transport();
     }
   }
 
@@ -83,6 +124,11 @@ public abstract class EngineContract {
     protected EngineMode mode() {
       return EngineContract.this.mode();
     }
+
+    @Override
+    protected Transport transport() {
+      return EngineContract.this.transport();
+    }
   }
 
   @Nested
@@ -90,6 +136,11 @@ public abstract class EngineContract {
     @Override
     protected EngineMode mode() {
       return EngineContract.this.mode();
+    }
+
+    @Override
+    protected Transport transport() {
+      return EngineContract.this.transport();
     }
   }
 
@@ -99,6 +150,11 @@ public abstract class EngineContract {
     @Override
     protected EngineMode mode() {
       return EngineContract.this.mode();
+    }
+
+    @Override
+    protected Transport transport() {
+      return EngineContract.this.transport();
     }
   }
 }

@@ -29,7 +29,7 @@ public abstract class StreamingContract extends ContractFixture {
 
   @BeforeEach
   void startChild() {
-    child = ChildGateway.start(mode(), upstream.url());
+    child = ChildGateway.start(mode(), transport(), upstream.url());
   }
 
   @AfterEach

@@ -8,6 +8,7 @@ import dev.sluice.config.FilterConfig;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.config.ServerConfig;
+import dev.sluice.config.Transport;
 import dev.sluice.config.Target;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.Engine;
@@ -89,6 +90,7 @@ public final class TestGateway implements AutoCloseable {
     private final List<RouteConfig> routes = new ArrayList<>();
     private int readAhead = 16384;
     private Duration shutdownGrace = Duration.ofSeconds(1);
+    private Transport transport = Transport.AUTO;
 
     private Builder(EngineMode mode) {
       this.mode = requireNonNull(mode, "mode");
@@ -123,6 +125,12 @@ public final class TestGateway implements AutoCloseable {
       return this;
     }
 
+    /** {@code server.transport}: the socket transport. */
+    public Builder transport(Transport transport) {
+      this.transport = requireNonNull(transport, "transport");
+      return this;
+    }
+
     /** {@code server.shutdown-grace}: how long in-flight requests may finish on close. */
     public Builder shutdownGrace(Duration grace) {
       this.shutdownGrace = requireNonNull(grace, "grace");
@@ -130,7 +138,7 @@ public final class TestGateway implements AutoCloseable {
     }
 
     public GatewayConfig config() {
-      ServerConfig server = new ServerConfig("127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead);
+      ServerConfig server = new ServerConfig("127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead, transport);
       return new GatewayConfig(server, Optional.<AdminConfig>empty(), upstreams, routes);
     }
 

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.EngineMode;
 import dev.sluice.config.GatewayConfig;
+import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
@@ -41,6 +42,10 @@ public final class BlockingEngine implements Engine {
     EngineMode mode = config.server().engine();
     if (!modes().contains(mode)) {
       throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: virtual or platform)");
+    }
+    if (config.server().transport() == Transport.IO_URING) {
+      throw new IllegalArgumentException("server.transport: 'io_uring' needs engine 'reactive' (expected: auto or nio for engine '"
+          + mode.key() + "')");
     }
     return JettyGateway.start(config, clients);
   }

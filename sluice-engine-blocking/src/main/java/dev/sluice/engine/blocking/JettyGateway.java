@@ -95,6 +95,12 @@ final class JettyGateway implements RunningGateway {
     return connector.getLocalPort();
   }
 
+  /** Jetty's selectors and the JDK's sockets are Java NIO. */
+  @Override
+  public String transport() {
+    return "nio";
+  }
+
   @Override
   public void close() {
     try {

@@ -2,11 +2,13 @@ package dev.sluice.engine.reactive;
 
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ServerConfig;
+import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.uring.IoUring;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -46,14 +48,15 @@ final class ReactiveGateway implements RunningGateway {
     ServerConfig settings = config.server();
     int workers = Math.max(1, Runtime.getRuntime().availableProcessors());
     LoopResources loops = LoopResources.create("sluice-reactive", workers, true);
+    boolean nativeIo = nativeIo(settings.transport());
     Map<String, Upstream> upstreams = new LinkedHashMap<>();
     ChannelGroup connections = new DefaultChannelGroup("sluice-reactive", GlobalEventExecutor.INSTANCE);
     try {
       for (UpstreamConfig upstream : config.upstreams().values()) {
-        upstreams.put(upstream.name(), Upstream.create(upstream, loops));
+        upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo));
       }
       DisposableServer server = HttpServer.create()
-          .runOn(loops, false)
+          .runOn(loops, nativeIo)
           .host(settings.host())
           .port(settings.port())
           .channelGroup(connections)
@@ -72,9 +75,47 @@ final class ReactiveGateway implements RunningGateway {
     }
   }
 
+  /**
+   * Whether the event loops are io_uring's: for {@code auto}, wherever the kernel allows it (it may
+   * not: a container's seccomp profile, {@code kernel.io_uring_disabled}, a kernel before 5.x);
+   * {@code io_uring} refuses to start without it. Reactor Netty's native loops are io_uring's here,
+   * since epoll's jar is not on the class path. Server and clients run on the same choice: the
+   * upstream lanes are keyed by the server's event loops.
+   */
+  private static boolean nativeIo(Transport transport) {
+    return switch (transport) {
+      case NIO -> false;
+      case AUTO -> IoUring.isAvailable();
+      case IO_URING -> {
+        if (!IoUring.isAvailable()) {
+          Throwable cause = IoUring.unavailabilityCause();
+          throw new IllegalStateException("server.transport: io_uring is not available here ("
+              + (cause == null ? "unknown cause" : cause.getMessage()) + ") (expected: auto or nio)", cause);
+        }
+        yield true;
+      }
+    };
+  }
+
   @Override
   public int port() {
     return server.port();
+  }
+
+  /**
+   * {@code io_uring} or {@code nio}, read off the listening channel's class ({@code
+   * IoUringServerSocketChannel}, {@code NioServerSocketChannel}): what Reactor Netty really chose.
+   */
+  @Override
+  public String transport() {
+    String name = server.channel().getClass().getSimpleName();
+    if (name.startsWith("IoUring")) {
+      return "io_uring";
+    }
+    if (name.startsWith("Epoll")) {
+      return "epoll";
+    }
+    return name.startsWith("Nio") ? "nio" : name;
   }
 
   /**

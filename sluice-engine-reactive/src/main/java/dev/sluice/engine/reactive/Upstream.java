@@ -111,17 +111,17 @@ final class Upstream {
    * bytes never hop threads. Smaller pools stay one pool, so that {@code max-connections: 1} means
    * one connection.
    */
-  static Upstream create(UpstreamConfig config, LoopResources loops) {
+  static Upstream create(UpstreamConfig config, LoopResources loops, boolean nativeIo) {
     InetSocketAddress address = new InetSocketAddress(config.host(), config.port());
     List<EventExecutor> executors = new ArrayList<>();
-    loops.onServer(false).forEach(executors::add);
+    loops.onServer(nativeIo).forEach(executors::add);
     int laneCount = config.maxConnections() >= MIN_CONNECTIONS_PER_LANE * executors.size() ? executors.size() : 1;
     ConnectionProvider[] pools = new ConnectionProvider[laneCount];
     Map<EventExecutor, Lane> lanes = new IdentityHashMap<>();
     Lane first = null;
     for (int i = 0; i < laneCount; i++) {
       pools[i] = pool(config, i, laneCount);
-      Lane lane = new Lane(client(config, pools[i], loops, address));
+      Lane lane = new Lane(client(config, pools[i], loops, nativeIo, address));
       first = first == null ? lane : first;
       if (laneCount > 1) {
         lanes.put(executors.get(i), lane);
@@ -145,10 +145,10 @@ final class Upstream {
 
   @SuppressWarnings("deprecation") // maxChunkSize: still honoured by Netty 4.2's decoder
   private static HttpClient client(UpstreamConfig config, ConnectionProvider pool, LoopResources loops,
-      InetSocketAddress address) {
+      boolean nativeIo, InetSocketAddress address) {
     long readTimeoutNanos = config.readTimeout().toNanos();
     return HttpClient.create(pool)
-        .runOn(loops, false)
+        .runOn(loops, nativeIo)
         .remoteAddress(() -> address)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, millis(config.connectTimeout()))
         .disableRetry(true)

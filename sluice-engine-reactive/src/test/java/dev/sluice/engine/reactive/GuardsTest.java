@@ -22,7 +22,7 @@ class GuardsTest {
     LoopResources loops = LoopResources.create("guards-test", 1, true);
     try {
       CompletableFuture<Throwable> caught = new CompletableFuture<>();
-      loops.onServer(false).next().execute(() -> {
+      loops.onServer(LoopResources.DEFAULT_NATIVE).next().execute(() -> {
         try {
           Thread.sleep(1);
           caught.complete(null);

@@ -78,7 +78,7 @@ public final class ClientBench {
   static GatewayConfig config(EngineMode mode, int port, List<String> urls) {
     ServerConfig d = ServerConfig.defaults();
     ServerConfig server =
-        new ServerConfig("127.0.0.1", port, mode, d.platformThreads(), d.fanoutThreads(), d.shutdownGrace(), d.readAhead());
+        new ServerConfig("127.0.0.1", port, mode, d.platformThreads(), d.fanoutThreads(), d.shutdownGrace(), d.readAhead(), d.transport());
     Map<String, UpstreamConfig> upstreams = new LinkedHashMap<>();
     List<PartConfig> parts = new ArrayList<>();
     for (int i = 0; i < urls.size(); i++) {

@@ -12,6 +12,7 @@ import dev.sluice.config.RouteConfig;
 import dev.sluice.config.RouteMatch;
 import dev.sluice.config.ServerConfig;
 import dev.sluice.config.Target;
+import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.engine.blocking.BlockingEngine;
@@ -63,7 +64,7 @@ abstract class ClientGatewayContract {
   }
 
   private RunningGateway gateway(EngineMode mode, List<UpstreamConfig> upstreams, List<RouteConfig> routes) throws Exception {
-    ServerConfig server = new ServerConfig("127.0.0.1", 0, mode, 32, 32, Duration.ofSeconds(1), 16384);
+    ServerConfig server = new ServerConfig("127.0.0.1", 0, mode, 32, 32, Duration.ofSeconds(1), 16384, Transport.NIO);
     Map<String, UpstreamConfig> byName = new LinkedHashMap<>();
     upstreams.forEach(u -> byName.put(u.name(), u));
     return new BlockingEngine(clients()).start(new GatewayConfig(server, Optional.empty(), byName, routes));
