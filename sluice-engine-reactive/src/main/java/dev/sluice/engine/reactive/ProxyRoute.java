@@ -12,6 +12,7 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
@@ -56,7 +57,7 @@ final class ProxyRoute {
   Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {
     String uri = upstreamTarget(in, match);
     EventLoop home = channel.eventLoop();
-    Call call = new Call(in, response);
+    Call call = new Call(in, response, channel);
     Mono<Void> exchange = upstream.request(home, in.request.method())
         .uri(uri)
         .response(call::relay)
@@ -81,11 +82,13 @@ final class ProxyRoute {
   private final class Call implements Upstream.Exchange {
     private final ClientRequest in;
     private final HttpServerResponse response;
+    private final Channel channel;
     private boolean answered; // the upstream's status line arrived: never send this call again
 
-    Call(ClientRequest in, HttpServerResponse response) {
+    Call(ClientRequest in, HttpServerResponse response, Channel channel) {
       this.in = in;
       this.response = response;
+      this.channel = channel;
     }
 
     /** The request head and body: on the upstream connection's loop. */
@@ -109,7 +112,13 @@ final class ProxyRoute {
       return out;
     }
 
-    /** The status line and headers go back as they came (less hop-by-hop), then the body streams. */
+    /**
+     * The status line and headers go back as they came (less hop-by-hop), then the body streams.
+     * A body of known length follows its head at once, so the head waits for the first body bytes
+     * and leaves with them in one write (Reactor Netty would flush it alone first: a second system
+     * call, and a second wake-up of the client, per response). Streamed (chunked) bodies may be
+     * long in coming, and their heads go out at once.
+     */
     Publisher<Void> relay(HttpClientResponse upstreamResponse, ByteBufFlux body) {
       answered = true;
       response.status(upstreamResponse.status());
@@ -125,6 +134,10 @@ final class ProxyRoute {
       }
       for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
         to.set(set.getKey(), set.getValue());
+      }
+      if (bodyFollows(in.request.method(), upstreamResponse, from) && channel.eventLoop().inEventLoop()
+          && channel.pipeline().get(WriteGate.NAME) instanceof WriteGate gate) {
+        gate.holdHeadForBody();
       }
       return response.send(body.retain());
     }
@@ -152,6 +165,17 @@ final class ProxyRoute {
       }
     }
     return in.rawQuery == null ? base + path : base + path + '?' + in.rawQuery;
+  }
+
+  /** Whether body bytes come right after this head: a known, non-zero length, and a body at all. */
+  private static boolean bodyFollows(HttpMethod method, HttpClientResponse upstreamResponse, HttpHeaders from) {
+    int code = upstreamResponse.status().code();
+    if (code < 200 || code == 204 || code == 304 || method.equals(HttpMethod.HEAD)
+        || from.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+      return false;
+    }
+    String length = from.get(HttpHeaderNames.CONTENT_LENGTH);
+    return length != null && parseLength(length) > 0;
   }
 
   private static boolean hasBody(HttpHeaders headers) {

@@ -16,10 +16,13 @@ import io.netty.handler.codec.http.HttpResponse;
  *   <li>it tells the composition when the connection can take more bytes again (its own
  *       backpressure: the composition writes only while the channel is writable);
  *   <li>when asked ({@link #holdHead()}), it holds back the flush of a response head until body
- *       bytes follow it, so that the status line and the first bytes leave in one write.
+ *       bytes follow it, so that the status line and the first bytes leave in one write;
+ *   <li>for a proxied response of known length ({@link #holdHeadForBody()}), the same, and it
+ *       reports the head written as soon as it is queued: Reactor Netty subscribes to the body only
+ *       once the head's write completes, so the head could otherwise never wait for the body.
  * </ul>
  *
- * Other responses (proxied ones, the gateway's errors) pass through untouched.
+ * Other responses (streamed proxied ones, the gateway's errors) pass through untouched.
  */
 final class WriteGate extends ChannelDuplexHandler {
 
@@ -29,10 +32,20 @@ final class WriteGate extends ChannelDuplexHandler {
   private Runnable onWritable; // the composition writing to this connection, if any
   private boolean holdHead; // the next response head waits for body bytes before it is flushed
   private boolean headOnly; // a held head is written, no body bytes yet
+  private boolean reportQueued; // the held head's write completes when queued, not when flushed
 
   /** The next streamed response head is flushed together with the first body bytes after it. */
   void holdHead() {
     holdHead = true;
+  }
+
+  /**
+   * The next response head (a proxied one whose body bytes follow at once) is flushed with the first
+   * body bytes, and its write reported complete as soon as it is queued. On the connection's loop.
+   */
+  void holdHeadForBody() {
+    holdHead = true;
+    reportQueued = true;
   }
 
   /** {@code task} runs whenever the connection becomes writable again; null to stop. */
@@ -44,6 +57,7 @@ final class WriteGate extends ChannelDuplexHandler {
   void release() {
     onWritable = null;
     holdHead = false;
+    reportQueued = false;
     if (headOnly) {
       headOnly = false;
       ctx.flush();
@@ -60,6 +74,12 @@ final class WriteGate extends ChannelDuplexHandler {
     if (msg instanceof HttpResponse && !(msg instanceof FullHttpResponse)) {
       headOnly = holdHead;
       holdHead = false;
+      if (headOnly && reportQueued) {
+        reportQueued = false;
+        ctx.write(msg); // a failure shows at the flush, on the body's writes
+        promise.trySuccess();
+        return;
+      }
     } else if (msg instanceof ByteBuf || msg instanceof HttpContent) {
       headOnly = false;
     }
@@ -85,6 +105,8 @@ final class WriteGate extends ChannelDuplexHandler {
   @Override
   public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
     headOnly = false;
+    holdHead = false;
+    reportQueued = false;
     onWritable = null;
     ctx.close(promise);
   }
