@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Interleaved A/B of gateways that are all running, all warm: short wrk runs in rotation, in a
+# new random order every round, so that the drift of a shared machine (this 2-core VM's speed moves
+# by 10-40 % over minutes) falls on every subject alike instead of on whichever ran last.
+#
+# Subjects (each its own JVM, on the launcher's default flags, all on the same upstreams):
+#   NAME=JAR[:ENGINE]   a Sluice jar (any build: copy sluice-app/target/sluice.jar aside to keep
+#                       one), run with `run -c` on the bundled routes; ENGINE defaults to reactive
+#   webflux             the Spring WebFlux baseline of the lab (sluice-lab/baselines/spring-reactive;
+#                       build it with `./sluice lab paper` once, or mvn -f sluice-lab/baselines)
+# Paths: /compose (the demo's 16/5/7 KB APIs composed) and /16k (a 16 KB file proxied from nginx;
+# the WebFlux baseline has no such route).
+#
+# Each subject is warmed (--warmup on each path), then every round runs wrk -t2 -c100 for --seconds
+# on each subject and path; the gateway's CPU per request comes from /proc/PID/stat. Prints every run,
+# then the mean of each subject and path, with and without the first --skip rounds.
+#
+# usage: interleave.sh --subject NAME=JAR[:ENGINE] [--subject webflux] ... [--paths "/compose /16k"]
+#                      [--rounds 8] [--seconds 10] [--warmup 45] [--skip 0]
+#                      [--port 18481] [--upstream-port-base 19081] [--nginx-port 18090]
+# Installs nginx and wrk from Debian when missing (as root). Loopback only, bounded in time.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SUBJECTS=()
+PATHS="/compose /16k"
+ROUNDS=8
+SECONDS_PER_RUN=10
+WARMUP=45
+SKIP=0
+PORT=18481
+BASE=19081
+NGINX_PORT=18090
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --subject) SUBJECTS+=("$2"); shift 2 ;;
+    --paths) PATHS=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    --seconds) SECONDS_PER_RUN=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
+    --skip) SKIP=$2; shift 2 ;;
+    --port) PORT=$2; shift 2 ;;
+    --upstream-port-base) BASE=$2; shift 2 ;;
+    --nginx-port) NGINX_PORT=$2; shift 2 ;;
+    *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  esac
+done
+[[ ${#SUBJECTS[@]} -ge 1 ]] || { echo "interleave: name at least one --subject" >&2; exit 2; }
+
+# shellcheck source=/dev/null
+source <(sed -n 's/^\(DEFAULT_JAVA_OPTS=.*\)$/\1/p' "$ROOT/sluice")
+major() { "$1" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1; }
+JDK=
+for home in "${JAVA_HOME:-}" /usr/lib/jvm/*; do
+  [[ -n $home && -x $home/bin/java ]] || continue
+  m=$(major "$home/bin/java")
+  [[ -n $m && $m -ge 25 ]] && { JDK=$home; break; }
+done
+[[ -n $JDK ]] || { echo "interleave: no JDK 25+ found (set JAVA_HOME; see the README)" >&2; exit 1; }
+JAVA=$JDK/bin/java
+WEBFLUX_JAR=$ROOT/sluice-lab/baselines/spring-reactive/target/spring-reactive.jar
+
+WORK=$(mktemp -d /tmp/interleave.XXXXXX)
+PIDS=()
+NGINX_STARTED=0
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [[ $NGINX_STARTED == 1 ]] && { nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true; }
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+need() { # command, Debian package
+  command -v "$1" >/dev/null 2>&1 && return 0
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "interleave: installing $2 from Debian" >&2
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+  fi
+  command -v "$1" >/dev/null 2>&1 || { echo "interleave: '$1' is missing (install the Debian package '$2')" >&2; exit 1; }
+}
+need wrk wrk
+need nginx nginx
+export PATH=$PATH:/usr/sbin
+
+# The upstreams: the demo's, from the first Sluice jar named, and nginx with a 16 KB file.
+UPSTREAM_JAR=
+for s in "${SUBJECTS[@]}"; do
+  [[ $s == *=* ]] && { UPSTREAM_JAR=${s#*=}; UPSTREAM_JAR=${UPSTREAM_JAR%%:*}; break; }
+done
+UPSTREAM_JAR=${UPSTREAM_JAR:-$ROOT/sluice-app/target/sluice.jar}
+cp "$UPSTREAM_JAR" "$WORK/upstreams.jar" # a copy: a build may replace the original meanwhile
+"$JAVA" -jar "$WORK/upstreams.jar" upstreams --host 127.0.0.1 --port-base "$BASE" >"$WORK/upstreams.log" 2>&1 &
+PIDS+=("$!")
+mkdir -p "$WORK/www"
+chmod 755 "$WORK" "$WORK/www"
+head -c 12288 /dev/urandom | base64 -w 100 | head -c 16384 >"$WORK/www/16k"
+chmod 644 "$WORK/www/16k"
+cat >"$WORK/nginx.conf" <<EOF
+worker_processes 1;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  keepalive_timeout 60s;
+  client_body_temp_path $WORK/t1; proxy_temp_path $WORK/t2; fastcgi_temp_path $WORK/t3;
+  uwsgi_temp_path $WORK/t4; scgi_temp_path $WORK/t5;
+  server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; }
+}
+EOF
+nginx -c "$WORK/nginx.conf" -p "$WORK"
+NGINX_STARTED=1
+
+declare -A PID URL
+port=$PORT
+for s in "${SUBJECTS[@]}"; do
+  name=${s%%=*}
+  if [[ $s == webflux ]]; then
+    [[ -f $WEBFLUX_JAR ]] || { echo "interleave: $WEBFLUX_JAR is missing (./sluice lab paper builds it)" >&2; exit 1; }
+    # shellcheck disable=SC2086 # DEFAULT_JAVA_OPTS is a list of flags
+    "$JAVA" $DEFAULT_JAVA_OPTS -jar "$WEBFLUX_JAR" --server.port=$port --server.address=127.0.0.1 \
+      --baseline.upstream.products=http://127.0.0.1:$BASE --baseline.upstream.customers=http://127.0.0.1:$((BASE + 1)) \
+      --baseline.upstream.reviews=http://127.0.0.1:$((BASE + 2)) --baseline.upstream.delay=http://127.0.0.1:$((BASE + 3)) \
+      --baseline.upstream.blocking=http://127.0.0.1:$((BASE + 4)) >"$WORK/$name.log" 2>&1 &
+  else
+    spec=${s#*=}
+    jar=${spec%%:*}
+    engine=reactive
+    [[ $spec == *:* ]] && engine=${spec##*:}
+    [[ -f $jar ]] || { echo "interleave: $jar is missing" >&2; exit 1; }
+    cp "$jar" "$WORK/$name.jar"
+    cat >"$WORK/$name.yaml" <<EOF
+server: { host: 127.0.0.1, port: $port }
+upstreams:
+  products:  { url: "http://127.0.0.1:$BASE" }
+  customers: { url: "http://127.0.0.1:$((BASE + 1))" }
+  reviews:   { url: "http://127.0.0.1:$((BASE + 2))" }
+  web:       { url: "http://127.0.0.1:$NGINX_PORT" }
+routes:
+  - id: compose
+    match: { path: /compose, methods: [GET] }
+    compose:
+      parts:
+        products: { upstream: products,  path: /products }
+        customer: { upstream: customers, path: /customers/42 }
+        reviews:  { upstream: reviews,   path: /reviews }
+  - id: file
+    match: { path: /16k, methods: [GET] }
+    proxy: { upstream: web }
+EOF
+    # shellcheck disable=SC2086
+    "$JAVA" $DEFAULT_JAVA_OPTS -jar "$WORK/$name.jar" run -c "$WORK/$name.yaml" --engine "$engine" >"$WORK/$name.log" 2>&1 &
+  fi
+  PID[$name]=$!
+  PIDS+=("$!")
+  URL[$name]=http://127.0.0.1:$port
+  port=$((port + 1))
+done
+
+for name in "${!URL[@]}"; do
+  for _ in $(seq 1 300); do
+    curl -sf -o /dev/null "${URL[$name]}/compose" && break
+    kill -0 "${PID[$name]}" 2>/dev/null || { echo "interleave: $name exited; see $WORK/$name.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  curl -sf -o /dev/null "${URL[$name]}/compose" || { echo "interleave: $name does not answer /compose; see $WORK/$name.log" >&2; exit 1; }
+done
+
+names=("${!URL[@]}")
+applies() { [[ $1 != webflux || $2 == /compose ]]; } # the WebFlux baseline has no /16k
+echo "interleave: wrk -t2 -c100, warm-up ${WARMUP}s per subject and path, $ROUNDS rounds of ${SECONDS_PER_RUN}s; flags: $DEFAULT_JAVA_OPTS; $(nproc) CPUs; logs in $WORK"
+for name in "${names[@]}"; do
+  head -1 "$WORK/$name.log" | grep -o '(engine [^)]*)' | sed "s/^/  $name: /" || true
+  for p in $PATHS; do
+    applies "$name" "$p" && wrk -t2 -c100 -d"${WARMUP}s" "${URL[$name]}$p" >/dev/null
+  done
+done
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+TICK=$(getconf CLK_TCK)
+declare -A RATES CPUS
+for r in $(seq 1 "$ROUNDS"); do
+  for name in $(printf '%s\n' "${names[@]}" | shuf); do
+    for p in $PATHS; do
+      applies "$name" "$p" || continue
+      c0=$(cpu_ticks "${PID[$name]}")
+      out=$(wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" "${URL[$name]}$p")
+      c1=$(cpu_ticks "${PID[$name]}")
+      rate=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+      count=$(awk '/requests in/ {print $1}' <<<"$out")
+      bad=$(grep -E 'Non-2xx|Socket errors' <<<"$out" | tr -s ' \n' ' ' || true)
+      ms=$(awk -v c=$((c1 - c0)) -v n="$count" -v t="$TICK" 'BEGIN { printf "%.3f", c * 1000 / t / n }')
+      printf 'round %d  %-10s %-9s %10s req/s  gateway CPU %s ms/request %s\n' "$r" "$name" "$p" "$rate" "$ms" "$bad"
+      if [[ $r -gt $SKIP ]]; then
+        RATES[$name$p]="${RATES[$name$p]:-} $rate"
+        CPUS[$name$p]="${CPUS[$name$p]:-} $ms"
+      fi
+    done
+  done
+done
+echo "means over rounds $((SKIP + 1))-$ROUNDS:"
+for name in "${names[@]}"; do
+  for p in $PATHS; do
+    applies "$name" "$p" || continue
+    mean() { tr ' ' '\n' | awk 'NF { s += $1; n++ } END { printf "%.0f", s / n }'; }
+    cpu=$(tr ' ' '\n' <<<"${CPUS[$name$p]}" | awk 'NF { s += $1; n++ } END { printf "%.3f", s / n }')
+    printf '  %-10s %-9s %8s req/s  gateway CPU %s ms/request  (runs:%s)\n' "$name" "$p" "$(mean <<<"${RATES[$name$p]}")" "$cpu" "${RATES[$name$p]}"
+  done
+done
