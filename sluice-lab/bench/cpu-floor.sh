@@ -55,6 +55,8 @@ while [[ $# -gt 0 ]]; do
 done
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=sluice-lab/bench/bench-lib.sh
+source "$ROOT/sluice-lab/bench/bench-lib.sh"
 WORK=$(mktemp -d /tmp/cpu-floor.XXXXXX)
 PIDS=()
 NGINX_STARTED=0
@@ -75,18 +77,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-need() { # command, Debian package
-  command -v "$1" >/dev/null 2>&1 && return 0
-  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-    echo "cpu-floor: installing $2 from Debian" >&2
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
-  fi
-  command -v "$1" >/dev/null 2>&1 || { echo "cpu-floor: '$1' is missing (install the Debian package '$2')" >&2; exit 1; }
-}
-need wrk wrk
-need nginx nginx
+bench_need cpu-floor wrk wrk
+bench_need cpu-floor nginx nginx
 if [[ $SYSCALLS == 1 ]]; then
-  need perf linux-perf
+  bench_need cpu-floor perf linux-perf
   perf stat -e raw_syscalls:sys_enter -o /dev/null true 2>/dev/null ||
     { echo "cpu-floor: perf cannot count system calls here (try as root, or lower /proc/sys/kernel/perf_event_paranoid)" >&2; exit 1; }
 fi
@@ -138,24 +132,7 @@ HZ=$(getconf CLK_TCK)
 ./sluice upstreams --host 127.0.0.1 --port-base "$BASE" >"$WORK/upstreams.log" 2>&1 &
 UPSTREAMS=$!
 PIDS+=("$UPSTREAMS")
-mkdir -p "$WORK/www"
-chmod 755 "$WORK" "$WORK/www" # nginx's workers run as another user
-head -c 12288 /dev/urandom | base64 -w 100 | head -c 16384 >"$WORK/www/16k"
-chmod 644 "$WORK/www/16k"
-cat >"$WORK/nginx.conf" <<EOF
-worker_processes 1;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  keepalive_timeout 60s;
-  client_body_temp_path $WORK/t1; proxy_temp_path $WORK/t2; fastcgi_temp_path $WORK/t3;
-  uwsgi_temp_path $WORK/t4; scgi_temp_path $WORK/t5;
-  server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; }
-}
-EOF
+bench_nginx_files "$WORK" "$NGINX_PORT"
 nginx -c "$WORK/nginx.conf" -p "$WORK" 2>/dev/null
 NGINX_STARTED=1
 for _ in $(seq 1 100); do
@@ -166,25 +143,7 @@ NGINX_MASTER=$(cat "$WORK/nginx.pid")
 size=$(curl -sf -o /dev/null -w '%{size_download}' "http://127.0.0.1:$NGINX_PORT/16k" || echo failed)
 [[ $size == 16384 ]] || { echo "cpu-floor: nginx does not serve the 16 KB file ($size; see $WORK/nginx-error.log)" >&2; exit 1; }
 
-cat >"$WORK/gateway.yaml" <<EOF
-server: { host: 127.0.0.1, port: $PORT }
-upstreams:
-  products:  { url: "http://127.0.0.1:$BASE" }
-  customers: { url: "http://127.0.0.1:$((BASE + 1))" }
-  reviews:   { url: "http://127.0.0.1:$((BASE + 2))" }
-  web:       { url: "http://127.0.0.1:$NGINX_PORT" }
-routes:
-  - id: compose
-    match: { path: /compose, methods: [GET] }
-    compose:
-      parts:
-        products: { upstream: products,  path: /products }
-        customer: { upstream: customers, path: /customers/42 }
-        reviews:  { upstream: reviews,   path: /reviews }
-  - id: file
-    match: { path: /16k, methods: [GET] }
-    proxy: { upstream: web }
-EOF
+bench_gateway_yaml "$WORK/gateway.yaml" "$PORT" "$BASE" "$NGINX_PORT"
 
 # measure LABEL URL GATEWAY_PID UPSTREAM_PIDS...: one line of CPU per request.
 measure() {

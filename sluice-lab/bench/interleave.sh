@@ -22,6 +22,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=sluice-lab/bench/bench-lib.sh
+source "$ROOT/sluice-lab/bench/bench-lib.sh"
 SUBJECTS=()
 PATHS="/compose /16k"
 ROUNDS=8
@@ -70,16 +72,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-need() { # command, Debian package
-  command -v "$1" >/dev/null 2>&1 && return 0
-  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-    echo "interleave: installing $2 from Debian" >&2
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
-  fi
-  command -v "$1" >/dev/null 2>&1 || { echo "interleave: '$1' is missing (install the Debian package '$2')" >&2; exit 1; }
-}
-need wrk wrk
-need nginx nginx
+bench_need interleave wrk wrk
+bench_need interleave nginx nginx
 export PATH=$PATH:/usr/sbin
 
 # The upstreams: the demo's, from the first Sluice jar named, and nginx with a 16 KB file.
@@ -91,24 +85,7 @@ UPSTREAM_JAR=${UPSTREAM_JAR:-$ROOT/sluice-app/target/sluice.jar}
 cp "$UPSTREAM_JAR" "$WORK/upstreams.jar" # a copy: a build may replace the original meanwhile
 "$JAVA" -jar "$WORK/upstreams.jar" upstreams --host 127.0.0.1 --port-base "$BASE" >"$WORK/upstreams.log" 2>&1 &
 PIDS+=("$!")
-mkdir -p "$WORK/www"
-chmod 755 "$WORK" "$WORK/www"
-head -c 12288 /dev/urandom | base64 -w 100 | head -c 16384 >"$WORK/www/16k"
-chmod 644 "$WORK/www/16k"
-cat >"$WORK/nginx.conf" <<EOF
-worker_processes 1;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  keepalive_timeout 60s;
-  client_body_temp_path $WORK/t1; proxy_temp_path $WORK/t2; fastcgi_temp_path $WORK/t3;
-  uwsgi_temp_path $WORK/t4; scgi_temp_path $WORK/t5;
-  server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; }
-}
-EOF
+bench_nginx_files "$WORK" "$NGINX_PORT"
 nginx -c "$WORK/nginx.conf" -p "$WORK"
 NGINX_STARTED=1
 
@@ -130,25 +107,7 @@ for s in "${SUBJECTS[@]}"; do
     [[ $spec == *:* ]] && engine=${spec##*:}
     [[ -f $jar ]] || { echo "interleave: $jar is missing" >&2; exit 1; }
     cp "$jar" "$WORK/$name.jar"
-    cat >"$WORK/$name.yaml" <<EOF
-server: { host: 127.0.0.1, port: $port }
-upstreams:
-  products:  { url: "http://127.0.0.1:$BASE" }
-  customers: { url: "http://127.0.0.1:$((BASE + 1))" }
-  reviews:   { url: "http://127.0.0.1:$((BASE + 2))" }
-  web:       { url: "http://127.0.0.1:$NGINX_PORT" }
-routes:
-  - id: compose
-    match: { path: /compose, methods: [GET] }
-    compose:
-      parts:
-        products: { upstream: products,  path: /products }
-        customer: { upstream: customers, path: /customers/42 }
-        reviews:  { upstream: reviews,   path: /reviews }
-  - id: file
-    match: { path: /16k, methods: [GET] }
-    proxy: { upstream: web }
-EOF
+    bench_gateway_yaml "$WORK/$name.yaml" "$port" "$BASE" "$NGINX_PORT"
     # shellcheck disable=SC2086
     "$JAVA" $DEFAULT_JAVA_OPTS -jar "$WORK/$name.jar" run -c "$WORK/$name.yaml" --engine "$engine" >"$WORK/$name.log" 2>&1 &
   fi

@@ -2,9 +2,9 @@ package dev.sluice.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.compose.PartRules;
 import dev.sluice.config.EngineMode;
 import dev.sluice.config.Transport;
-import dev.sluice.compose.PartRules;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

@@ -8,8 +8,8 @@ import dev.sluice.config.FilterConfig;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.config.ServerConfig;
-import dev.sluice.config.Transport;
 import dev.sluice.config.Target;
+import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
@@ -36,6 +36,11 @@ public final class TestGateway implements AutoCloseable {
 
   public static Builder builder(EngineMode mode) {
     return new Builder(mode);
+  }
+
+  /** The socket transport it runs on: {@link RunningGateway#transport()}. */
+  public String transport() {
+    return running.transport();
   }
 
   public int port() {

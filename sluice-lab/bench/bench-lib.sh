@@ -1,0 +1,61 @@
+# Shared by the bench scripts (source it): tools from Debian, nginx serving a 16 KB file, and the
+# gateway configuration every bench runs (the demo's /compose and the file proxied from nginx).
+
+# need NAME COMMAND PACKAGE: installs PACKAGE from Debian when COMMAND is missing (as root), else fails.
+bench_need() {
+  command -v "$2" >/dev/null 2>&1 && return 0
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "$1: installing $3 from Debian" >&2
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$3" >/dev/null
+  fi
+  command -v "$2" >/dev/null 2>&1 || { echo "$1: '$2' is missing (install the Debian package '$3')" >&2; exit 1; }
+}
+
+# bench_nginx_files WORK PORT: a 16 KB file under WORK/www and WORK/nginx.conf serving it on PORT
+# (one worker, keep-alive without limit, no access log).
+bench_nginx_files() {
+  local work=$1 port=$2
+  mkdir -p "$work/www"
+  chmod 755 "$work" "$work/www" # nginx's workers run as another user
+  head -c 12288 /dev/urandom | base64 -w 100 | head -c 16384 >"$work/www/16k"
+  chmod 644 "$work/www/16k"
+  cat >"$work/nginx.conf" <<EOF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  keepalive_timeout 60s;
+  client_body_temp_path $work/t1; proxy_temp_path $work/t2; fastcgi_temp_path $work/t3;
+  uwsgi_temp_path $work/t4; scgi_temp_path $work/t5;
+  server { listen 127.0.0.1:$port; root $work/www; }
+}
+EOF
+}
+
+# bench_gateway_yaml FILE PORT UPSTREAM_PORT_BASE NGINX_PORT: GET /compose of the demo's products,
+# customers and reviews APIs, and GET /16k proxied from nginx.
+bench_gateway_yaml() {
+  local base=$3
+  cat >"$1" <<EOF
+server: { host: 127.0.0.1, port: $2 }
+upstreams:
+  products:  { url: "http://127.0.0.1:$base" }
+  customers: { url: "http://127.0.0.1:$((base + 1))" }
+  reviews:   { url: "http://127.0.0.1:$((base + 2))" }
+  web:       { url: "http://127.0.0.1:$4" }
+routes:
+  - id: compose
+    match: { path: /compose, methods: [GET] }
+    compose:
+      parts:
+        products: { upstream: products,  path: /products }
+        customer: { upstream: customers, path: /customers/42 }
+        reviews:  { upstream: reviews,   path: /reviews }
+  - id: file
+    match: { path: /16k, methods: [GET] }
+    proxy: { upstream: web }
+EOF
+}
