@@ -109,13 +109,7 @@ final class ReactiveGateway implements RunningGateway {
   @Override
   public String transport() {
     String name = server.channel().getClass().getSimpleName();
-    if (name.startsWith("IoUring")) {
-      return "io_uring";
-    }
-    if (name.startsWith("Epoll")) {
-      return "epoll";
-    }
-    return name.startsWith("Nio") ? "nio" : name;
+    return name.startsWith("IoUring") ? "io_uring" : name.startsWith("Nio") ? "nio" : name;
   }
 
   /**
