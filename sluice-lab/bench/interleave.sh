@@ -6,6 +6,8 @@
 # Subjects (each its own JVM, on the launcher's default flags, all on the same upstreams):
 #   NAME=JAR[:ENGINE]   a Sluice jar (any build: copy sluice-app/target/sluice.jar aside to keep
 #                       one), run with `run -c` on the bundled routes; ENGINE defaults to reactive
+#   --flags NAME=FLAGS  more JVM flags for subject NAME, after the launcher's defaults (A/B of a
+#                       setting on one jar: --subject a=X.jar --subject b=X.jar --flags b=-Dk=v)
 #   webflux             the Spring WebFlux baseline of the lab (sluice-lab/baselines/spring-reactive;
 #                       build it with `./sluice lab paper` once, or mvn -f sluice-lab/baselines)
 # Paths: /compose (the demo's 16/5/7 KB APIs composed) and /16k (a 16 KB file proxied from nginx;
@@ -13,9 +15,10 @@
 #
 # Each subject is warmed (--warmup on each path), then every round runs wrk -t2 -c100 for --seconds
 # on each subject and path; the gateway's CPU per request comes from /proc/PID/stat. Prints every run,
-# then the mean of each subject and path, with and without the first --skip rounds.
+# then the mean of each subject and path over the rounds after the first --skip, and each subject's
+# resident memory at the end (VmRSS) and at its peak (VmHWM).
 #
-# usage: interleave.sh --subject NAME=JAR[:ENGINE] [--subject webflux] ... [--paths "/compose /16k"]
+# usage: interleave.sh --subject NAME=JAR[:ENGINE] [--subject webflux] ... [--flags NAME=FLAGS] ... [--paths "/compose /16k"]
 #                      [--rounds 8] [--seconds 10] [--warmup 45] [--skip 0]
 #                      [--port 18481] [--upstream-port-base 19081] [--nginx-port 18090]
 # Installs nginx and wrk from Debian when missing (as root). Loopback only, bounded in time.
@@ -25,6 +28,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=sluice-lab/bench/bench-lib.sh
 source "$ROOT/sluice-lab/bench/bench-lib.sh"
 SUBJECTS=()
+declare -A FLAGS
 PATHS="/compose /16k"
 ROUNDS=8
 SECONDS_PER_RUN=10
@@ -36,6 +40,7 @@ NGINX_PORT=18090
 while [[ $# -gt 0 ]]; do
   case $1 in
     --subject) SUBJECTS+=("$2"); shift 2 ;;
+    --flags) FLAGS[${2%%=*}]=${2#*=}; shift 2 ;;
     --paths) PATHS=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --seconds) SECONDS_PER_RUN=$2; shift 2 ;;
@@ -96,7 +101,7 @@ for s in "${SUBJECTS[@]}"; do
   if [[ $s == webflux ]]; then
     [[ -f $WEBFLUX_JAR ]] || { echo "interleave: $WEBFLUX_JAR is missing (./sluice lab paper builds it)" >&2; exit 1; }
     # shellcheck disable=SC2086 # DEFAULT_JAVA_OPTS is a list of flags
-    "$JAVA" $DEFAULT_JAVA_OPTS -jar "$WEBFLUX_JAR" --server.port=$port --server.address=127.0.0.1 \
+    "$JAVA" $DEFAULT_JAVA_OPTS ${FLAGS[$name]:-} -jar "$WEBFLUX_JAR" --server.port=$port --server.address=127.0.0.1 \
       --baseline.upstream.products=http://127.0.0.1:$BASE --baseline.upstream.customers=http://127.0.0.1:$((BASE + 1)) \
       --baseline.upstream.reviews=http://127.0.0.1:$((BASE + 2)) --baseline.upstream.delay=http://127.0.0.1:$((BASE + 3)) \
       --baseline.upstream.blocking=http://127.0.0.1:$((BASE + 4)) >"$WORK/$name.log" 2>&1 &
@@ -109,7 +114,7 @@ for s in "${SUBJECTS[@]}"; do
     cp "$jar" "$WORK/$name.jar"
     bench_gateway_yaml "$WORK/$name.yaml" "$port" "$BASE" "$NGINX_PORT"
     # shellcheck disable=SC2086
-    "$JAVA" $DEFAULT_JAVA_OPTS -jar "$WORK/$name.jar" run -c "$WORK/$name.yaml" --engine "$engine" >"$WORK/$name.log" 2>&1 &
+    "$JAVA" $DEFAULT_JAVA_OPTS ${FLAGS[$name]:-} -jar "$WORK/$name.jar" run -c "$WORK/$name.yaml" --engine "$engine" >"$WORK/$name.log" 2>&1 &
   fi
   PID[$name]=$!
   PIDS+=("$!")
@@ -131,6 +136,7 @@ applies() { [[ $1 != webflux || $2 == /compose ]]; } # the WebFlux baseline has 
 echo "interleave: wrk -t2 -c100, warm-up ${WARMUP}s per subject and path, $ROUNDS rounds of ${SECONDS_PER_RUN}s; flags: $DEFAULT_JAVA_OPTS; $(nproc) CPUs; logs in $WORK"
 for name in "${names[@]}"; do
   head -1 "$WORK/$name.log" | grep -o '(engine [^)]*)' | sed "s/^/  $name: /" || true
+  if [[ -n ${FLAGS[$name]:-} ]]; then echo "  $name: more flags: ${FLAGS[$name]}"; fi
   for p in $PATHS; do
     applies "$name" "$p" && wrk -t2 -c100 -d"${WARMUP}s" "${URL[$name]}$p" >/dev/null
   done
@@ -166,4 +172,8 @@ for name in "${names[@]}"; do
     cpu=$(tr ' ' '\n' <<<"${CPUS[$name$p]}" | awk 'NF { s += $1; n++ } END { printf "%.3f", s / n }')
     printf '  %-10s %-9s %8s req/s  gateway CPU %s ms/request  (runs:%s)\n' "$name" "$p" "$(mean <<<"${RATES[$name$p]}")" "$cpu" "${RATES[$name$p]}"
   done
+done
+echo "resident memory at the end (peak):"
+for name in "${names[@]}"; do
+  awk -v n="$name" '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 } END { printf "  %-10s %4.0f MiB (%4.0f MiB)\n", n, r / 1024, h / 1024 }' "/proc/${PID[$name]}/status"
 done
