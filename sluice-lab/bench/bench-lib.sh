@@ -11,6 +11,17 @@ bench_need() {
   command -v "$2" >/dev/null 2>&1 || { echo "$1: '$2' is missing (install the Debian package '$3')" >&2; exit 1; }
 }
 
+# bench_jdk25: prints the home of a JDK 25 or newer (JAVA_HOME, then /usr/lib/jvm/*); fails when none.
+bench_jdk25() {
+  local home m
+  for home in "${JAVA_HOME:-}" /usr/lib/jvm/*; do
+    [[ -n $home && -x $home/bin/java ]] || continue
+    m=$("$home/bin/java" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1)
+    [[ -n $m && $m -ge 25 ]] && { echo "$home"; return 0; }
+  done
+  return 1
+}
+
 # bench_nginx_files WORK PORT: a 16 KB file under WORK/www and WORK/nginx.conf serving it on PORT
 # (one worker, keep-alive without limit, no access log).
 bench_nginx_files() {

@@ -56,14 +56,7 @@ done
 
 # shellcheck source=/dev/null
 source <(sed -n 's/^\(DEFAULT_JAVA_OPTS=.*\)$/\1/p' "$ROOT/sluice")
-major() { "$1" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1; }
-JDK=
-for home in "${JAVA_HOME:-}" /usr/lib/jvm/*; do
-  [[ -n $home && -x $home/bin/java ]] || continue
-  m=$(major "$home/bin/java")
-  [[ -n $m && $m -ge 25 ]] && { JDK=$home; break; }
-done
-[[ -n $JDK ]] || { echo "interleave: no JDK 25+ found (set JAVA_HOME; see the README)" >&2; exit 1; }
+JDK=$(bench_jdk25) || { echo "interleave: no JDK 25+ found (set JAVA_HOME; see the README)" >&2; exit 1; }
 JAVA=$JDK/bin/java
 WEBFLUX_JAR=$ROOT/sluice-lab/baselines/spring-reactive/target/spring-reactive.jar
 

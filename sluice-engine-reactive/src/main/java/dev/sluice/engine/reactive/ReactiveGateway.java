@@ -5,9 +5,6 @@ import dev.sluice.config.ServerConfig;
 import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -30,16 +27,6 @@ import reactor.netty.resources.LoopResources;
 final class ReactiveGateway implements RunningGateway {
 
   private static final Duration RESOURCE_TIMEOUT = Duration.ofSeconds(10);
-
-  /**
-   * The buffers of every connection, the server's and the upstream clients': Netty's pooled
-   * allocator, not its 4.2 default (the adaptive one). In a JVM with a heap under 512 MB (the
-   * launcher's is 96 MB) the adaptive allocator runs in its low-memory mode, where it pools nothing
-   * over 16.5 KB: every socket read into a larger buffer (a 16 KB response and its head; every 64 KB
-   * read of a large body) then allocated, zeroed and freed a direct buffer of its own, 4.6 % of the
-   * gateway's CPU on the 16 KB proxy. The pooled allocator serves those reads from its arenas.
-   */
-  static final ByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
 
   private final LoopResources loops;
   private final Map<String, Upstream> upstreams;
@@ -70,8 +57,6 @@ final class ReactiveGateway implements RunningGateway {
       }
       DisposableServer server = HttpServer.create()
           .runOn(loops, nativeIo)
-          .option(ChannelOption.ALLOCATOR, ALLOCATOR)
-          .childOption(ChannelOption.ALLOCATOR, ALLOCATOR)
           .host(settings.host())
           .port(settings.port())
           .channelGroup(connections)

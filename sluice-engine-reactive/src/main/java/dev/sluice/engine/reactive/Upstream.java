@@ -151,7 +151,6 @@ final class Upstream {
         .runOn(loops, nativeIo)
         .remoteAddress(() -> address)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, millis(config.connectTimeout()))
-        .option(ChannelOption.ALLOCATOR, ReactiveGateway.ALLOCATOR)
         .disableRetry(true)
         .followRedirect(false)
         .compress(false)

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Where a gateway's CPU goes, by code: async-profiler (from Maven Central) attached to a running
+# Sluice gateway while wrk loads one path, after a warm-up. Same setup as cpu-floor.sh and
+# interleave.sh: the demo upstreams, nginx serving a 16 KB file, GET /compose and GET /16k.
+#
+# Prints the share of the gateway's CPU samples that is kernel time, the frames with the most samples
+# of their own, and the share of every frame whose name contains one of --match's words (inclusive:
+# the frame and everything it calls). Writes the collapsed stacks (one line per stack and its sample
+# count; flame-graph tools read them) to --out.
+#
+# usage: profile.sh [--engine reactive] [--path /16k] [--warmup 20] [--seconds 20] [--interval 1ms]
+#                   [--flags "JVM flags after the launcher's"] [--jar sluice-app/target/sluice.jar]
+#                   [--out /tmp/sluice-profile.txt] [--match "ResourceLeak ChunkAllocator"] [--top 30]
+#                   [--port 18581] [--upstream-port-base 19181] [--nginx-port 18190]
+# Installs nginx and wrk from Debian when missing (as root). Loopback only, bounded in time.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=sluice-lab/bench/bench-lib.sh
+source "$ROOT/sluice-lab/bench/bench-lib.sh"
+ENGINE=reactive
+TARGET=/16k
+WARMUP=20
+SECONDS_PROFILED=20
+INTERVAL=1ms
+MORE_FLAGS=
+JAR=$ROOT/sluice-app/target/sluice.jar
+OUT=/tmp/sluice-profile.txt
+MATCH=
+TOP=30
+PORT=18581
+BASE=19181
+NGINX_PORT=18190
+PROFILER_VERSION=4.1
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --engine) ENGINE=$2; shift 2 ;;
+    --path) TARGET=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
+    --seconds) SECONDS_PROFILED=$2; shift 2 ;;
+    --interval) INTERVAL=$2; shift 2 ;;
+    --flags) MORE_FLAGS=$2; shift 2 ;;
+    --jar) JAR=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --match) MATCH=$2; shift 2 ;;
+    --top) TOP=$2; shift 2 ;;
+    --port) PORT=$2; shift 2 ;;
+    --upstream-port-base) BASE=$2; shift 2 ;;
+    --nginx-port) NGINX_PORT=$2; shift 2 ;;
+    *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  esac
+done
+
+# shellcheck source=/dev/null
+source <(sed -n 's/^\(DEFAULT_JAVA_OPTS=.*\)$/\1/p' "$ROOT/sluice")
+JDK=$(bench_jdk25) || { echo "profile: no JDK 25+ found (set JAVA_HOME; see the README)" >&2; exit 1; }
+[[ -f $JAR ]] || { echo "profile: $JAR is missing (./sluice builds it)" >&2; exit 1; }
+bench_need profile wrk wrk
+bench_need profile nginx nginx
+bench_need profile python3 python3
+export PATH=$PATH:/usr/sbin
+
+# async-profiler's agent, from its Maven Central jar (through the project's Maven wrapper).
+AGENT_JAR=$HOME/.m2/repository/tools/profiler/async-profiler/$PROFILER_VERSION/async-profiler-$PROFILER_VERSION.jar
+if [[ ! -f $AGENT_JAR ]]; then
+  JAVA_HOME=$JDK "$ROOT/mvnw" -q -B dependency:get -Dartifact="tools.profiler:async-profiler:$PROFILER_VERSION" >&2
+fi
+case $(uname -m) in
+  x86_64) ARCH=linux-x64 ;;
+  aarch64) ARCH=linux-arm64 ;;
+  *) echo "profile: async-profiler has no library for $(uname -m)" >&2; exit 1 ;;
+esac
+
+WORK=$(mktemp -d /tmp/profile.XXXXXX)
+PIDS=()
+NGINX_STARTED=0
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [[ $NGINX_STARTED == 1 ]] && { nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true; }
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+(cd "$WORK" && unzip -q -o "$AGENT_JAR" "$ARCH/libasyncProfiler.so")
+AGENT=$WORK/$ARCH/libasyncProfiler.so
+
+cp "$JAR" "$WORK/sluice.jar"
+"$JDK/bin/java" -jar "$WORK/sluice.jar" upstreams --host 127.0.0.1 --port-base "$BASE" >"$WORK/upstreams.log" 2>&1 &
+PIDS+=("$!")
+bench_nginx_files "$WORK" "$NGINX_PORT"
+nginx -c "$WORK/nginx.conf" -p "$WORK"
+NGINX_STARTED=1
+bench_gateway_yaml "$WORK/gateway.yaml" "$PORT" "$BASE" "$NGINX_PORT"
+# shellcheck disable=SC2086 # flag lists
+"$JDK/bin/java" $DEFAULT_JAVA_OPTS $MORE_FLAGS -jar "$WORK/sluice.jar" run -c "$WORK/gateway.yaml" --engine "$ENGINE" \
+  >"$WORK/gateway.log" 2>&1 &
+GATEWAY=$!
+PIDS+=("$GATEWAY")
+URL=http://127.0.0.1:$PORT$TARGET
+for _ in $(seq 1 300); do
+  curl -sf -o /dev/null "$URL" && break
+  kill -0 "$GATEWAY" 2>/dev/null || { echo "profile: the gateway exited; see $WORK/gateway.log" >&2; exit 1; }
+  sleep 0.1
+done
+curl -sf -o /dev/null "$URL" || { echo "profile: $URL does not answer; see $WORK/gateway.log" >&2; exit 1; }
+echo "profile: $(head -1 "$WORK/gateway.log"); flags: $DEFAULT_JAVA_OPTS $MORE_FLAGS"
+
+# jcmd reads name=value pairs itself, so the agent's option string goes in quotes of its own.
+agent() { "$JDK/bin/jcmd" "$GATEWAY" JVMTI.agent_load "$AGENT" "\"$1\"" >/dev/null; }
+wrk -t2 -c100 -d"${WARMUP}s" "$URL" | awk '/Requests\/sec/ { print "profile: warm-up " $2 " req/s" }'
+agent "start,event=cpu,interval=$INTERVAL"
+wrk -t2 -c100 -d"${SECONDS_PROFILED}s" "$URL" | awk '/Requests\/sec/ { print "profile: profiled " $2 " req/s" } /Non-2xx|errors/'
+agent "stop,file=$OUT,collapsed"
+[[ -s $OUT ]] || { echo "profile: the profiler wrote nothing; see $WORK/gateway.log" >&2; exit 1; }
+
+python3 - "$OUT" "$TOP" "$MATCH" <<'EOF'
+import collections, sys
+path, top, words = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+own, inclusive, total = collections.Counter(), collections.Counter(), 0
+for line in open(path):
+    stack, count = line.rstrip().rsplit(' ', 1)
+    count = int(count)
+    total += count
+    frames = stack.split(';')
+    own[frames[-1]] += count
+    for frame in set(frames):
+        if any(w in frame for w in words):
+            inclusive[frame] += count
+kernel = sum(n for f, n in own.items() if f.endswith('_[k]'))
+print(f"profile: {total} samples; kernel {100 * kernel / total:.1f} %")
+print("frames with the most samples of their own:")
+for frame, n in own.most_common(top):
+    print(f"  {100 * n / total:5.1f} %  {frame[:140]}")
+if words:
+    print("frames matching " + " ".join(words) + " (inclusive):")
+    for frame, n in inclusive.most_common(top):
+        print(f"  {100 * n / total:5.1f} %  {frame[:140]}")
+EOF
+echo "profile: collapsed stacks in $OUT"
