@@ -29,6 +29,10 @@ public final class HeaderRules {
   private final Map<String, String> requestSets = new LinkedHashMap<>();
   private final Set<String> responseDrops = new HashSet<>();
   private final Map<String, String> responseSets = new LinkedHashMap<>();
+  // Every lower-case name never copied as it is, one lookup per header: rewritten or framing names,
+  // the route's drops and sets, and the hop-by-hop names.
+  private final Set<String> requestBlocked = new HashSet<>();
+  private final Set<String> responseBlocked = new HashSet<>();
 
   private HeaderRules() {}
 
@@ -49,6 +53,12 @@ public final class HeaderRules {
     }
     rules.requestSets.keySet().forEach(n -> rules.requestDrops.add(n.toLowerCase(Locale.ROOT)));
     rules.responseSets.keySet().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
+    rules.requestBlocked.addAll(REWRITTEN_REQUEST);
+    rules.requestBlocked.addAll(rules.requestDrops);
+    rules.requestBlocked.addAll(HopByHop.names());
+    rules.responseBlocked.addAll(FRAMING_RESPONSE);
+    rules.responseBlocked.addAll(rules.responseDrops);
+    rules.responseBlocked.addAll(HopByHop.names());
     return rules;
   }
 
@@ -60,9 +70,7 @@ public final class HeaderRules {
    */
   public boolean forwardRequest(String name, String connection) {
     String lower = name.toLowerCase(Locale.ROOT);
-    return !REWRITTEN_REQUEST.contains(lower)
-        && !requestDrops.contains(lower)
-        && !HopByHop.is(name, connection);
+    return !requestBlocked.contains(lower) && !HopByHop.listed(lower, connection);
   }
 
   /** Headers the route sets on every upstream request (after the copied ones). */
@@ -78,7 +86,7 @@ public final class HeaderRules {
    */
   public boolean forwardResponse(String name, String connection) {
     String lower = name.toLowerCase(Locale.ROOT);
-    return !FRAMING_RESPONSE.contains(lower) && !responseDrops.contains(lower) && !HopByHop.is(name, connection);
+    return !responseBlocked.contains(lower) && !HopByHop.listed(lower, connection);
   }
 
   /** Whether the route drops or replaces this response header (for the gateway's own responses). */

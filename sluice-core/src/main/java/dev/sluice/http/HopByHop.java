@@ -17,6 +17,28 @@ public final class HopByHop {
     return NAMES.contains(lowerCaseName);
   }
 
+  /** The hop-by-hop names by definition, in lower case. */
+  static Set<String> names() {
+    return NAMES;
+  }
+
+  /**
+   * Whether the message's {@code Connection} header lists {@code lowerCaseName}.
+   *
+   * @param connection the Connection header value, or null
+   */
+  static boolean listed(String lowerCaseName, String connection) {
+    if (connection == null) {
+      return false;
+    }
+    for (String token : connection.split(",")) {
+      if (token.trim().equalsIgnoreCase(lowerCaseName)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * Whether {@code name} is hop-by-hop, either by definition or because the message's {@code
    * Connection} header lists it.
@@ -25,17 +47,6 @@ public final class HopByHop {
    */
   public static boolean is(String name, String connection) {
     String lower = name.toLowerCase(Locale.ROOT);
-    if (NAMES.contains(lower)) {
-      return true;
-    }
-    if (connection == null) {
-      return false;
-    }
-    for (String token : connection.split(",")) {
-      if (token.trim().equalsIgnoreCase(lower)) {
-        return true;
-      }
-    }
-    return false;
+    return NAMES.contains(lower) || listed(lower, connection);
   }
 }
