@@ -70,3 +70,24 @@ routes:
     proxy: { upstream: web }
 EOF
 }
+
+# bench_upstreams WORK JAVA JAR BASE NGINX_PORT: the demo upstreams (`upstreams` of the Sluice jar
+# JAR, on ports BASE to BASE+5) and nginx serving the 16 KB file on NGINX_PORT, working in WORK. Every
+# process in BENCH_PIDS and that nginx stop when the script exits (bench_cleanup, set as the EXIT trap).
+BENCH_PIDS=()
+BENCH_NGINX_WORK=
+bench_cleanup() {
+  local pid
+  for pid in "${BENCH_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  if [[ -n $BENCH_NGINX_WORK ]]; then nginx -c "$BENCH_NGINX_WORK/nginx.conf" -p "$BENCH_NGINX_WORK" -s stop 2>/dev/null || true; fi
+  wait 2>/dev/null || true
+}
+bench_upstreams() {
+  local work=$1 java=$2 jar=$3 base=$4 nginx_port=$5
+  trap bench_cleanup EXIT
+  "$java" -jar "$jar" upstreams --host 127.0.0.1 --port-base "$base" >"$work/upstreams.log" 2>&1 &
+  BENCH_PIDS+=("$!")
+  bench_nginx_files "$work" "$nginx_port"
+  nginx -c "$work/nginx.conf" -p "$work"
+  BENCH_NGINX_WORK=$work
+}

@@ -61,14 +61,6 @@ JAVA=$JDK/bin/java
 WEBFLUX_JAR=$ROOT/sluice-lab/baselines/spring-reactive/target/spring-reactive.jar
 
 WORK=$(mktemp -d /tmp/interleave.XXXXXX)
-PIDS=()
-NGINX_STARTED=0
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  [[ $NGINX_STARTED == 1 ]] && { nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true; }
-  wait 2>/dev/null || true
-}
-trap cleanup EXIT
 
 bench_need interleave wrk wrk
 bench_need interleave nginx nginx
@@ -81,11 +73,7 @@ for s in "${SUBJECTS[@]}"; do
 done
 UPSTREAM_JAR=${UPSTREAM_JAR:-$ROOT/sluice-app/target/sluice.jar}
 cp "$UPSTREAM_JAR" "$WORK/upstreams.jar" # a copy: a build may replace the original meanwhile
-"$JAVA" -jar "$WORK/upstreams.jar" upstreams --host 127.0.0.1 --port-base "$BASE" >"$WORK/upstreams.log" 2>&1 &
-PIDS+=("$!")
-bench_nginx_files "$WORK" "$NGINX_PORT"
-nginx -c "$WORK/nginx.conf" -p "$WORK"
-NGINX_STARTED=1
+bench_upstreams "$WORK" "$JAVA" "$WORK/upstreams.jar" "$BASE" "$NGINX_PORT"
 
 declare -A PID URL
 port=$PORT
@@ -110,7 +98,7 @@ for s in "${SUBJECTS[@]}"; do
     "$JAVA" $DEFAULT_JAVA_OPTS ${FLAGS[$name]:-} -jar "$WORK/$name.jar" run -c "$WORK/$name.yaml" --engine "$engine" >"$WORK/$name.log" 2>&1 &
   fi
   PID[$name]=$!
-  PIDS+=("$!")
+  BENCH_PIDS+=("$!")
   URL[$name]=http://127.0.0.1:$port
   port=$((port + 1))
 done

@@ -72,29 +72,17 @@ case $(uname -m) in
 esac
 
 WORK=$(mktemp -d /tmp/profile.XXXXXX)
-PIDS=()
-NGINX_STARTED=0
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  [[ $NGINX_STARTED == 1 ]] && { nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true; }
-  wait 2>/dev/null || true
-}
-trap cleanup EXIT
 (cd "$WORK" && unzip -q -o "$AGENT_JAR" "$ARCH/libasyncProfiler.so")
 AGENT=$WORK/$ARCH/libasyncProfiler.so
 
 cp "$JAR" "$WORK/sluice.jar"
-"$JDK/bin/java" -jar "$WORK/sluice.jar" upstreams --host 127.0.0.1 --port-base "$BASE" >"$WORK/upstreams.log" 2>&1 &
-PIDS+=("$!")
-bench_nginx_files "$WORK" "$NGINX_PORT"
-nginx -c "$WORK/nginx.conf" -p "$WORK"
-NGINX_STARTED=1
+bench_upstreams "$WORK" "$JDK/bin/java" "$WORK/sluice.jar" "$BASE" "$NGINX_PORT"
 bench_gateway_yaml "$WORK/gateway.yaml" "$PORT" "$BASE" "$NGINX_PORT"
 # shellcheck disable=SC2086 # flag lists
 "$JDK/bin/java" $DEFAULT_JAVA_OPTS $MORE_FLAGS -jar "$WORK/sluice.jar" run -c "$WORK/gateway.yaml" --engine "$ENGINE" \
   >"$WORK/gateway.log" 2>&1 &
 GATEWAY=$!
-PIDS+=("$GATEWAY")
+BENCH_PIDS+=("$GATEWAY")
 URL=http://127.0.0.1:$PORT$TARGET
 for _ in $(seq 1 300); do
   curl -sf -o /dev/null "$URL" && break
