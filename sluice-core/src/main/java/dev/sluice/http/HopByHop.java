@@ -1,10 +1,9 @@
 package dev.sluice.http;
 
-import java.util.Locale;
 import java.util.Set;
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1), which a proxy must not forward. */
-public final class HopByHop {
+/** Hop-by-hop headers (RFC 9110 §7.6.1), which a proxy must not forward. {@link HeaderRules} applies them. */
+final class HopByHop {
 
   private static final Set<String> NAMES =
       Set.of("connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
@@ -12,18 +11,14 @@ public final class HopByHop {
 
   private HopByHop() {}
 
-  /** @param lowerCaseName a header name in lower case */
-  public static boolean is(String lowerCaseName) {
-    return NAMES.contains(lowerCaseName);
-  }
-
   /** The hop-by-hop names by definition, in lower case. */
   static Set<String> names() {
     return NAMES;
   }
 
   /**
-   * Whether the message's {@code Connection} header lists {@code lowerCaseName}.
+   * Whether the message's {@code Connection} header lists {@code lowerCaseName} (then that header is
+   * hop-by-hop too).
    *
    * @param connection the Connection header value, or null
    */
@@ -37,16 +32,5 @@ public final class HopByHop {
       }
     }
     return false;
-  }
-
-  /**
-   * Whether {@code name} is hop-by-hop, either by definition or because the message's {@code
-   * Connection} header lists it.
-   *
-   * @param connection the Connection header value, or null
-   */
-  public static boolean is(String name, String connection) {
-    String lower = name.toLowerCase(Locale.ROOT);
-    return NAMES.contains(lower) || listed(lower, connection);
   }
 }
