@@ -91,3 +91,16 @@ bench_upstreams() {
   nginx -c "$work/nginx.conf" -p "$work"
   BENCH_NGINX_WORK=$work
 }
+
+# bench_wait_ready SCRIPT URL PID LOG: waits up to 30 s for URL to answer 2xx; fails, naming LOG,
+# when the process PID exits first or URL never answers.
+bench_wait_ready() {
+  local script=$1 url=$2 pid=$3 log=$4
+  for _ in $(seq 1 300); do
+    curl -sf -o /dev/null "$url" && return 0
+    kill -0 "$pid" 2>/dev/null || { echo "$script: the process behind $url exited; see $log" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "$script: $url does not answer; see $log" >&2
+  exit 1
+}

@@ -104,12 +104,7 @@ for s in "${SUBJECTS[@]}"; do
 done
 
 for name in "${!URL[@]}"; do
-  for _ in $(seq 1 300); do
-    curl -sf -o /dev/null "${URL[$name]}/compose" && break
-    kill -0 "${PID[$name]}" 2>/dev/null || { echo "interleave: $name exited; see $WORK/$name.log" >&2; exit 1; }
-    sleep 0.1
-  done
-  curl -sf -o /dev/null "${URL[$name]}/compose" || { echo "interleave: $name does not answer /compose; see $WORK/$name.log" >&2; exit 1; }
+  bench_wait_ready interleave "${URL[$name]}/compose" "${PID[$name]}" "$WORK/$name.log"
 done
 
 names=("${!URL[@]}")

@@ -84,12 +84,7 @@ bench_gateway_yaml "$WORK/gateway.yaml" "$PORT" "$BASE" "$NGINX_PORT"
 GATEWAY=$!
 BENCH_PIDS+=("$GATEWAY")
 URL=http://127.0.0.1:$PORT$TARGET
-for _ in $(seq 1 300); do
-  curl -sf -o /dev/null "$URL" && break
-  kill -0 "$GATEWAY" 2>/dev/null || { echo "profile: the gateway exited; see $WORK/gateway.log" >&2; exit 1; }
-  sleep 0.1
-done
-curl -sf -o /dev/null "$URL" || { echo "profile: $URL does not answer; see $WORK/gateway.log" >&2; exit 1; }
+bench_wait_ready profile "$URL" "$GATEWAY" "$WORK/gateway.log"
 echo "profile: $(head -1 "$WORK/gateway.log"); flags: $DEFAULT_JAVA_OPTS $MORE_FLAGS"
 
 # jcmd reads name=value pairs itself, so the agent's option string goes in quotes of its own.
