@@ -31,7 +31,7 @@ final class ComposeRoute {
   final boolean failFast;
   final long timeoutNanos;
   final long[] partTimeoutNanos; // by part index; 0 when the route's timeout is the tighter bound
-  final Upstream.FixedGet[] fixedGets; // by part index; null when the part's path has placeholders
+  final String[] fixedPaths; // by part index, base path included; null when the part's path has placeholders
   private final ByteBuf[] firstKeys; // direct and unreleasable: spliced next to direct part buffers
   private final ByteBuf[] laterKeys;
 
@@ -40,14 +40,14 @@ final class ComposeRoute {
     this.parts = target.parts();
     this.upstreams = new Upstream[parts.size()];
     this.partTimeoutNanos = new long[parts.size()];
-    this.fixedGets = new Upstream.FixedGet[parts.size()];
+    this.fixedPaths = new String[parts.size()];
     this.timeoutNanos = target.timeout().toNanos();
     for (int i = 0; i < parts.size(); i++) {
       PartConfig part = parts.get(i);
       this.upstreams[i] = upstreams.get(part.upstream());
       if (part.path().variableNames().isEmpty()) {
         String path = part.path().expand(Map.of(), Map.of(), "");
-        fixedGets[i] = this.upstreams[i].fixedGet(this.upstreams[i].basePath() + path);
+        fixedPaths[i] = this.upstreams[i].basePath() + path;
       }
       long partTimeout = part.timeout().map(Duration::toNanos).orElse(Long.MAX_VALUE);
       this.partTimeoutNanos[i] = partTimeout < timeoutNanos ? partTimeout : 0;
@@ -90,7 +90,8 @@ final class ComposeRoute {
     String[] paths = new String[parts.size()];
     Map<String, String> query = in.query();
     for (int i = 0; i < paths.length; i++) {
-      if (fixedGets[i] == null) {
+      paths[i] = fixedPaths[i];
+      if (paths[i] == null) {
         paths[i] = upstreams[i].basePath() + parts.get(i).path().expand(match.variables(), query, match.remainder());
       }
     }

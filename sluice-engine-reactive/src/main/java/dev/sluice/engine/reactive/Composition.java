@@ -74,7 +74,7 @@ final class Composition {
     this.parts = new Part[n];
     ClientRequest.Forwarding forwarding = in.forwarding();
     for (int i = 0; i < n; i++) {
-      parts[i] = new Part(this, i, route.parts.get(i), route.upstreams[i], paths[i], route.fixedGets[i], forwarding,
+      parts[i] = new Part(this, i, route.parts.get(i), route.upstreams[i], paths[i], forwarding,
           route.readAhead, route.target.validateJson());
     }
     this.ready = route.declared ? null : new ArrayDeque<>(n);

@@ -7,11 +7,8 @@ import io.netty.handler.timeout.ReadTimeoutException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.channels.ClosedChannelException;
-import reactor.netty.http.client.PrematureCloseException;
-import reactor.netty.internal.shaded.reactor.pool.PoolAcquirePendingLimitException;
-import reactor.netty.internal.shaded.reactor.pool.PoolAcquireTimeoutException;
 
-/** Which {@link UpstreamFailure} an exception from Reactor Netty's client stands for. */
+/** Which {@link UpstreamFailure} an exception from the upstream client ({@link Lane}, {@link UpstreamConnection}) stands for. */
 final class Failures {
 
   private Failures() {}
@@ -39,7 +36,7 @@ final class Failures {
     if (t instanceof Deadline) {
       return UpstreamFailure.TIMEOUT;
     }
-    if (t instanceof PoolAcquireTimeoutException || t instanceof PoolAcquirePendingLimitException) {
+    if (t instanceof Lane.Exhausted) {
       return UpstreamFailure.POOL_EXHAUSTED;
     }
     if (t instanceof ConnectTimeoutException) {
@@ -51,7 +48,7 @@ final class Failures {
     if (t instanceof ReadTimeoutException) {
       return UpstreamFailure.READ_TIMEOUT;
     }
-    if (t instanceof PrematureCloseException || t instanceof ClosedChannelException) {
+    if (t instanceof ClosedChannelException) {
       return UpstreamFailure.RESET;
     }
     if (t instanceof DecoderException || t instanceof IllegalArgumentException) {

@@ -6,56 +6,54 @@ import dev.sluice.compose.PartRules;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.UpstreamFailure;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpVersion;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
-import reactor.core.publisher.Mono;
-import reactor.netty.Connection;
-import reactor.netty.NettyOutbound;
-import reactor.netty.http.client.HttpClient;
-import reactor.netty.http.client.HttpClientRequest;
-import reactor.netty.http.client.HttpClientResponse;
-import reactor.util.context.Context;
 
 /**
  * One part of a {@link Composition}: its upstream call and its bounded read-ahead buffer.
  *
  * <pre>
- *   upstream ──request(1)──► buffer (at most read-ahead bytes) ──poll()──► composition ──► client
- *             └ no further request while the buffer is full: the connection holds the rest
+ *   upstream ──read()──► buffer (at most read-ahead bytes) ──poll()──► composition ──► client
+ *             └ no further read while the buffer is full: the connection holds the rest
  * </pre>
  *
- * It subscribes to the upstream's response (status line, then body buffers, retained) on the
- * upstream connection's event loop and moves every signal onto the composition's loop, where all
- * its state lives (usually the same loop: see {@link Upstream}). Its read timeout counts only
+ * It takes a connection from its upstream's {@link Lane}, and the response's head and body buffers
+ * arrive on that connection's event loop; every signal is moved onto the composition's loop, where
+ * all its state lives (usually the same loop: see {@link Upstream}). Its read timeout counts only
  * while it has asked for bytes.
  */
-final class Part implements CoreSubscriber<ByteBuf>, Upstream.Exchange {
+final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
   private static final long IDLE = Long.MIN_VALUE;
+  private static final HttpHeadersFactory HEADERS =
+      DefaultHttpHeadersFactory.headersFactory().withNameValidation(false).withValidation(false);
 
   final int index;
   final PartConfig config;
   private final Composition composition;
   private final Upstream upstream;
   private final String path;
-  private final Upstream.FixedGet fixed; // null unless the path is fixed
   private final ClientRequest.Forwarding forwarding;
   private final int readAhead;
   private final JsonValidator validator; // null unless validate-json
   private final ArrayDeque<ByteBuf> buffer = new ArrayDeque<>(4);
 
   // all below: on the composition's loop
-  private Subscription subscription;
-  private boolean outstanding; // a request(1) is pending upstream
+  private UpstreamConnection connection; // while the call has one
+  private boolean acquiring; // asked its lane for a connection, none given yet
+  private boolean outstanding; // a read is pending upstream
   private long buffered;
   private long received;
   long relayed;
@@ -73,17 +71,16 @@ final class Part implements CoreSubscriber<ByteBuf>, Upstream.Exchange {
   private boolean closed;
   private boolean resent; // the call was sent once more after its connection failed before an answer
   private ScheduledFuture<?> pacing;
-  private long waitingSince = IDLE; // when a request(1) for body bytes went unanswered
+  private long waitingSince = IDLE; // when a read for body bytes went unanswered
   private ScheduledFuture<?> stall;
 
   Part(Composition composition, int index, PartConfig config, Upstream upstream, String path,
-      Upstream.FixedGet fixed, ClientRequest.Forwarding forwarding, int readAhead, boolean validateJson) {
+      ClientRequest.Forwarding forwarding, int readAhead, boolean validateJson) {
     this.composition = composition;
     this.index = index;
     this.config = config;
     this.upstream = upstream;
     this.path = path;
-    this.fixed = fixed;
     this.forwarding = forwarding;
     this.readAhead = readAhead;
     this.validator = validateJson ? new JsonValidator() : null;
@@ -108,54 +105,51 @@ final class Part implements CoreSubscriber<ByteBuf>, Upstream.Exchange {
     if (closed || failed) {
       return;
     }
-    HttpClient.ResponseReceiver<?> receiver =
-        fixed != null ? fixed.on(composition.home) : upstream.request(composition.home, HttpMethod.GET).uri(path);
-    receiver.responseConnection(this::answer)
-        .contextWrite(Context.of(Upstream.Exchange.class, this))
-        .subscribe(this);
+    acquiring = true;
+    upstream.lane(composition.home).acquire(this);
   }
 
-  /** The request's headers (a GET has no body): on the upstream connection's loop. */
+  /** A connection for the call: on the lane's loop. */
   @Override
-  public Publisher<Void> send(HttpClientRequest request, NettyOutbound out) {
-    HttpHeaders headers = request.requestHeaders();
-    headers.clear();
+  public void acquired(UpstreamConnection c) {
+    composition.onLoop(() -> send(c));
+  }
+
+  @Override
+  public void failed(Throwable error) {
+    composition.onLoop(() -> acquiring = false);
+    onError(error);
+  }
+
+  private void send(UpstreamConnection c) {
+    acquiring = false;
+    if (closed || failed) {
+      c.lane.release(c); // never used: fit for the next call
+      return;
+    }
+    connection = c;
+    outstanding = true; // the status line, and whatever body bytes come with it
+    HttpHeaders headers = HEADERS.newHeaders();
     headers.set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
     forwarding.addTo(composition.route.rules, upstream.authority(), headers);
-    return out;
+    c.send(this, new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path, Unpooled.EMPTY_BUFFER,
+        headers, HEADERS.newEmptyHeaders()), false);
   }
 
   /** The status line and headers: on the upstream connection's loop. */
-  private Publisher<ByteBuf> answer(HttpClientResponse response, Connection connection) {
-    if (connection.channel().pipeline().get(ReadStall.NAME) instanceof ReadStall readStall) {
-      readStall.bodyTimedByConsumer();
-    }
+  @Override
+  public void onHead(HttpResponse response, UpstreamConnection c) {
+    c.stall.bodyTimedByConsumer();
     int code = response.status().code();
-    String rejection = PartRules.rejection(code, response.responseHeaders().get(HttpHeaderNames.CONTENT_TYPE))
-        .orElse(null);
-    composition.onLoop(() -> answered(code, rejection));
+    String rejection = PartRules.rejection(code, response.headers().get(HttpHeaderNames.CONTENT_TYPE)).orElse(null);
     if (rejection != null) {
-      connection.dispose(); // the body is not wanted: close rather than read it
-      return Mono.empty();
+      c.abandon(this); // the body is not wanted: close rather than read it
     }
-    return connection.inbound().receive().retain();
+    composition.onLoop(() -> answered(code, rejection));
   }
 
   @Override
-  public void onSubscribe(Subscription s) {
-    composition.onLoop(() -> {
-      if (closed) {
-        s.cancel();
-        return;
-      }
-      subscription = s;
-      outstanding = true;
-      s.request(1); // forwarded to the body once the status line is in
-    });
-  }
-
-  @Override
-  public void onNext(ByteBuf chunk) {
+  public void onContent(ByteBuf chunk) {
     if (composition.home.inEventLoop()) {
       received(chunk);
     } else {
@@ -164,13 +158,18 @@ final class Part implements CoreSubscriber<ByteBuf>, Upstream.Exchange {
   }
 
   @Override
+  public void onEnd() {
+    composition.onLoop(this::completed);
+  }
+
+  @Override
   public void onError(Throwable error) {
     composition.onLoop(() -> {
+      connection = null;
       if (!closed && !ended && !failed) {
         UpstreamFailure failure = Failures.classify(error);
         if (failure == UpstreamFailure.RESET && status == 0 && !resent) { // a GET, no body: RetryRule
           resent = true;
-          subscription = null;
           outstanding = false;
           call();
           return;
@@ -178,11 +177,6 @@ final class Part implements CoreSubscriber<ByteBuf>, Upstream.Exchange {
         fail(failure.reason(), Failures.isTimeout(failure));
       }
     });
-  }
-
-  @Override
-  public void onComplete() {
-    composition.onLoop(this::completed);
   }
 
   private void answered(int code, String rejection) {
@@ -231,6 +225,7 @@ final class Part implements CoreSubscriber<ByteBuf>, Upstream.Exchange {
   }
 
   private void completed() {
+    connection = null; // back in its lane, or closed
     if (closed || failed || ended) {
       return;
     }
@@ -245,14 +240,14 @@ final class Part implements CoreSubscriber<ByteBuf>, Upstream.Exchange {
     }
   }
 
-  /** Asks the upstream for the next body buffer, unless the read-ahead is full or the body is done. */
+  /** Asks the upstream for the next body bytes, unless the read-ahead is full or the body is done. */
   void requestMore() {
-    if (!outstanding && !ended && !failed && !closed && subscription != null && buffered < readAhead) {
+    if (!outstanding && !ended && !failed && !closed && connection != null && buffered < readAhead) {
       outstanding = true;
       if (answered) {
         waiting();
       }
-      subscription.request(1);
+      connection.read();
     }
   }
 
@@ -352,10 +347,14 @@ final class Part implements CoreSubscriber<ByteBuf>, Upstream.Exchange {
       stall.cancel(false);
       stall = null;
     }
-    if (subscription != null && !ended) {
-      subscription.cancel();
+    if (connection != null && !ended) {
+      connection.abandon(this);
     }
-    subscription = null;
+    connection = null;
+    if (acquiring) {
+      acquiring = false;
+      upstream.lane(composition.home).cancel(this);
+    }
     ByteBuf chunk;
     while ((chunk = buffer.poll()) != null) {
       chunk.release();

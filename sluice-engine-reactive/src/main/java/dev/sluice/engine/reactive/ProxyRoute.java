@@ -7,24 +7,33 @@ import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.routing.RouteTable;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpVersion;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Map;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
-import reactor.netty.ByteBufFlux;
-import reactor.netty.NettyOutbound;
-import reactor.netty.http.client.HttpClientRequest;
-import reactor.netty.http.client.HttpClientResponse;
+import reactor.core.publisher.MonoSink;
+import reactor.core.publisher.Operators;
 import reactor.netty.http.server.HttpServerResponse;
-import reactor.util.context.Context;
-import reactor.util.retry.Retry;
 
 /**
  * A {@code proxy:} route. Both bodies stream: the client's request body is written upstream as it
@@ -32,11 +41,14 @@ import reactor.util.retry.Retry;
  * backpressure both ways (a slow reader stops the reads on the other side).
  *
  * <pre>
- *   client ──receive()──► HttpClient.send ──► upstream
- *   client ◄──send(body)── HttpClient.response ◄── upstream
+ *   client ──receive()──► BodyWriter ──► UpstreamConnection ──► upstream
+ *   client ◄──send(Call)── Call (reads on demand) ◄── UpstreamConnection ◄── upstream
  * </pre>
  */
 final class ProxyRoute {
+
+  private static final HttpHeadersFactory HEADERS =
+      DefaultHttpHeadersFactory.headersFactory().withNameValidation(false).withValidation(false);
 
   private final ProxyTarget target;
   private final Upstream upstream;
@@ -57,17 +69,7 @@ final class ProxyRoute {
   Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {
     String uri = upstreamTarget(in, match);
     EventLoop home = channel.eventLoop();
-    Call call = new Call(in, response, channel);
-    Mono<Void> exchange = upstream.request(home, in.request.method())
-        .uri(uri)
-        .response(call::relay)
-        .contextWrite(Context.of(Upstream.Exchange.class, call))
-        .then();
-    if (RetryRule.mayResend(in.request.method().name(), hasBody(in.headers()))) {
-      exchange = exchange.retryWhen(Retry.max(1)
-          .filter(error -> !call.answered && Failures.classify(error) == UpstreamFailure.RESET)
-          .onRetryExhaustedThrow((spec, signal) -> signal.failure()));
-    }
+    Mono<Void> exchange = Mono.create(sink -> new Call(in, response, channel, uri, sink).start());
     long wait = upstream.reserveStart();
     if (wait > 0) { // the pacing wait, on this request's loop, where the call then starts
       exchange = LoopTimer.after(home, wait).then(exchange);
@@ -78,38 +80,155 @@ final class ProxyRoute {
     return exchange.onErrorResume(error -> failed(error, response, channel));
   }
 
-  /** One proxied exchange: what it sends upstream, and how the answer goes back. */
-  private final class Call implements Upstream.Exchange {
+  /**
+   * One proxied exchange: it takes a connection from the upstream's {@link Lane}, writes the request
+   * head and streams the client's body after it, then relays the answer. It is also the publisher
+   * of the response body that Reactor Netty's server writes to the client: it reads the upstream
+   * only while the server asks for buffers, so a slow client stops the upstream reads. Its state
+   * lives on the client connection's loop (the home loop).
+   */
+  private final class Call implements Lane.Acquirer, UpstreamConnection.Exchange, Publisher<ByteBuf>, Subscription {
     private final ClientRequest in;
     private final HttpServerResponse response;
     private final Channel channel;
+    private final EventLoop home;
+    private final String uri;
+    private final MonoSink<Void> sink;
+    private final boolean resendable;
+    private final ArrayDeque<ByteBuf> body = new ArrayDeque<>(4);
+    private UpstreamConnection connection; // while the exchange has one
+    private boolean acquiring; // asked the lane for a connection, none given yet
+    private boolean resent;
     private boolean answered; // the upstream's status line arrived: never send this call again
+    private boolean stopped;
+    private boolean ended; // the upstream's body ended
+    private Throwable broken; // the upstream failed after its status line
+    private Subscriber<? super ByteBuf> relay;
+    private long demand;
+    private boolean reading;
+    private boolean relayDone;
+    private boolean draining;
+    private boolean missed;
 
-    Call(ClientRequest in, HttpServerResponse response, Channel channel) {
+    Call(ClientRequest in, HttpServerResponse response, Channel channel, String uri, MonoSink<Void> sink) {
       this.in = in;
       this.response = response;
       this.channel = channel;
+      this.home = channel.eventLoop();
+      this.uri = uri;
+      this.sink = sink;
+      this.resendable = RetryRule.mayResend(in.method, hasBody(in.headers()));
     }
 
-    /** The request head and body: on the upstream connection's loop. */
+    void start() {
+      sink.onCancel(() -> onLoop(this::stop));
+      acquire();
+    }
+
+    private void acquire() {
+      acquiring = true;
+      upstream.lane(home).acquire(this);
+    }
+
+    private void onLoop(Runnable task) {
+      if (home.inEventLoop()) {
+        task.run();
+      } else {
+        home.execute(task);
+      }
+    }
+
     @Override
-    public Publisher<Void> send(HttpClientRequest request, NettyOutbound out) {
+    public void acquired(UpstreamConnection c) {
+      onLoop(() -> send(c));
+    }
+
+    @Override
+    public void failed(Throwable error) {
+      onLoop(() -> acquiring = false);
+      onError(error);
+    }
+
+    /** The request head, then its body as it arrives. */
+    private void send(UpstreamConnection c) {
+      acquiring = false;
+      if (stopped) {
+        c.lane.release(c); // never used: fit for the next call
+        return;
+      }
+      connection = c;
       HttpHeaders incoming = in.headers();
       String lengthHeader = incoming.get(HttpHeaderNames.CONTENT_LENGTH);
       long length = lengthHeader != null ? parseLength(lengthHeader) : -1;
-      HttpHeaders headers = request.requestHeaders();
-      headers.clear();
+      HttpHeaders headers = HEADERS.newHeaders();
       in.copyHeaders(rules, headers);
       in.addForwarding(rules, upstream.authority(), headers);
+      HttpMethod method = in.request.method();
+      boolean streamed = false;
       if (length >= 0) {
         headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
-        return length == 0 ? out : out.send(in.request.receive().retain());
-      }
-      if (incoming.containsValue(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED, true)) {
+        streamed = length > 0;
+      } else if (incoming.containsValue(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED, true)) {
         headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-        return out.send(in.request.receive().retain());
+        streamed = true;
       }
-      return out;
+      if (!streamed) {
+        c.send(this, new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri, Unpooled.EMPTY_BUFFER, headers,
+            HEADERS.newEmptyHeaders()), false);
+        return;
+      }
+      c.send(this, new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri, headers), true);
+      in.request.receive().retain().subscribe(new BodyWriter(c));
+    }
+
+    /** The status line and headers: on the upstream connection's loop. */
+    @Override
+    public void onHead(HttpResponse head, UpstreamConnection c) {
+      onLoop(() -> answered(head));
+    }
+
+    @Override
+    public void onContent(ByteBuf content) {
+      onLoop(() -> {
+        if (stopped) {
+          content.release();
+          return;
+        }
+        reading = false;
+        body.add(content);
+        drain();
+      });
+    }
+
+    @Override
+    public void onEnd() {
+      onLoop(() -> {
+        connection = null; // back in its lane, or closed
+        ended = true;
+        drain();
+      });
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      onLoop(() -> {
+        connection = null;
+        if (stopped || ended) {
+          return;
+        }
+        if (!answered) {
+          if (resendable && !resent && Failures.classify(error) == UpstreamFailure.RESET) {
+            resent = true;
+            acquire();
+            return;
+          }
+          stopped = true;
+          sink.error(error);
+          return;
+        }
+        broken = error;
+        drain();
+      });
     }
 
     /**
@@ -119,27 +238,147 @@ final class ProxyRoute {
      * call, and a second wake-up of the client, per response). Streamed (chunked) bodies may be
      * long in coming, and their heads go out at once.
      */
-    Publisher<Void> relay(HttpClientResponse upstreamResponse, ByteBufFlux body) {
+    private void answered(HttpResponse head) {
+      if (stopped) {
+        return;
+      }
       answered = true;
-      response.status(upstreamResponse.status());
-      HttpHeaders from = upstreamResponse.responseHeaders();
+      response.status(head.status());
+      HttpHeaders from = head.headers();
       HttpHeaders to = response.responseHeaders();
-      String connection = from.get(HttpHeaderNames.CONNECTION);
+      String connectionHeader = from.get(HttpHeaderNames.CONNECTION);
       Iterator<Map.Entry<String, String>> it = from.iteratorAsString();
       while (it.hasNext()) {
         Map.Entry<String, String> header = it.next();
-        if (rules.forwardResponse(header.getKey(), connection)) {
+        if (rules.forwardResponse(header.getKey(), connectionHeader)) {
           to.add(header.getKey(), header.getValue());
         }
       }
       for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
         to.set(set.getKey(), set.getValue());
       }
-      if (bodyFollows(in.request.method(), upstreamResponse, from) && channel.eventLoop().inEventLoop()
-          && channel.pipeline().get(WriteGate.NAME) instanceof WriteGate gate) {
+      if (bodyFollows(in.request.method(), head, from) && channel.pipeline().get(WriteGate.NAME) instanceof WriteGate gate) {
         gate.holdHeadForBody();
       }
-      return response.send(body.retain());
+      response.send(this).then().subscribe(null, sink::error, sink::success);
+    }
+
+    // ---- the response body, as a publisher for Reactor Netty's server (home loop) ----
+
+    @Override
+    public void subscribe(Subscriber<? super ByteBuf> subscriber) {
+      onLoop(() -> {
+        if (relay != null) {
+          Operators.error(subscriber, new IllegalStateException("one subscriber only"));
+          return;
+        }
+        relay = subscriber;
+        subscriber.onSubscribe(this);
+        drain();
+      });
+    }
+
+    @Override
+    public void request(long n) {
+      onLoop(() -> {
+        demand = Operators.addCap(demand, n);
+        drain();
+      });
+    }
+
+    @Override
+    public void cancel() {
+      onLoop(this::stop);
+    }
+
+    private void drain() {
+      if (draining) {
+        missed = true;
+        return;
+      }
+      draining = true;
+      try {
+        do {
+          missed = false;
+          if (relay == null || relayDone) {
+            return;
+          }
+          while (demand > 0 && !body.isEmpty() && !stopped) {
+            demand--;
+            relay.onNext(body.poll());
+          }
+          if (stopped || !body.isEmpty()) {
+            continue;
+          }
+          if (broken != null) {
+            relayDone = true;
+            relay.onError(broken);
+          } else if (ended) {
+            relayDone = true;
+            relay.onComplete();
+          } else if (demand > 0 && !reading && connection != null) {
+            reading = true;
+            connection.read();
+          }
+        } while (missed);
+      } finally {
+        draining = false;
+      }
+    }
+
+    /** The exchange is over for the gateway (cancelled, timed out, or the client went away). */
+    private void stop() {
+      if (stopped) {
+        return;
+      }
+      stopped = true;
+      if (connection != null) {
+        connection.abandon(this);
+        connection = null;
+      }
+      if (acquiring) {
+        acquiring = false;
+        upstream.lane(home).cancel(this);
+      }
+      ByteBuf chunk;
+      while ((chunk = body.poll()) != null) {
+        chunk.release();
+      }
+    }
+
+    /** Writes the client's request body upstream, a buffer at a time, as the connection takes it. */
+    private final class BodyWriter extends BaseSubscriber<ByteBuf> {
+      private final UpstreamConnection target;
+
+      BodyWriter(UpstreamConnection target) {
+        this.target = target;
+      }
+
+      @Override
+      protected void hookOnSubscribe(Subscription subscription) {
+        request(1);
+      }
+
+      @Override
+      protected void hookOnNext(ByteBuf chunk) {
+        target.writeBody(new DefaultHttpContent(chunk)).addListener(written -> {
+          if (written.isSuccess()) {
+            request(1);
+          } else {
+            cancel();
+          }
+        });
+      }
+
+      @Override
+      protected void hookOnComplete() {
+        target.endBody(Call.this);
+      }
+
+      @Override
+      protected void hookOnError(Throwable error) {
+        target.abandon(Call.this); // the client's body broke: the upstream must not take it as whole
+      }
     }
   }
 
@@ -168,8 +407,8 @@ final class ProxyRoute {
   }
 
   /** Whether body bytes come right after this head: a known, non-zero length, and a body at all. */
-  private static boolean bodyFollows(HttpMethod method, HttpClientResponse upstreamResponse, HttpHeaders from) {
-    int code = upstreamResponse.status().code();
+  private static boolean bodyFollows(HttpMethod method, HttpResponse head, HttpHeaders from) {
+    int code = head.status().code();
     if (code < 200 || code == 204 || code == 304 || method.equals(HttpMethod.HEAD)
         || from.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
       return false;

@@ -9,9 +9,9 @@ import dev.sluice.engine.RunningGateway;
 import java.util.Set;
 
 /**
- * The {@code reactive} engine: a Reactor Netty {@code HttpServer} and one Reactor Netty {@code
- * HttpClient} per upstream, all on one set of Netty event loops. No request ever holds a thread
- * while it waits.
+ * The {@code reactive} engine: a Reactor Netty {@code HttpServer}, and per upstream a pool of Netty
+ * HTTP/1.1 connections of the engine's own ({@link Upstream}, {@link Lane}), all on one set of Netty
+ * event loops. No request ever holds a thread while it waits.
  */
 public final class ReactiveEngine implements Engine {
 

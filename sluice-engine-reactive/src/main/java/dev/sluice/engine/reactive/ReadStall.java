@@ -20,9 +20,9 @@ import java.util.concurrent.TimeUnit;
  *   last content ──► idle until the next request on this connection
  * </pre>
  *
- * A composition part times its body itself ({@link #bodyTimedByConsumer()}): only it knows whether
- * it wants bytes, as Reactor Netty keeps reading a little ahead even without demand. One instance
- * per pooled connection, used on its event loop only.
+ * A composition part times its body itself ({@link #bodyTimedByConsumer()}): it knows whether it
+ * wants bytes even while bytes it has not asked for are still arriving from the socket read it last
+ * asked for. One instance per pooled connection ({@link Lane}), used on its event loop only.
  */
 final class ReadStall extends ChannelDuplexHandler {
 

@@ -2,9 +2,10 @@ package dev.sluice.engine.reactive;
 
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.policy.Pacer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.http.HttpMethod;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -12,89 +13,40 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiFunction;
-import org.reactivestreams.Publisher;
-import reactor.core.publisher.Mono;
-import reactor.netty.ConnectionObserver;
-import reactor.netty.NettyOutbound;
-import reactor.netty.NettyPipeline;
-import reactor.netty.http.client.HttpClient;
-import reactor.netty.http.client.HttpClientRequest;
-import reactor.netty.http.client.HttpClientState;
-import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
 
 /**
- * One upstream: its {@link HttpClient}s on the gateway's event loops, the fixed connection pools
- * behind them ({@code max-connections}, {@code max-pending}, {@code acquire-timeout}, {@code
- * idle-timeout}), and its {@link Pacer} when it is paced.
+ * One upstream: its connection pools ({@link Lane}s) on the gateway's event loops, bounded by {@code
+ * max-connections}, {@code max-pending}, {@code acquire-timeout} and {@code idle-timeout}, and its
+ * {@link Pacer} when it is paced.
  *
- * <p>Every pooled connection carries a {@link ReadStall} handler that enforces {@code
- * read-timeout}: armed when a request has been sent, it fails the exchange when the upstream sends
- * nothing for that long while the gateway is waiting for bytes.
+ * <p>The client is Netty's HTTP codec and a small pool of this engine's own, not Reactor Netty's
+ * {@code HttpClient}: a composition makes three upstream exchanges per request, and Reactor Netty's
+ * per-exchange machinery (its pool's acquire, its connect observers, its receive flux) was a fifth of
+ * the gateway's CPU on {@code /compose} (README, design section).
  *
- * <p>Requests are prepared once per lane and method ({@link #request}), not per call: what a call
- * sends is an {@link Exchange} it puts in the subscriber context, so that a call costs one client
- * configuration copy (its URI), or none for a fixed path ({@link #fixedGet}).
+ * <p>Every connection carries a {@link ReadStall} handler that enforces {@code read-timeout}: armed
+ * when a request has been sent, it fails the exchange when the upstream sends nothing for that long
+ * while the gateway is waiting for bytes.
  */
 final class Upstream {
-
-  /** What one call writes: its headers, and its body if any. Found in the call's context. */
-  interface Exchange {
-    Publisher<Void> send(HttpClientRequest request, NettyOutbound out);
-  }
-
-  /** Largest body piece the response decoder hands over: a whole socket read, not 8 KB slices of it. */
-  private static final int MAX_CHUNK = 64 * 1024;
-
-  /** Methods prepared per lane; requests with other methods are prepared per call. */
-  private static final int MAX_PREPARED_METHODS = 16;
 
   /** Per-loop pools only when each loop can still have this many connections of its own. */
   static final int MIN_CONNECTIONS_PER_LANE = 8;
 
-  private static final BiFunction<HttpClientRequest, NettyOutbound, Publisher<Void>> SEND =
-      (request, out) -> request.currentContextView().get(Exchange.class).send(request, out);
-
   private final UpstreamConfig config;
-  private final ConnectionProvider[] pools;
+  private final Lane[] all;
   private final Lane shared; // the only lane, or the lane of a caller off the event loops
-  private final Map<EventExecutor, Lane> lanes; // empty when there is one shared pool
+  private final Map<EventExecutor, Lane> lanes; // empty when there is one shared lane
   private final Pacer pacer; // null when the upstream is not paced
   private final String basePath;
   private final String authority;
   private final long readTimeoutNanos;
 
-  /** One pool and its client: all its connections live on one event loop (or, unshared, on any). */
-  private static final class Lane {
-    final HttpClient client;
-    final HttpClient.ResponseReceiver<?> get;
-    final Map<HttpMethod, HttpClient.ResponseReceiver<?>> methods = new ConcurrentHashMap<>();
-
-    Lane(HttpClient client) {
-      this.client = client;
-      this.get = client.request(HttpMethod.GET).send(SEND);
-      methods.put(HttpMethod.GET, get);
-    }
-
-    HttpClient.ResponseReceiver<?> request(HttpMethod method) {
-      HttpClient.ResponseReceiver<?> receiver = methods.get(method);
-      if (receiver != null) {
-        return receiver;
-      }
-      receiver = client.request(method).send(SEND);
-      if (methods.size() < MAX_PREPARED_METHODS) { // clients choose methods: keep the cache bounded
-        methods.putIfAbsent(method, receiver);
-      }
-      return receiver;
-    }
-  }
-
-  private Upstream(UpstreamConfig config, ConnectionProvider[] pools, Lane shared, Map<EventExecutor, Lane> lanes) {
+  private Upstream(UpstreamConfig config, Lane[] all, Map<EventExecutor, Lane> lanes) {
     this.config = config;
-    this.pools = pools;
-    this.shared = shared;
+    this.all = all;
+    this.shared = all[0];
     this.lanes = lanes;
     this.pacer = config.pace().map(Pacer::new).orElse(null);
     this.basePath = config.basePath();
@@ -103,118 +55,49 @@ final class Upstream {
   }
 
   /**
-   * Makes the pools and clients; resolves the upstream's address once, here, off the event loops.
+   * Makes the lanes; resolves the upstream's address once, here, off the event loops.
    *
    * <p>With enough connections ({@value #MIN_CONNECTIONS_PER_LANE} per event loop or more), every
-   * event loop gets a pool of its own, {@code max-connections} and {@code max-pending} shared out
+   * event loop gets a lane of its own, {@code max-connections} and {@code max-pending} shared out
    * evenly: a request then always gets a connection that lives on its own loop, and its upstream
-   * bytes never hop threads. Smaller pools stay one pool, so that {@code max-connections: 1} means
+   * bytes never hop threads. Smaller pools stay one lane, so that {@code max-connections: 1} means
    * one connection.
    */
   static Upstream create(UpstreamConfig config, LoopResources loops, boolean nativeIo) {
     InetSocketAddress address = new InetSocketAddress(config.host(), config.port());
-    List<EventExecutor> executors = new ArrayList<>();
-    loops.onServer(nativeIo).forEach(executors::add);
+    EventLoopGroup group = loops.onServer(nativeIo);
+    Class<? extends Channel> type = loops.onChannelClass(SocketChannel.class, group);
+    List<EventLoop> executors = new ArrayList<>();
+    group.forEach(executor -> executors.add((EventLoop) executor));
     int laneCount = config.maxConnections() >= MIN_CONNECTIONS_PER_LANE * executors.size() ? executors.size() : 1;
-    ConnectionProvider[] pools = new ConnectionProvider[laneCount];
+    Lane[] all = new Lane[laneCount];
     Map<EventExecutor, Lane> lanes = new IdentityHashMap<>();
-    Lane first = null;
     for (int i = 0; i < laneCount; i++) {
-      pools[i] = pool(config, i, laneCount);
-      Lane lane = new Lane(client(config, pools[i], loops, nativeIo, address));
-      first = first == null ? lane : first;
+      all[i] = new Lane(executors.get(i), type, address, millis(config.connectTimeout()),
+          config.readTimeout().toNanos(), share(config.maxConnections(), laneCount),
+          share(config.maxPending(), laneCount), config.acquireTimeout().toNanos(), config.idleTimeout().toNanos());
       if (laneCount > 1) {
-        lanes.put(executors.get(i), lane);
+        lanes.put(executors.get(i), all[i]);
       }
     }
-    return new Upstream(config, pools, first, lanes);
-  }
-
-  private static ConnectionProvider pool(UpstreamConfig config, int lane, int laneCount) {
-    return ConnectionProvider.builder("sluice-" + config.name() + (laneCount > 1 ? "-" + lane : ""))
-        .maxConnections(share(config.maxConnections(), laneCount))
-        .pendingAcquireMaxCount(share(config.maxPending(), laneCount))
-        .pendingAcquireTimeout(config.acquireTimeout())
-        .maxIdleTime(config.idleTimeout())
-        .build();
+    return new Upstream(config, all, lanes);
   }
 
   private static int share(int total, int lanes) {
     return lanes == 1 ? total : (total + lanes - 1) / lanes;
   }
 
-  @SuppressWarnings("deprecation") // maxChunkSize: still honoured by Netty 4.2's decoder
-  private static HttpClient client(UpstreamConfig config, ConnectionProvider pool, LoopResources loops,
-      boolean nativeIo, InetSocketAddress address) {
-    long readTimeoutNanos = config.readTimeout().toNanos();
-    return HttpClient.create(pool)
-        .runOn(loops, nativeIo)
-        .remoteAddress(() -> address)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, millis(config.connectTimeout()))
-        .disableRetry(true)
-        .followRedirect(false)
-        .compress(false)
-        .keepAlive(true)
-        .httpResponseDecoder(spec -> spec.maxChunkSize(MAX_CHUNK))
-        .observe((connection, state) -> {
-          if (state == ConnectionObserver.State.CONFIGURED) {
-            ChannelPipeline pipeline = connection.channel().pipeline();
-            if (pipeline.get(ReadStall.NAME) == null) {
-              pipeline.addBefore(NettyPipeline.ReactiveBridge, ReadStall.NAME, new ReadStall(readTimeoutNanos));
-            }
-          } else if (state == HttpClientState.REQUEST_PREPARED || state == HttpClientState.REQUEST_SENT) {
-            if (connection.channel().pipeline().get(ReadStall.NAME) instanceof ReadStall stall) {
-              if (state == HttpClientState.REQUEST_PREPARED) {
-                stall.requestStarted();
-              } else {
-                stall.requestSent();
-              }
-            }
-          }
-        });
-  }
-
   private static int millis(Duration duration) {
     return (int) Math.min(Integer.MAX_VALUE, Math.max(1, duration.toMillis()));
   }
 
-  private Lane lane(EventExecutor loop) {
+  /** The lane of a caller on {@code loop}: its own loop's, or the shared one. */
+  Lane lane(EventExecutor loop) {
     if (lanes.isEmpty()) {
       return shared;
     }
     Lane lane = lanes.get(loop);
     return lane != null ? lane : shared;
-  }
-
-  /**
-   * A call prepared on {@code loop}'s lane (the caller's event loop): give it a URI, receive its
-   * response, and put its {@link Exchange} in the context.
-   */
-  HttpClient.ResponseReceiver<?> request(EventExecutor loop, HttpMethod method) {
-    return lane(loop).request(method);
-  }
-
-  /** GETs of one fixed path, prepared on every lane: a call to it copies no configuration. */
-  FixedGet fixedGet(String path) {
-    Map<EventExecutor, HttpClient.ResponseReceiver<?>> byLoop = new IdentityHashMap<>();
-    lanes.forEach((loop, lane) -> byLoop.put(loop, lane.get.uri(path)));
-    return new FixedGet(shared.get.uri(path), byLoop);
-  }
-
-  /** See {@link #fixedGet}. */
-  static final class FixedGet {
-    private final HttpClient.ResponseReceiver<?> shared;
-    private final Map<EventExecutor, HttpClient.ResponseReceiver<?>> byLoop;
-
-    private FixedGet(HttpClient.ResponseReceiver<?> shared, Map<EventExecutor, HttpClient.ResponseReceiver<?>> byLoop) {
-      this.shared = shared;
-      this.byLoop = byLoop;
-    }
-
-    HttpClient.ResponseReceiver<?> on(EventExecutor loop) {
-      HttpClient.ResponseReceiver<?> receiver = byLoop.get(loop);
-      return receiver != null ? receiver : shared;
-    }
   }
 
   UpstreamConfig config() {
@@ -244,12 +127,10 @@ final class Upstream {
     return pacer == null ? 0 : pacer.reserve();
   }
 
-  /** Closes the pooled connections. */
-  Mono<Void> dispose() {
-    List<Mono<Void>> all = new ArrayList<>();
-    for (ConnectionProvider pool : pools) {
-      all.add(pool.disposeLater());
+  /** Closes the idle connections; busy ones close with their exchanges, or with the event loops. */
+  void dispose() {
+    for (Lane lane : all) {
+      lane.close();
     }
-    return Mono.when(all);
   }
 }

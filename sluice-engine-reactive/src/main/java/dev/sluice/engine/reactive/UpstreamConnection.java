@@ -1,0 +1,233 @@
+package dev.sluice.engine.reactive;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.channels.ClosedChannelException;
+
+/**
+ * One pooled HTTP/1.1 connection to an upstream, on one event loop, carrying one {@link Exchange}
+ * at a time: it writes the exchange's request and hands it the response's head and body buffers as
+ * they are decoded. It reads only when asked ({@link #read()}; auto-read is off), so a consumer that
+ * stops asking leaves the rest of the body in the socket: that is the backpressure of both the proxy
+ * and the composition parts.
+ *
+ * <pre>
+ *   Lane.acquire ──► send(exchange, request) ──► onHead ──► onContent ... ──► onEnd ──► back to the Lane
+ *                                   any failure ──► onError (the connection is closed, never reused)
+ * </pre>
+ *
+ * Every callback runs on the connection's event loop. {@link #send}, {@link #read}, {@link
+ * #writeBody}, {@link #endBody} and {@link #abandon} may be called from any thread.
+ */
+final class UpstreamConnection extends ChannelInboundHandlerAdapter {
+
+  /** The consumer of one request's response. Callbacks on the connection's event loop. */
+  interface Exchange {
+    /** The status line and headers (informational 1xx heads are skipped). */
+    void onHead(HttpResponse head, UpstreamConnection connection);
+
+    /** A body buffer, never empty; the callee owns (and releases) it. */
+    void onContent(ByteBuf content);
+
+    /** The body ended; the connection has gone back to its pool, or is closed. */
+    void onEnd();
+
+    /** The exchange failed; the connection is closed. */
+    void onError(Throwable error);
+  }
+
+  static final String NAME = "sluice.upstream";
+
+  final Lane lane;
+  final Channel channel;
+  final ReadStall stall;
+  long idleSince; // while in the lane's idle deque
+
+  // on the event loop
+  private Exchange exchange;
+  private boolean answered; // the exchange's (final) head arrived
+  private boolean informational; // skipping the body of a 1xx head
+  private boolean keepAlive;
+  private boolean requestDone; // the whole request has been written
+  private boolean wantsRead; // the consumer asked for bytes and has had none since
+  private boolean sawMessage; // the decoder produced something in this batch of reads
+
+  UpstreamConnection(Lane lane, Channel channel, ReadStall stall) {
+    this.lane = lane;
+    this.channel = channel;
+    this.stall = stall;
+  }
+
+  EventLoop loop() {
+    return channel.eventLoop();
+  }
+
+  /**
+   * Starts {@code exchange} on this connection: writes {@code request} and reads its answer. With
+   * {@code bodyFollows}, the caller then writes the body ({@link #writeBody}, {@link #endBody}).
+   */
+  void send(Exchange exchange, HttpRequest request, boolean bodyFollows) {
+    if (!loop().inEventLoop()) {
+      loop().execute(() -> send(exchange, request, bodyFollows));
+      return;
+    }
+    if (!channel.isActive()) {
+      ReferenceCountUtil.release(request);
+      exchange.onError(new ClosedChannelException());
+      return;
+    }
+    this.exchange = exchange;
+    answered = false;
+    informational = false;
+    keepAlive = true;
+    requestDone = !bodyFollows;
+    stall.requestStarted();
+    channel.writeAndFlush(request, channel.voidPromise());
+    if (requestDone) {
+      stall.requestSent();
+    }
+    wantsRead = true;
+    channel.read();
+  }
+
+  /** Writes a piece of the request body; the future completes when it is written. */
+  ChannelFuture writeBody(HttpContent content) {
+    return channel.writeAndFlush(content);
+  }
+
+  /** Ends the request body. */
+  void endBody(Exchange owner) {
+    if (!loop().inEventLoop()) {
+      loop().execute(() -> endBody(owner));
+      return;
+    }
+    if (exchange != owner) {
+      return;
+    }
+    channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT, channel.voidPromise());
+    requestDone = true;
+    stall.requestSent();
+  }
+
+  /** Asks for the next socket read: the consumer wants body bytes. */
+  void read() {
+    if (loop().inEventLoop()) {
+      wantsRead = true;
+      channel.read();
+    } else {
+      loop().execute(this::read);
+    }
+  }
+
+  /**
+   * The consumer gives up on its exchange before the response ended: the rest of the response is
+   * never read, so the connection is closed rather than reused.
+   */
+  void abandon(Exchange owner) {
+    if (!loop().inEventLoop()) {
+      loop().execute(() -> abandon(owner));
+      return;
+    }
+    if (exchange == owner) {
+      exchange = null;
+      channel.close();
+    }
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    sawMessage = true;
+    Exchange current = exchange;
+    if (current == null) { // bytes nobody asked for: the connection is not fit for reuse
+      ReferenceCountUtil.release(msg);
+      channel.close();
+      return;
+    }
+    if (msg instanceof HttpObject object && object.decoderResult().isFailure()) {
+      ReferenceCountUtil.release(msg);
+      fail(new DecoderException(object.decoderResult().cause()));
+      return;
+    }
+    if (msg instanceof HttpResponse head) {
+      int code = head.status().code();
+      if (code >= 100 && code < 200 && code != 101) {
+        informational = true; // 100 Continue and friends: the real head follows
+      } else {
+        answered = true;
+        keepAlive = HttpUtil.isKeepAlive(head);
+        current.onHead(head, this);
+      }
+    }
+    if (msg instanceof HttpContent content) {
+      boolean last = content instanceof LastHttpContent;
+      if (informational || exchange != current || !answered) {
+        content.release();
+        if (last && informational) {
+          informational = false;
+        }
+        return;
+      }
+      ByteBuf bytes = content.content();
+      if (bytes.isReadable()) {
+        wantsRead = false; // the consumer asks again when it wants more
+        current.onContent(bytes);
+      } else {
+        bytes.release();
+      }
+      if (last && exchange == current) {
+        exchange = null;
+        if (keepAlive && requestDone && channel.isActive()) {
+          lane.release(this);
+        } else {
+          channel.close();
+        }
+        current.onEnd();
+      }
+    }
+  }
+
+  /**
+   * The decoder reads on by itself only while it has produced nothing; after a head, or a 1xx, the
+   * consumer still waits for body bytes it asked for, so the read goes on here.
+   */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (sawMessage && wantsRead && exchange != null) {
+      channel.read();
+    }
+    sawMessage = false;
+    ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    fail(new ClosedChannelException());
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    fail(cause);
+  }
+
+  private void fail(Throwable error) {
+    Exchange current = exchange;
+    exchange = null;
+    channel.close();
+    if (current != null) {
+      current.onError(error);
+    }
+  }
+}
