@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.config.ComposeTarget.OnError;
 import dev.sluice.config.ComposeTarget.Order;
+import dev.sluice.http.UpstreamFailure;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.AbstractMap.SimpleEntry;
@@ -186,6 +187,35 @@ public abstract class CompositionFailuresContract extends ContractFixture {
     try (TestGateway gw = gateway()
         .route("page", on("/page"), compose().order(Order.DECLARED).timeout(Duration.ofMillis(800))
             .part("stalling", APP, "/json/400000?stallAt=200000&stall=5000"))
+        .start()) {
+      WireResponse response = gw.wire().get("/page");
+      assertThat(response.status()).isEqualTo(200);
+      assertThat(response.complete()).as("no final chunk: %s", response).isFalse();
+      assertThat(response.length()).isLessThan(400000);
+    }
+  }
+
+  @Test
+  void aPartWhoseBodyStallsPastReadTimeoutBeforeAByteIsRelayedIsNull() {
+    try (TestGateway gw = withBadUpstreams()
+        .route("page", on("/page"), compose().order(Order.DECLARED).onError(OnError.PARTIAL)
+            .part("ok", APP, "/json/10")
+            .part("stalled", "stalling", "/json/1000?chunked=1&stallAt=0&stall=5000"))
+        .start()) {
+      long start = System.nanoTime();
+      Composed composed = Composed.of(gw.wire().get("/page")).assertSpliced(
+          List.of(Map.entry("ok", json(10)), failed("stalled")), List.of("ok", "stalled"));
+      assertThat(composed.error("stalled")).hasValue(UpstreamFailure.READ_TIMEOUT.reason());
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the read timeout, not the stall, ended it")
+          .isLessThan(Duration.ofMillis(4500));
+    }
+  }
+
+  @Test
+  void aPartWhoseBodyStallsPastReadTimeoutWhileRelayedAbortsTheResponse() {
+    try (TestGateway gw = withBadUpstreams()
+        .route("page", on("/page"), compose().order(Order.DECLARED)
+            .part("stalled", "stalling", "/json/400000?stallAt=200000&stall=5000"))
         .start()) {
       WireResponse response = gw.wire().get("/page");
       assertThat(response.status()).isEqualTo(200);

@@ -31,12 +31,12 @@ import java.util.concurrent.TimeUnit;
  *
  * It takes a connection from its upstream's {@link Lane}, and the response's head and body buffers
  * arrive on that connection's event loop; every signal is moved onto the composition's loop, where
- * all its state lives (usually the same loop: see {@link Upstream}). Its read timeout counts only
- * while it has asked for bytes.
+ * all its state lives (usually the same loop: see {@link Upstream}). It reads only while its
+ * read-ahead has room, so its connection's {@link ReadStall} times only the waits it asked for: a part
+ * waiting for its turn is never timed out.
  */
 final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
-  private static final long IDLE = Long.MIN_VALUE;
   private static final HttpHeadersFactory HEADERS =
       DefaultHttpHeadersFactory.headersFactory().withNameValidation(false).withValidation(false);
 
@@ -71,8 +71,6 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
   private boolean closed;
   private boolean resent; // the call was sent once more after its connection failed before an answer
   private ScheduledFuture<?> pacing;
-  private long waitingSince = IDLE; // when a read for body bytes went unanswered
-  private ScheduledFuture<?> stall;
 
   Part(Composition composition, int index, PartConfig config, Upstream upstream, String path,
       ClientRequest.Forwarding forwarding, int readAhead, boolean validateJson) {
@@ -139,7 +137,6 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
   /** The status line and headers: on the upstream connection's loop. */
   @Override
   public void onHead(HttpResponse response, UpstreamConnection c) {
-    c.stall.bodyTimedByConsumer();
     int code = response.status().code();
     String rejection = PartRules.rejection(code, response.headers().get(HttpHeaderNames.CONTENT_TYPE)).orElse(null);
     if (rejection != null) {
@@ -189,15 +186,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
       fail(rejection, false);
       return;
     }
-    if (outstanding) {
-      waiting();
-    }
     composition.changed(this);
   }
 
   private void received(ByteBuf chunk) {
     outstanding = false;
-    waitingSince = IDLE;
     if (closed || failed) {
       chunk.release();
       return;
@@ -244,37 +237,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
   void requestMore() {
     if (!outstanding && !ended && !failed && !closed && connection != null && buffered < readAhead) {
       outstanding = true;
-      if (answered) {
-        waiting();
-      }
       connection.read();
-    }
-  }
-
-  /**
-   * The part wants body bytes: {@code read-timeout} runs until they come. A part whose read-ahead
-   * is full asks for nothing, so waiting for its turn never times it out.
-   */
-  private void waiting() {
-    if (waitingSince == IDLE) {
-      waitingSince = System.nanoTime();
-    }
-    if (stall == null) {
-      stall = composition.home.schedule(this::checkStall, upstream.readTimeoutNanos(), TimeUnit.NANOSECONDS);
-    }
-  }
-
-  private void checkStall() {
-    stall = null;
-    if (closed || failed || ended || waitingSince == IDLE) {
-      return;
-    }
-    long waited = System.nanoTime() - waitingSince;
-    long timeout = upstream.readTimeoutNanos();
-    if (waited >= timeout) {
-      fail(UpstreamFailure.READ_TIMEOUT.reason(), true);
-    } else {
-      stall = composition.home.schedule(this::checkStall, timeout - waited, TimeUnit.NANOSECONDS);
     }
   }
 
@@ -342,10 +305,6 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     if (pacing != null) {
       pacing.cancel(false);
       pacing = null;
-    }
-    if (stall != null) {
-      stall.cancel(false);
-      stall = null;
     }
     if (connection != null && !ended) {
       connection.abandon(this);

@@ -20,9 +20,10 @@ import java.util.concurrent.TimeUnit;
  *   last content ──► idle until the next request on this connection
  * </pre>
  *
- * A composition part times its body itself ({@link #bodyTimedByConsumer()}): it knows whether it
- * wants bytes even while bytes it has not asked for are still arriving from the socket read it last
- * asked for. One instance per pooled connection ({@link Lane}), used on its event loop only.
+ * The connection reads only when its consumer asks ({@link UpstreamConnection}: a proxied body when
+ * the client takes it, a composition part while its read-ahead has room), so the reads this handler
+ * sees are exactly the waits that count. One instance per pooled connection ({@link Lane}), used on
+ * its event loop only.
  */
 final class ReadStall extends ChannelDuplexHandler {
 
@@ -62,15 +63,6 @@ final class ReadStall extends ChannelDuplexHandler {
     if (timer == null) {
       timer = ctx.executor().schedule(this::check, timeoutNanos, TimeUnit.NANOSECONDS);
     }
-  }
-
-  /**
-   * The consumer of this response times its body itself (a composition part, which knows when it
-   * wants bytes): from now on this handler stays idle until the next request.
-   */
-  void bodyTimedByConsumer() {
-    active = false;
-    waitingSince = IDLE;
   }
 
   @Override

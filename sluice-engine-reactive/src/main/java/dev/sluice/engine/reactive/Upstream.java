@@ -41,7 +41,6 @@ final class Upstream {
   private final Pacer pacer; // null when the upstream is not paced
   private final String basePath;
   private final String authority;
-  private final long readTimeoutNanos;
 
   private Upstream(UpstreamConfig config, Lane[] all, Map<EventExecutor, Lane> lanes) {
     this.config = config;
@@ -51,7 +50,6 @@ final class Upstream {
     this.pacer = config.pace().map(Pacer::new).orElse(null);
     this.basePath = config.basePath();
     this.authority = config.authority();
-    this.readTimeoutNanos = config.readTimeout().toNanos();
   }
 
   /**
@@ -116,10 +114,6 @@ final class Upstream {
   /** The Host header value for this upstream. */
   String authority() {
     return authority;
-  }
-
-  long readTimeoutNanos() {
-    return readTimeoutNanos;
   }
 
   /** Reserves a start slot: nanoseconds to wait before the call may start (0 when unpaced). */
