@@ -6,16 +6,11 @@ import dev.sluice.compose.PartRules;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.UpstreamFailure;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpVersion;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
@@ -36,9 +31,6 @@ import java.util.concurrent.TimeUnit;
  * waiting for its turn is never timed out.
  */
 final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
-
-  private static final HttpHeadersFactory HEADERS =
-      DefaultHttpHeadersFactory.headersFactory().withNameValidation(false).withValidation(false);
 
   final int index;
   final PartConfig config;
@@ -127,11 +119,10 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     }
     connection = c;
     outstanding = true; // the status line, and whatever body bytes come with it
-    HttpHeaders headers = HEADERS.newHeaders();
+    HttpHeaders headers = UpstreamConnection.newHeaders();
     headers.set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
     forwarding.addTo(composition.route.rules, upstream.authority(), headers);
-    c.send(this, new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path, Unpooled.EMPTY_BUFFER,
-        headers, HEADERS.newEmptyHeaders()), false);
+    c.send(this, HttpMethod.GET, path, headers);
   }
 
   /** The status line and headers: on the upstream connection's loop. */

@@ -8,17 +8,13 @@ import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.routing.RouteTable;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpContent;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
@@ -46,9 +42,6 @@ import reactor.netty.http.server.HttpServerResponse;
  * </pre>
  */
 final class ProxyRoute {
-
-  private static final HttpHeadersFactory HEADERS =
-      DefaultHttpHeadersFactory.headersFactory().withNameValidation(false).withValidation(false);
 
   private final ProxyTarget target;
   private final Upstream upstream;
@@ -160,7 +153,7 @@ final class ProxyRoute {
       HttpHeaders incoming = in.headers();
       String lengthHeader = incoming.get(HttpHeaderNames.CONTENT_LENGTH);
       long length = lengthHeader != null ? parseLength(lengthHeader) : -1;
-      HttpHeaders headers = HEADERS.newHeaders();
+      HttpHeaders headers = UpstreamConnection.newHeaders();
       in.copyHeaders(rules, headers);
       in.addForwarding(rules, upstream.authority(), headers);
       HttpMethod method = in.request.method();
@@ -173,8 +166,7 @@ final class ProxyRoute {
         streamed = true;
       }
       if (!streamed) {
-        c.send(this, new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri, Unpooled.EMPTY_BUFFER, headers,
-            HEADERS.newEmptyHeaders()), false);
+        c.send(this, method, uri, headers);
         return;
       }
       c.send(this, new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri, headers), true);

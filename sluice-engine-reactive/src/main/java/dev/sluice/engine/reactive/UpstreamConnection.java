@@ -1,17 +1,24 @@
 package dev.sluice.engine.reactive;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpHeadersFactory;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.channels.ClosedChannelException;
@@ -49,6 +56,13 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
   }
 
   static final String NAME = "sluice.upstream";
+
+  /**
+   * Request headers are not validated again: their names and values come from the configuration
+   * (checked when it loads) or from a client request that the server's decoder has checked.
+   */
+  private static final HttpHeadersFactory HEADERS =
+      DefaultHttpHeadersFactory.headersFactory().withNameValidation(false).withValidation(false);
 
   final Lane lane;
   final Channel channel;
@@ -100,6 +114,17 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     }
     wantsRead = true;
     channel.read();
+  }
+
+  /** Headers for a request to {@link #send}. */
+  static HttpHeaders newHeaders() {
+    return HEADERS.newHeaders();
+  }
+
+  /** Starts {@code exchange} with a request that has no body. */
+  void send(Exchange exchange, HttpMethod method, String uri, HttpHeaders headers) {
+    send(exchange, new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri, Unpooled.EMPTY_BUFFER, headers,
+        HEADERS.newEmptyHeaders()), false);
   }
 
   /** Writes a piece of the request body; the future completes when it is written. */
