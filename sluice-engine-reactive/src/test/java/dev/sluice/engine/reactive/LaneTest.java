@@ -65,6 +65,14 @@ class LaneTest {
         maxConnections, maxPending, acquireTimeout.toNanos(), idleTimeout.toNanos());
   }
 
+  /**
+   * Waits until the lane's loop has run every task queued so far. The loop handles socket reads
+   * before queued tasks, so without this a body the upstream sends next could overtake them.
+   */
+  private void settle() throws Exception {
+    loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+  }
+
   private Lane lane() {
     return lane(4, 10, Duration.ofSeconds(5), Duration.ofSeconds(20));
   }
@@ -92,6 +100,8 @@ class LaneTest {
     Call held = Call.start(lane, "/hold");
     UpstreamConnection connection = held.head.get(10, TimeUnit.SECONDS);
     connection.abandon(held);
+    settle(); // else the loop may read the body, ending the exchange, before it runs the abandon
+    assertThat(connection.channel.isActive()).as("closed when abandoned, not when unread bytes arrive").isFalse();
     upstream.release.countDown(); // the upstream writes the rest, and then finds the connection closed
     assertThat(upstream.closed.await(10, TimeUnit.SECONDS)).as("the upstream saw the connection close").isTrue();
     assertThat(Call.start(lane, "/ok").body.get(10, TimeUnit.SECONDS)).isEqualTo("{\"ok\":true}");
@@ -122,6 +132,7 @@ class LaneTest {
     Call gaveUp = Call.start(lane, "/ok");
     lane.cancel(gaveUp);
     Call third = Call.start(lane, "/ok"); // takes the place in line that the cancelled call left
+    settle(); // else the first body may come back before these calls reach the lane
     upstream.release.countDown();
     assertThat(first.body.get(10, TimeUnit.SECONDS)).isEqualTo("{\"ok\":true}");
     assertThat(third.body.get(10, TimeUnit.SECONDS)).isEqualTo("{\"ok\":true}");
