@@ -73,6 +73,13 @@ class LaneTest {
     loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
   }
 
+  /** Starts a call to {@code /hold} and waits for its head: its connection stays busy until released. */
+  private static Call holding(Lane lane) throws Exception {
+    Call call = Call.start(lane, "/hold");
+    call.head.get(10, TimeUnit.SECONDS);
+    return call;
+  }
+
   private Lane lane() {
     return lane(4, 10, Duration.ofSeconds(5), Duration.ofSeconds(20));
   }
@@ -111,8 +118,7 @@ class LaneTest {
   @Test
   void beyondMaxConnectionsCallsWaitTheirTurnAndBeyondMaxPendingFailAtOnce() throws Exception {
     Lane lane = lane(1, 1, Duration.ofSeconds(30), Duration.ofSeconds(20));
-    Call first = Call.start(lane, "/hold");
-    first.head.get(10, TimeUnit.SECONDS);
+    Call first = holding(lane);
     Call second = Call.start(lane, "/ok"); // waits: the only connection is busy
     Call third = Call.start(lane, "/ok"); // more than max-pending
     assertThat(third.error.get(10, TimeUnit.SECONDS)).isInstanceOf(Lane.Exhausted.class)
@@ -127,8 +133,7 @@ class LaneTest {
   @Test
   void aCallThatGivesUpWaitingLeavesTheLine() throws Exception {
     Lane lane = lane(1, 1, Duration.ofSeconds(30), Duration.ofSeconds(20));
-    Call first = Call.start(lane, "/hold");
-    first.head.get(10, TimeUnit.SECONDS);
+    Call first = holding(lane);
     Call gaveUp = Call.start(lane, "/ok");
     lane.cancel(gaveUp);
     Call third = Call.start(lane, "/ok"); // takes the place in line that the cancelled call left
@@ -143,8 +148,7 @@ class LaneTest {
   @Test
   void aCallThatWaitsLongerThanAcquireTimeoutFails() throws Exception {
     Lane lane = lane(1, 10, Duration.ofMillis(300), Duration.ofSeconds(20));
-    Call first = Call.start(lane, "/hold");
-    first.head.get(10, TimeUnit.SECONDS);
+    Call first = holding(lane);
     Call second = Call.start(lane, "/ok");
     assertThat(second.error.get(10, TimeUnit.SECONDS)).isInstanceOf(Lane.Exhausted.class)
         .hasMessageContaining("acquire-timeout");
