@@ -130,7 +130,7 @@ public final class JettyUpstreamClient implements UpstreamClient {
       call.start(client.getScheduler(), acquireTimeoutMillis, readTimeoutMillis);
       message.send(listener);
       org.eclipse.jetty.client.Response response = listener.get(Long.MAX_VALUE, TimeUnit.NANOSECONDS);
-      return new Response(message, response, listener.getInputStream());
+      return new Response(message, response, listener);
     } catch (UpstreamException e) {
       admission.release();
       throw e;
@@ -331,6 +331,7 @@ public final class JettyUpstreamClient implements UpstreamClient {
 
   private final class Response extends HeaderSnapshot {
     private final Request message;
+    private final InputStreamResponseListener listener;
     private final InputStream body;
     private final long periodNanos;
     private volatile long readingSince; // System.nanoTime() when a read began, 0 when none is under way
@@ -338,11 +339,12 @@ public final class JettyUpstreamClient implements UpstreamClient {
     private volatile Scheduler.Task watch;
     private boolean ended;
 
-    Response(Request message, org.eclipse.jetty.client.Response response, InputStream body) {
+    Response(Request message, org.eclipse.jetty.client.Response response, InputStreamResponseListener listener) {
       super(response.getStatus(), flatten(response.getHeaders(), true), flatten(response.getHeaders(), false),
           lengthOf(response.getHeaders()));
       this.message = message;
-      this.body = body;
+      this.listener = listener;
+      this.body = listener.getInputStream();
       this.periodNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.MILLISECONDS.toNanos(readTimeoutMillis) / 4);
       this.watch = client.getScheduler().schedule(this::checkRead, periodNanos, TimeUnit.NANOSECONDS);
     }
@@ -397,8 +399,16 @@ public final class JettyUpstreamClient implements UpstreamClient {
           abort(); // closes the connection rather than draining the rest of the body
         }
         body.close();
-      } catch (IOException | RuntimeException ignored) {
+        if (ended) {
+          // The body's end reaches the reader before Jetty ends the exchange and hands the
+          // connection back; it does that before it notifies completion (event ordering is not
+          // strict), so once this returns the next request finds the connection in the pool.
+          listener.await(readTimeoutMillis, TimeUnit.MILLISECONDS);
+        }
+      } catch (IOException | RuntimeException | TimeoutException ignored) {
         // the connection is dropped either way
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       } finally {
         admission.release();
       }
