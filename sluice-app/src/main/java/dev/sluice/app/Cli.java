@@ -33,7 +33,7 @@ import java.util.stream.Collectors;
  */
 public final class Cli {
 
-  static final String USAGE = """
+    static final String USAGE = """
       usage:
         sluice run -c FILE [--engine virtual|platform|reactive] [--port N]   run a configuration
         sluice demo [--engine E] [--port N] [--upstream-port-base N]           demo upstreams + gateway with the bundled config
@@ -43,258 +43,269 @@ public final class Cli {
         sluice version | help
       """;
 
-  private final PrintStream out;
-  private final PrintStream err;
-  private final StopSignal signal;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final StopSignal signal;
 
-  public Cli(PrintStream out, PrintStream err) {
-    this(out, err, StopSignal.shutdownHook(60_000));
-  }
-
-  /** @param signal when a started command stops (tests pass one that returns after their checks) */
-  Cli(PrintStream out, PrintStream err, StopSignal signal) {
-    this.out = requireNonNull(out, "out");
-    this.err = requireNonNull(err, "err");
-    this.signal = requireNonNull(signal, "signal");
-  }
-
-  public int run(String... args) {
-    requireNonNull(args, "args");
-    try {
-      return dispatch(List.of(args));
-    } catch (UsageException e) {
-      err.println("sluice: " + e.getMessage());
-      err.print(USAGE);
-      return 2;
-    } catch (Failure e) {
-      err.println("sluice: " + e.getMessage());
-      debug(e);
-      return 1;
-    } catch (Exception e) {
-      err.println("sluice: " + describe(e));
-      debug(e);
-      return 1;
-    } finally {
-      out.flush();
-      err.flush();
-    }
-  }
-
-  private int dispatch(List<String> args) throws Exception {
-    if (args.isEmpty()) {
-      throw new UsageException("no command");
-    }
-    String command = args.getFirst();
-    List<String> rest = args.subList(1, args.size());
-    if (rest.contains("--help") || rest.contains("-h")) {
-      out.print(USAGE);
-      return 0;
-    }
-    return switch (command) {
-      case "run" -> run(Arguments.parse(command, rest, Set.of("--config", "--engine", "--port")));
-      case "demo" -> demo(Arguments.parse(command, rest, Set.of("--engine", "--port", "--upstream-port-base")));
-      case "check" -> check(Arguments.parse(command, rest, Set.of("--config")));
-      case "upstreams" -> upstreams(Arguments.parse(command, rest, Set.of("--host", "--port-base")));
-      case "config" -> print(Arguments.parse(command, rest, Set.of()), DemoConfig.yaml());
-      case "version", "--version", "-v" -> print(Arguments.parse(command, rest, Set.of()), version() + "\n");
-      case "help", "--help", "-h" -> print(Arguments.parse(command, rest, Set.of()), USAGE);
-      default -> throw new UsageException("unknown command '" + command + "'");
-    };
-  }
-
-  private int print(Arguments noOptions, String text) {
-    out.print(text);
-    return 0;
-  }
-
-  private int run(Arguments a) throws Exception {
-    Path file = Path.of(a.required("--config", "FILE (-c FILE)"));
-    Optional<EngineMode> engine = engine(a);
-    Optional<Integer> port = a.integer("--port", 0, 65535);
-    GatewayConfig config;
-    try {
-      config = ConfigLoader.load(file);
-    } catch (ConfigException e) {
-      throw new Failure(e.getMessage());
-    }
-    config = config.with(engine.orElse(config.server().engine()), port.orElse(config.server().port()));
-    RunningGateway gateway = startGateway(config);
-    long millis = StartupClock.millisSinceStart();
-    return serve(new Session(Optional.of(config), Optional.of(gateway), Optional.empty()), millis, List.of());
-  }
-
-  private int demo(Arguments a) throws Exception {
-    int base = a.integer("--upstream-port-base", 0, 65530).orElse(DemoUpstreams.DEFAULT_PORT_BASE);
-    Optional<EngineMode> engineOption = engine(a);
-    Optional<Integer> portOption = a.integer("--port", 0, 65535);
-    GatewayConfig config;
-    try {
-      config = DemoConfig.load();
-    } catch (ConfigException e) {
-      throw new Failure("the bundled demo configuration is invalid: " + e.getMessage());
-    }
-    EngineMode engine = engineOption.orElse(config.server().engine());
-    int port = portOption.orElse(config.server().port());
-    DemoUpstreams upstreams = startUpstreams("127.0.0.1", base, "--upstream-port-base");
-    RunningGateway gateway;
-    try {
-      // The bundled URLs name the default port base; point them at wherever the upstreams run.
-      config = DemoConfig.pointedAt(config, upstreams.urls()).with(engine, port);
-      gateway = startGateway(config);
-    } catch (Exception e) {
-      upstreams.close();
-      throw e;
-    }
-    long millis = StartupClock.millisSinceStart();
-    Session session = new Session(Optional.of(config), Optional.of(gateway), Optional.of(upstreams));
-    List<String> more = new ArrayList<>();
-    more.add("demo upstreams: " + upstreams.urls().entrySet().stream()
-        .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")));
-    more.add("try:");
-    more.addAll(DemoTour.lines(session.gatewayUrl().orElseThrow()));
-    more.add("Ctrl-C stops the gateway and the upstreams.");
-    return serve(session, millis, more);
-  }
-
-  private int check(Arguments a) throws UsageException {
-    Path file = Path.of(a.required("--config", "FILE (-c FILE)"));
-    try {
-      GatewayConfig config = ConfigLoader.load(file);
-      out.println("ok: " + config.routes().size() + " routes, " + config.upstreams().size() + " upstreams");
-      return 0;
-    } catch (ConfigException e) {
-      out.println(e.getMessage());
-      return 1;
-    }
-  }
-
-  private int upstreams(Arguments a) throws Exception {
-    String host = a.text("--host").orElse("127.0.0.1");
-    int base = a.integer("--port-base", 0, 65530).orElse(DemoUpstreams.DEFAULT_PORT_BASE);
-    DemoUpstreams upstreams = startUpstreams(host, base, "--port-base");
-    long millis = StartupClock.millisSinceStart();
-    out.println("sluice upstreams started in " + millis + " ms: " + upstreams.urls().size() + " demo upstreams");
-    for (Map.Entry<String, URI> e : upstreams.urls().entrySet()) {
-      out.println("  " + e.getKey() + " ".repeat(10 - e.getKey().length()) + e.getValue());
-    }
-    out.flush();
-    return await(new Session(Optional.empty(), Optional.empty(), Optional.of(upstreams)));
-  }
-
-  /** Prints the started line (and {@code more}), waits for the stop signal, then closes everything. */
-  private int serve(Session session, long millis, List<String> more) throws Exception {
-    GatewayConfig config = session.config().orElseThrow();
-    out.println("sluice started in " + millis + " ms: " + session.gatewayUrl().orElseThrow() + " (engine "
-        + config.server().engine().key() + " on " + session.transport().orElseThrow() + ", " + config.routes().size()
-        + " routes)");
-    more.forEach(out::println);
-    out.flush();
-    return await(session);
-  }
-
-  private int await(Session session) throws Exception {
-    try {
-      signal.await(session);
-    } finally {
-      session.close();
-      out.println("sluice stopped");
-      out.flush();
-      signal.stopped();
-    }
-    return 0;
-  }
-
-  private static Optional<EngineMode> engine(Arguments a) throws UsageException {
-    Optional<String> key = a.text("--engine");
-    if (key.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(EngineMode.fromKey(key.get()).orElseThrow(() -> new UsageException(
-        "--engine: '" + key.get() + "' (expected: virtual, platform or reactive)")));
-  }
-
-  private static DemoUpstreams startUpstreams(String host, int base, String option) throws Failure {
-    try {
-      return DemoUpstreams.start(host, base);
-    } catch (PortInUseException e) {
-      throw new Failure("port " + e.port() + " is in use: stop what uses it or pass " + option);
-    } catch (IOException e) {
-      throw new Failure("the demo upstreams could not start: " + describe(e), e);
-    }
-  }
-
-  private static RunningGateway startGateway(GatewayConfig config) throws Failure {
-    Engine engine;
-    try {
-      engine = Engine.forMode(config.server().engine());
-    } catch (IllegalStateException e) {
-      throw new Failure(e.getMessage());
-    }
-    try {
-      return engine.start(config);
-    } catch (Exception e) {
-      if (isPortInUse(e)) {
-        throw new Failure("port " + config.server().port() + " is in use: stop what uses it or pass --port", e);
-      }
-      throw new Failure("the gateway could not start: " + describe(e), e);
-    }
-  }
-
-  static boolean isPortInUse(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof BindException || String.valueOf(t.getMessage()).contains("Address already in use")) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** One line: the message of the exception and of its root cause when that says more. */
-  static String describe(Throwable e) {
-    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    if (root != e && root.getMessage() != null && !message.contains(root.getMessage())) {
-      message += ": " + root.getMessage();
-    }
-    return message.replace('\n', ' ');
-  }
-
-  private void debug(Exception e) {
-    if (System.getenv("SLUICE_DEBUG") != null) {
-      e.printStackTrace(err);
-    }
-  }
-
-  static String version() {
-    Properties properties = new Properties();
-    try (InputStream in = Cli.class.getResourceAsStream("sluice.properties")) {
-      if (in != null) {
-        properties.load(in);
-      }
-    } catch (IOException e) {
-      // reported as unknown below
-    }
-    Set<String> engines = new TreeSet<>();
-    for (Engine engine : java.util.ServiceLoader.load(Engine.class)) {
-      engine.modes().forEach(m -> engines.add(m.key()));
-    }
-    String modes = Arrays.stream(EngineMode.values()).map(EngineMode::key).filter(engines::contains)
-        .collect(Collectors.joining(", "));
-    return "sluice " + properties.getProperty("version", "(unknown version)") + " (Java "
-        + Runtime.version() + "; engines: " + (modes.isEmpty() ? "none" : modes) + ")";
-  }
-
-  /** A command failed for a reason the user can act on; the message is the whole report. */
-  static final class Failure extends Exception {
-    Failure(String message) {
-      super(message);
+    public Cli(PrintStream out, PrintStream err) {
+        this(out, err, StopSignal.shutdownHook(60_000));
     }
 
-    Failure(String message, Throwable cause) {
-      super(message, cause);
+    /** @param signal when a started command stops (tests pass one that returns after their checks) */
+    Cli(PrintStream out, PrintStream err, StopSignal signal) {
+        this.out = requireNonNull(out, "out");
+        this.err = requireNonNull(err, "err");
+        this.signal = requireNonNull(signal, "signal");
     }
-  }
+
+    public int run(String... args) {
+        requireNonNull(args, "args");
+        try {
+            return dispatch(List.of(args));
+        } catch (UsageException e) {
+            err.println("sluice: " + e.getMessage());
+            err.print(USAGE);
+            return 2;
+        } catch (Failure e) {
+            err.println("sluice: " + e.getMessage());
+            debug(e);
+            return 1;
+        } catch (Exception e) {
+            err.println("sluice: " + describe(e));
+            debug(e);
+            return 1;
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    private int dispatch(List<String> args) throws Exception {
+        if (args.isEmpty()) {
+            throw new UsageException("no command");
+        }
+        String command = args.getFirst();
+        List<String> rest = args.subList(1, args.size());
+        if (rest.contains("--help") || rest.contains("-h")) {
+            out.print(USAGE);
+            return 0;
+        }
+        return switch (command) {
+            case "run" -> run(Arguments.parse(command, rest, Set.of("--config", "--engine", "--port")));
+            case "demo" -> demo(Arguments.parse(command, rest, Set.of("--engine", "--port", "--upstream-port-base")));
+            case "check" -> check(Arguments.parse(command, rest, Set.of("--config")));
+            case "upstreams" -> upstreams(Arguments.parse(command, rest, Set.of("--host", "--port-base")));
+            case "config" -> print(Arguments.parse(command, rest, Set.of()), DemoConfig.yaml());
+            case "version", "--version", "-v" -> print(Arguments.parse(command, rest, Set.of()), version() + "\n");
+            case "help", "--help", "-h" -> print(Arguments.parse(command, rest, Set.of()), USAGE);
+            default -> throw new UsageException("unknown command '" + command + "'");
+        };
+    }
+
+    private int print(Arguments noOptions, String text) {
+        out.print(text);
+        return 0;
+    }
+
+    private int run(Arguments a) throws Exception {
+        Path file = Path.of(a.required("--config", "FILE (-c FILE)"));
+        Optional<EngineMode> engine = engine(a);
+        Optional<Integer> port = a.integer("--port", 0, 65535);
+        GatewayConfig config;
+        try {
+            config = ConfigLoader.load(file);
+        } catch (ConfigException e) {
+            throw new Failure(e.getMessage());
+        }
+        config = config.with(
+                engine.orElse(config.server().engine()),
+                port.orElse(config.server().port()));
+        RunningGateway gateway = startGateway(config);
+        long millis = StartupClock.millisSinceStart();
+        return serve(new Session(Optional.of(config), Optional.of(gateway), Optional.empty()), millis, List.of());
+    }
+
+    private int demo(Arguments a) throws Exception {
+        int base = a.integer("--upstream-port-base", 0, 65530).orElse(DemoUpstreams.DEFAULT_PORT_BASE);
+        Optional<EngineMode> engineOption = engine(a);
+        Optional<Integer> portOption = a.integer("--port", 0, 65535);
+        GatewayConfig config;
+        try {
+            config = DemoConfig.load();
+        } catch (ConfigException e) {
+            throw new Failure("the bundled demo configuration is invalid: " + e.getMessage());
+        }
+        EngineMode engine = engineOption.orElse(config.server().engine());
+        int port = portOption.orElse(config.server().port());
+        DemoUpstreams upstreams = startUpstreams("127.0.0.1", base, "--upstream-port-base");
+        RunningGateway gateway;
+        try {
+            // The bundled URLs name the default port base; point them at wherever the upstreams run.
+            config = DemoConfig.pointedAt(config, upstreams.urls()).with(engine, port);
+            gateway = startGateway(config);
+        } catch (Exception e) {
+            upstreams.close();
+            throw e;
+        }
+        long millis = StartupClock.millisSinceStart();
+        Session session = new Session(Optional.of(config), Optional.of(gateway), Optional.of(upstreams));
+        List<String> more = new ArrayList<>();
+        more.add("demo upstreams: "
+                + upstreams.urls().entrySet().stream()
+                        .map(e -> e.getKey() + " " + e.getValue())
+                        .collect(Collectors.joining(", ")));
+        more.add("try:");
+        more.addAll(DemoTour.lines(session.gatewayUrl().orElseThrow()));
+        more.add("Ctrl-C stops the gateway and the upstreams.");
+        return serve(session, millis, more);
+    }
+
+    private int check(Arguments a) throws UsageException {
+        Path file = Path.of(a.required("--config", "FILE (-c FILE)"));
+        try {
+            GatewayConfig config = ConfigLoader.load(file);
+            out.println("ok: " + config.routes().size() + " routes, "
+                    + config.upstreams().size() + " upstreams");
+            return 0;
+        } catch (ConfigException e) {
+            out.println(e.getMessage());
+            return 1;
+        }
+    }
+
+    private int upstreams(Arguments a) throws Exception {
+        String host = a.text("--host").orElse("127.0.0.1");
+        int base = a.integer("--port-base", 0, 65530).orElse(DemoUpstreams.DEFAULT_PORT_BASE);
+        DemoUpstreams upstreams = startUpstreams(host, base, "--port-base");
+        long millis = StartupClock.millisSinceStart();
+        out.println("sluice upstreams started in " + millis + " ms: "
+                + upstreams.urls().size() + " demo upstreams");
+        for (Map.Entry<String, URI> e : upstreams.urls().entrySet()) {
+            out.println("  " + e.getKey() + " ".repeat(10 - e.getKey().length()) + e.getValue());
+        }
+        out.flush();
+        return await(new Session(Optional.empty(), Optional.empty(), Optional.of(upstreams)));
+    }
+
+    /** Prints the started line (and {@code more}), waits for the stop signal, then closes everything. */
+    private int serve(Session session, long millis, List<String> more) throws Exception {
+        GatewayConfig config = session.config().orElseThrow();
+        out.println("sluice started in " + millis + " ms: "
+                + session.gatewayUrl().orElseThrow() + " (engine "
+                + config.server().engine().key() + " on " + session.transport().orElseThrow() + ", "
+                + config.routes().size()
+                + " routes)");
+        more.forEach(out::println);
+        out.flush();
+        return await(session);
+    }
+
+    private int await(Session session) throws Exception {
+        try {
+            signal.await(session);
+        } finally {
+            session.close();
+            out.println("sluice stopped");
+            out.flush();
+            signal.stopped();
+        }
+        return 0;
+    }
+
+    private static Optional<EngineMode> engine(Arguments a) throws UsageException {
+        Optional<String> key = a.text("--engine");
+        if (key.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(EngineMode.fromKey(key.get())
+                .orElseThrow(() ->
+                        new UsageException("--engine: '" + key.get() + "' (expected: virtual, platform or reactive)")));
+    }
+
+    private static DemoUpstreams startUpstreams(String host, int base, String option) throws Failure {
+        try {
+            return DemoUpstreams.start(host, base);
+        } catch (PortInUseException e) {
+            throw new Failure("port " + e.port() + " is in use: stop what uses it or pass " + option);
+        } catch (IOException e) {
+            throw new Failure("the demo upstreams could not start: " + describe(e), e);
+        }
+    }
+
+    private static RunningGateway startGateway(GatewayConfig config) throws Failure {
+        Engine engine;
+        try {
+            engine = Engine.forMode(config.server().engine());
+        } catch (IllegalStateException e) {
+            throw new Failure(e.getMessage());
+        }
+        try {
+            return engine.start(config);
+        } catch (Exception e) {
+            if (isPortInUse(e)) {
+                throw new Failure("port " + config.server().port() + " is in use: stop what uses it or pass --port", e);
+            }
+            throw new Failure("the gateway could not start: " + describe(e), e);
+        }
+    }
+
+    static boolean isPortInUse(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof BindException || String.valueOf(t.getMessage()).contains("Address already in use")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** One line: the message of the exception and of its root cause when that says more. */
+    static String describe(Throwable e) {
+        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root != e && root.getMessage() != null && !message.contains(root.getMessage())) {
+            message += ": " + root.getMessage();
+        }
+        return message.replace('\n', ' ');
+    }
+
+    private void debug(Exception e) {
+        if (System.getenv("SLUICE_DEBUG") != null) {
+            e.printStackTrace(err);
+        }
+    }
+
+    static String version() {
+        Properties properties = new Properties();
+        try (InputStream in = Cli.class.getResourceAsStream("sluice.properties")) {
+            if (in != null) {
+                properties.load(in);
+            }
+        } catch (IOException e) {
+            // reported as unknown below
+        }
+        Set<String> engines = new TreeSet<>();
+        for (Engine engine : java.util.ServiceLoader.load(Engine.class)) {
+            engine.modes().forEach(m -> engines.add(m.key()));
+        }
+        String modes = Arrays.stream(EngineMode.values())
+                .map(EngineMode::key)
+                .filter(engines::contains)
+                .collect(Collectors.joining(", "));
+        return "sluice " + properties.getProperty("version", "(unknown version)") + " (Java " + Runtime.version()
+                + "; engines: " + (modes.isEmpty() ? "none" : modes) + ")";
+    }
+
+    /** A command failed for a reason the user can act on; the message is the whole report. */
+    static final class Failure extends Exception {
+        Failure(String message) {
+            super(message);
+        }
+
+        Failure(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
 }

@@ -16,14 +16,14 @@ import java.util.Properties;
  */
 final class NettyDefaults {
 
-  static final String LEAK_DETECTION = "io.netty.leakDetection.level";
+    static final String LEAK_DETECTION = "io.netty.leakDetection.level";
 
-  private NettyDefaults() {}
+    private NettyDefaults() {}
 
-  /** Sets what is unset in {@code properties} (the system properties, from {@link Main}). */
-  static void apply(Properties properties) {
-    if (properties.getProperty(LEAK_DETECTION) == null) {
-      properties.setProperty(LEAK_DETECTION, "disabled");
+    /** Sets what is unset in {@code properties} (the system properties, from {@link Main}). */
+    static void apply(Properties properties) {
+        if (properties.getProperty(LEAK_DETECTION) == null) {
+            properties.setProperty(LEAK_DETECTION, "disabled");
+        }
     }
-  }
 }

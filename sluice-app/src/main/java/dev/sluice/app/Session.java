@@ -13,50 +13,51 @@ import java.util.Optional;
  */
 final class Session implements AutoCloseable {
 
-  private final Optional<GatewayConfig> config;
-  private final Optional<RunningGateway> gateway;
-  private final Optional<DemoUpstreams> upstreams;
+    private final Optional<GatewayConfig> config;
+    private final Optional<RunningGateway> gateway;
+    private final Optional<DemoUpstreams> upstreams;
 
-  Session(Optional<GatewayConfig> config, Optional<RunningGateway> gateway, Optional<DemoUpstreams> upstreams) {
-    this.config = config;
-    this.gateway = gateway;
-    this.upstreams = upstreams;
-  }
-
-  /** The gateway's base URL, such as {@code http://127.0.0.1:8080}, when a gateway runs. */
-  Optional<URI> gatewayUrl() {
-    return gateway.map(g -> URI.create("http://" + urlHost(config.orElseThrow().server().host()) + ":" + g.port()));
-  }
-
-  /** The demo upstreams' URLs by name, empty when none run. */
-  Map<String, URI> upstreamUrls() {
-    return upstreams.map(DemoUpstreams::urls).orElse(Map.of());
-  }
-
-  /** The gateway's socket transport ({@code io_uring}, {@code nio}), when a gateway runs. */
-  Optional<String> transport() {
-    return gateway.map(RunningGateway::transport);
-  }
-
-  /** The configuration the gateway runs, after command-line overrides. */
-  Optional<GatewayConfig> config() {
-    return config;
-  }
-
-  /** A wildcard bind address is reached through loopback. */
-  static String urlHost(String host) {
-    if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
-      return "127.0.0.1";
+    Session(Optional<GatewayConfig> config, Optional<RunningGateway> gateway, Optional<DemoUpstreams> upstreams) {
+        this.config = config;
+        this.gateway = gateway;
+        this.upstreams = upstreams;
     }
-    return host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host;
-  }
 
-  @Override
-  public void close() {
-    try {
-      gateway.ifPresent(RunningGateway::close);
-    } finally {
-      upstreams.ifPresent(DemoUpstreams::close);
+    /** The gateway's base URL, such as {@code http://127.0.0.1:8080}, when a gateway runs. */
+    Optional<URI> gatewayUrl() {
+        return gateway.map(g ->
+                URI.create("http://" + urlHost(config.orElseThrow().server().host()) + ":" + g.port()));
     }
-  }
+
+    /** The demo upstreams' URLs by name, empty when none run. */
+    Map<String, URI> upstreamUrls() {
+        return upstreams.map(DemoUpstreams::urls).orElse(Map.of());
+    }
+
+    /** The gateway's socket transport ({@code io_uring}, {@code nio}), when a gateway runs. */
+    Optional<String> transport() {
+        return gateway.map(RunningGateway::transport);
+    }
+
+    /** The configuration the gateway runs, after command-line overrides. */
+    Optional<GatewayConfig> config() {
+        return config;
+    }
+
+    /** A wildcard bind address is reached through loopback. */
+    static String urlHost(String host) {
+        if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
+            return "127.0.0.1";
+        }
+        return host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host;
+    }
+
+    @Override
+    public void close() {
+        try {
+            gateway.ifPresent(RunningGateway::close);
+        } finally {
+            upstreams.ifPresent(DemoUpstreams::close);
+        }
+    }
 }

@@ -17,29 +17,30 @@ import java.util.Optional;
  */
 final class StartupClock {
 
-  /** Clock ticks per second of {@code /proc} times (USER_HZ, 100 on every mainstream Linux). */
-  private static final double TICKS_PER_SECOND = 100.0;
+    /** Clock ticks per second of {@code /proc} times (USER_HZ, 100 on every mainstream Linux). */
+    private static final double TICKS_PER_SECOND = 100.0;
 
-  private StartupClock() {}
+    private StartupClock() {}
 
-  static long millisSinceStart() {
-    return fromProc().orElseGet(
-        () -> System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime());
-  }
-
-  static Optional<Long> fromProc() {
-    try {
-      String uptime = Files.readString(Path.of("/proc/uptime"));
-      String stat = Files.readString(Path.of("/proc/self/stat"));
-      double uptimeSeconds = Double.parseDouble(uptime.substring(0, uptime.indexOf(' ')));
-      // Fields after the command name (which may hold spaces and parentheses): state is field 3,
-      // starttime field 22.
-      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      long startTicks = Long.parseLong(fields[22 - 3]);
-      long millis = Math.round(uptimeSeconds * 1000 - startTicks * 1000 / TICKS_PER_SECOND);
-      return millis >= 0 ? Optional.of(millis) : Optional.empty();
-    } catch (IOException | RuntimeException e) {
-      return Optional.empty();
+    static long millisSinceStart() {
+        return fromProc()
+                .orElseGet(() -> System.currentTimeMillis()
+                        - ManagementFactory.getRuntimeMXBean().getStartTime());
     }
-  }
+
+    static Optional<Long> fromProc() {
+        try {
+            String uptime = Files.readString(Path.of("/proc/uptime"));
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            double uptimeSeconds = Double.parseDouble(uptime.substring(0, uptime.indexOf(' ')));
+            // Fields after the command name (which may hold spaces and parentheses): state is field 3,
+            // starttime field 22.
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long startTicks = Long.parseLong(fields[22 - 3]);
+            long millis = Math.round(uptimeSeconds * 1000 - startTicks * 1000 / TICKS_PER_SECOND);
+            return millis >= 0 ? Optional.of(millis) : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
 }

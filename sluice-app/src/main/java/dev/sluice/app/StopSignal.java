@@ -6,38 +6,41 @@ import java.util.concurrent.TimeUnit;
 /** Tells a started command when to stop. The CLI waits on it, then closes the session. */
 interface StopSignal {
 
-  /** Returns when {@code session} should stop. */
-  void await(Session session) throws Exception;
+    /** Returns when {@code session} should stop. */
+    void await(Session session) throws Exception;
 
-  /** Called once the session is closed and "sluice stopped" printed. */
-  default void stopped() {}
+    /** Called once the session is closed and "sluice stopped" printed. */
+    default void stopped() {}
 
-  /**
-   * Stops on Ctrl-C or SIGTERM: a shutdown hook wakes the waiting command and holds the JVM until
-   * the command has closed everything (at most {@code maxCloseMillis}).
-   */
-  static StopSignal shutdownHook(long maxCloseMillis) {
-    return new StopSignal() {
-      private final CountDownLatch stop = new CountDownLatch(1);
-      private final CountDownLatch closed = new CountDownLatch(1);
+    /**
+     * Stops on Ctrl-C or SIGTERM: a shutdown hook wakes the waiting command and holds the JVM until
+     * the command has closed everything (at most {@code maxCloseMillis}).
+     */
+    static StopSignal shutdownHook(long maxCloseMillis) {
+        return new StopSignal() {
+            private final CountDownLatch stop = new CountDownLatch(1);
+            private final CountDownLatch closed = new CountDownLatch(1);
 
-      @Override
-      public void await(Session session) throws InterruptedException {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-          stop.countDown();
-          try {
-            closed.await(maxCloseMillis, TimeUnit.MILLISECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }, "sluice-shutdown"));
-        stop.await();
-      }
+            @Override
+            public void await(Session session) throws InterruptedException {
+                Runtime.getRuntime()
+                        .addShutdownHook(new Thread(
+                                () -> {
+                                    stop.countDown();
+                                    try {
+                                        closed.await(maxCloseMillis, TimeUnit.MILLISECONDS);
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                    }
+                                },
+                                "sluice-shutdown"));
+                stop.await();
+            }
 
-      @Override
-      public void stopped() {
-        closed.countDown();
-      }
-    };
-  }
+            @Override
+            public void stopped() {
+                closed.countDown();
+            }
+        };
+    }
 }

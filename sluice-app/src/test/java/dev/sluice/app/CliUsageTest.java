@@ -8,25 +8,32 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class CliUsageTest {
 
-  @Test
-  void helpPrintsTheUsageAndSucceeds() {
-    CliRunner.Result result = CliRunner.run("help");
-    assertThat(result.exitCode()).isZero();
-    assertThat(result.out()).startsWith("usage:").contains("sluice run -c FILE", "sluice demo", "sluice check -c FILE",
-        "sluice upstreams", "sluice config", "sluice version | help");
-    assertThat(result.err()).isEmpty();
-  }
+    @Test
+    void helpPrintsTheUsageAndSucceeds() {
+        CliRunner.Result result = CliRunner.run("help");
+        assertThat(result.exitCode()).isZero();
+        assertThat(result.out())
+                .startsWith("usage:")
+                .contains(
+                        "sluice run -c FILE",
+                        "sluice demo",
+                        "sluice check -c FILE",
+                        "sluice upstreams",
+                        "sluice config",
+                        "sluice version | help");
+        assertThat(result.err()).isEmpty();
+    }
 
-  @Test
-  void noCommandIsAUsageError() {
-    CliRunner.Result result = CliRunner.run();
-    assertThat(result.exitCode()).isEqualTo(2);
-    assertThat(result.err()).startsWith("sluice: no command\nusage:");
-    assertThat(result.out()).isEmpty();
-  }
+    @Test
+    void noCommandIsAUsageError() {
+        CliRunner.Result result = CliRunner.run();
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err()).startsWith("sluice: no command\nusage:");
+        assertThat(result.out()).isEmpty();
+    }
 
-  @ParameterizedTest(name = "{0}")
-  @CsvSource(delimiter = '|', textBlock = """
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
       launch                                 | sluice: unknown command 'launch'
       run                                    | sluice: 'run' needs --config FILE (-c FILE)
       run -c a.yaml --port                   | sluice: --port needs a value
@@ -40,32 +47,33 @@ class CliUsageTest {
       check                                  | sluice: 'check' needs --config FILE (-c FILE)
       version --verbose                      | sluice: 'version' has no option '--verbose'
       """)
-  void badUsageExitsWith2AndAShortMessage(String args, String message) {
-    CliRunner.Result result = CliRunner.run(args.split(" "));
-    assertThat(result.exitCode()).isEqualTo(2);
-    assertThat(result.err().lines().findFirst()).hasValue(message);
-    assertThat(result.err()).contains("usage:").doesNotContain("Exception", "\tat ");
-  }
+    void badUsageExitsWith2AndAShortMessage(String args, String message) {
+        CliRunner.Result result = CliRunner.run(args.split(" "));
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.err().lines().findFirst()).hasValue(message);
+        assertThat(result.err()).contains("usage:").doesNotContain("Exception", "\tat ");
+    }
 
-  @Test
-  void versionNamesTheVersionJavaAndTheEngines() {
-    CliRunner.Result result = CliRunner.run("version");
-    assertThat(result.exitCode()).isZero();
-    assertThat(result.out()).startsWith("sluice 0.1.0-SNAPSHOT (Java " + Runtime.version())
-        .contains("engines: virtual, platform");
-  }
+    @Test
+    void versionNamesTheVersionJavaAndTheEngines() {
+        CliRunner.Result result = CliRunner.run("version");
+        assertThat(result.exitCode()).isZero();
+        assertThat(result.out())
+                .startsWith("sluice 0.1.0-SNAPSHOT (Java " + Runtime.version())
+                .contains("engines: virtual, platform");
+    }
 
-  @Test
-  void configPrintsTheBundledDemoConfiguration() {
-    CliRunner.Result result = CliRunner.run("config");
-    assertThat(result.exitCode()).isZero();
-    assertThat(result.out()).startsWith("# Sluice demo configuration").contains("routes:", "id: compose");
-  }
+    @Test
+    void configPrintsTheBundledDemoConfiguration() {
+        CliRunner.Result result = CliRunner.run("config");
+        assertThat(result.exitCode()).isZero();
+        assertThat(result.out()).startsWith("# Sluice demo configuration").contains("routes:", "id: compose");
+    }
 
-  @Test
-  void aCommandFollowedByHelpPrintsTheUsage() {
-    CliRunner.Result result = CliRunner.run("demo", "--help");
-    assertThat(result.exitCode()).isZero();
-    assertThat(result.out()).startsWith("usage:");
-  }
+    @Test
+    void aCommandFollowedByHelpPrintsTheUsage() {
+        CliRunner.Result result = CliRunner.run("demo", "--help");
+        assertThat(result.exitCode()).isZero();
+        assertThat(result.out()).startsWith("usage:");
+    }
 }

@@ -12,22 +12,24 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
 /** A small HTTP client for the end-to-end tests. */
 final class Http {
 
-  private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  private Http() {}
+    private Http() {}
 
-  static HttpResponse<String> get(URI uri) throws Exception {
-    return CLIENT.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
+    static HttpResponse<String> get(URI uri) throws Exception {
+        return CLIENT.send(
+                HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
 
-  static HttpResponse<String> get(URI base, String pathAndQuery) throws Exception {
-    return get(URI.create(base + pathAndQuery));
-  }
+    static HttpResponse<String> get(URI base, String pathAndQuery) throws Exception {
+        return get(URI.create(base + pathAndQuery));
+    }
 
-  /** Parses JSON (YAML 1.2 is a superset of it); throws when the text is not one document. */
-  @SuppressWarnings("unchecked")
-  static Map<String, Object> json(String text) {
-    return (Map<String, Object>) new Load(LoadSettings.builder().build()).loadFromString(text);
-  }
+    /** Parses JSON (YAML 1.2 is a superset of it); throws when the text is not one document. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> json(String text) {
+        return (Map<String, Object>) new Load(LoadSettings.builder().build()).loadFromString(text);
+    }
 }

@@ -7,15 +7,15 @@ import org.junit.jupiter.api.Test;
 
 class NettyDefaultsTest {
 
-  @Test
-  void leakDetectionIsOffUnlessTheUserChoseALevel() {
-    Properties unset = new Properties();
-    NettyDefaults.apply(unset);
-    assertThat(unset.getProperty("io.netty.leakDetection.level")).isEqualTo("disabled");
+    @Test
+    void leakDetectionIsOffUnlessTheUserChoseALevel() {
+        Properties unset = new Properties();
+        NettyDefaults.apply(unset);
+        assertThat(unset.getProperty("io.netty.leakDetection.level")).isEqualTo("disabled");
 
-    Properties chosen = new Properties();
-    chosen.setProperty("io.netty.leakDetection.level", "paranoid");
-    NettyDefaults.apply(chosen);
-    assertThat(chosen.getProperty("io.netty.leakDetection.level")).isEqualTo("paranoid");
-  }
+        Properties chosen = new Properties();
+        chosen.setProperty("io.netty.leakDetection.level", "paranoid");
+        NettyDefaults.apply(chosen);
+        assertThat(chosen.getProperty("io.netty.leakDetection.level")).isEqualTo("paranoid");
+    }
 }

@@ -16,105 +16,105 @@ import java.util.Locale;
  */
 public final class JsonSplice {
 
-  /** The JSON literal written for a part that failed. */
-  public static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
+    /** The JSON literal written for a part that failed. */
+    public static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
 
-  private final byte[][] firstKeys;
-  private final byte[][] laterKeys;
+    private final byte[][] firstKeys;
+    private final byte[][] laterKeys;
 
-  /** @param names the part names, in declared order */
-  public JsonSplice(List<String> names) {
-    firstKeys = new byte[names.size()][];
-    laterKeys = new byte[names.size()][];
-    for (int i = 0; i < names.size(); i++) {
-      String quoted = quote(names.get(i));
-      firstKeys[i] = ("{" + quoted + ":").getBytes(StandardCharsets.UTF_8);
-      laterKeys[i] = ("," + quoted + ":").getBytes(StandardCharsets.UTF_8);
-    }
-  }
-
-  /**
-   * The bytes that open part {@code index} (declared index).
-   *
-   * @param first whether it is the first part written to this response
-   */
-  public byte[] key(int index, boolean first) {
-    return first ? firstKeys[index] : laterKeys[index];
-  }
-
-  /**
-   * The closing bytes: {@code ,"_meta":{...}}}. A composition always has parts (see {@code
-   * ComposeTarget}), so {@code _meta} always follows one.
-   *
-   * @param outcomes every part's outcome, in declared order
-   * @param totalNanos the composition's duration
-   */
-  public static byte[] meta(List<PartOutcome> outcomes, long totalNanos) {
-    StringBuilder sb = new StringBuilder(64 + outcomes.size() * 64);
-    sb.append(",\"_meta\":{\"parts\":{");
-    boolean first = true;
-    for (PartOutcome o : outcomes) {
-      if (!first) {
-        sb.append(',');
-      }
-      first = false;
-      sb.append(quote(o.name())).append(":{\"status\":").append(o.status());
-      sb.append(",\"latency_ms\":").append(millis(o.latencyNanos()));
-      sb.append(",\"bytes\":").append(o.bytes());
-      if (o.error().isPresent()) {
-        sb.append(",\"error\":").append(quote(o.error().get()));
-      }
-      sb.append('}');
-    }
-    sb.append("},\"failed\":[");
-    first = true;
-    for (PartOutcome o : outcomes) {
-      if (!o.isOk()) {
-        if (!first) {
-          sb.append(',');
+    /** @param names the part names, in declared order */
+    public JsonSplice(List<String> names) {
+        firstKeys = new byte[names.size()][];
+        laterKeys = new byte[names.size()][];
+        for (int i = 0; i < names.size(); i++) {
+            String quoted = quote(names.get(i));
+            firstKeys[i] = ("{" + quoted + ":").getBytes(StandardCharsets.UTF_8);
+            laterKeys[i] = ("," + quoted + ":").getBytes(StandardCharsets.UTF_8);
         }
-        first = false;
-        sb.append(quote(o.name()));
-      }
     }
-    sb.append("],\"latency_ms\":").append(millis(totalNanos)).append("}}");
-    return sb.toString().getBytes(StandardCharsets.UTF_8);
-  }
 
-  /** Milliseconds with three decimals ({@code 31.204}), without String.format on the hot path. */
-  static String millis(long nanos) {
-    long micros = (Math.max(0, nanos) + 500) / 1_000; // rounded, as %.3f would
-    long fraction = micros % 1_000;
-    StringBuilder sb = new StringBuilder(12).append(micros / 1_000).append('.');
-    if (fraction < 100) {
-      sb.append('0');
+    /**
+     * The bytes that open part {@code index} (declared index).
+     *
+     * @param first whether it is the first part written to this response
+     */
+    public byte[] key(int index, boolean first) {
+        return first ? firstKeys[index] : laterKeys[index];
     }
-    if (fraction < 10) {
-      sb.append('0');
-    }
-    return sb.append(fraction).toString();
-  }
 
-  /** A JSON string literal for {@code s}. */
-  public static String quote(String s) {
-    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\r' -> sb.append("\\r");
-        case '\t' -> sb.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            sb.append(c);
-          }
+    /**
+     * The closing bytes: {@code ,"_meta":{...}}}. A composition always has parts (see {@code
+     * ComposeTarget}), so {@code _meta} always follows one.
+     *
+     * @param outcomes every part's outcome, in declared order
+     * @param totalNanos the composition's duration
+     */
+    public static byte[] meta(List<PartOutcome> outcomes, long totalNanos) {
+        StringBuilder sb = new StringBuilder(64 + outcomes.size() * 64);
+        sb.append(",\"_meta\":{\"parts\":{");
+        boolean first = true;
+        for (PartOutcome o : outcomes) {
+            if (!first) {
+                sb.append(',');
+            }
+            first = false;
+            sb.append(quote(o.name())).append(":{\"status\":").append(o.status());
+            sb.append(",\"latency_ms\":").append(millis(o.latencyNanos()));
+            sb.append(",\"bytes\":").append(o.bytes());
+            if (o.error().isPresent()) {
+                sb.append(",\"error\":").append(quote(o.error().get()));
+            }
+            sb.append('}');
         }
-      }
+        sb.append("},\"failed\":[");
+        first = true;
+        for (PartOutcome o : outcomes) {
+            if (!o.isOk()) {
+                if (!first) {
+                    sb.append(',');
+                }
+                first = false;
+                sb.append(quote(o.name()));
+            }
+        }
+        sb.append("],\"latency_ms\":").append(millis(totalNanos)).append("}}");
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
-    return sb.append('"').toString();
-  }
+
+    /** Milliseconds with three decimals ({@code 31.204}), without String.format on the hot path. */
+    static String millis(long nanos) {
+        long micros = (Math.max(0, nanos) + 500) / 1_000; // rounded, as %.3f would
+        long fraction = micros % 1_000;
+        StringBuilder sb = new StringBuilder(12).append(micros / 1_000).append('.');
+        if (fraction < 100) {
+            sb.append('0');
+        }
+        if (fraction < 10) {
+            sb.append('0');
+        }
+        return sb.append(fraction).toString();
+    }
+
+    /** A JSON string literal for {@code s}. */
+    public static String quote(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
 }

@@ -21,339 +21,339 @@ import java.util.Objects;
  */
 public final class JsonValidator {
 
-  /** Nesting deeper than this fails. */
-  public static final int MAX_DEPTH = 1000;
+    /** Nesting deeper than this fails. */
+    public static final int MAX_DEPTH = 1000;
 
-  private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
-  private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
-  private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+    private static final byte[] NULL = {'n', 'u', 'l', 'l'};
 
-  private static final byte OBJECT = 1;
-  private static final byte ARRAY = 2;
+    private static final byte OBJECT = 1;
+    private static final byte ARRAY = 2;
 
-  // states
-  private static final int START = 0; // expecting the top-level value
-  private static final int VALUE = 1; // after ':' or after ',' in an array
-  private static final int ARRAY_FIRST = 2; // after '[': a value or ']'
-  private static final int OBJECT_FIRST = 3; // after '{': a key or '}'
-  private static final int KEY = 4; // after ',' in an object
-  private static final int COLON = 5; // after a key
-  private static final int AFTER_VALUE = 6; // inside a container: ',' or its closing bracket
-  private static final int END = 7; // after the top-level value: whitespace only
-  private static final int STRING = 8;
-  private static final int ESCAPE = 9;
-  private static final int UNICODE = 10; // inside \\uXXXX, hexLeft digits to go
-  private static final int MINUS = 11; // '-' seen: a digit must follow
-  private static final int ZERO = 12; // a leading 0: '.', 'e' or the end
-  private static final int INTEGER = 13;
-  private static final int DOT = 14; // a digit must follow
-  private static final int FRACTION = 15;
-  private static final int EXPONENT = 16; // after 'e': sign or digit
-  private static final int EXPONENT_SIGN = 17; // a digit must follow
-  private static final int EXPONENT_DIGITS = 18;
-  private static final int LITERAL = 19;
-  private static final int FAILED = 20;
+    // states
+    private static final int START = 0; // expecting the top-level value
+    private static final int VALUE = 1; // after ':' or after ',' in an array
+    private static final int ARRAY_FIRST = 2; // after '[': a value or ']'
+    private static final int OBJECT_FIRST = 3; // after '{': a key or '}'
+    private static final int KEY = 4; // after ',' in an object
+    private static final int COLON = 5; // after a key
+    private static final int AFTER_VALUE = 6; // inside a container: ',' or its closing bracket
+    private static final int END = 7; // after the top-level value: whitespace only
+    private static final int STRING = 8;
+    private static final int ESCAPE = 9;
+    private static final int UNICODE = 10; // inside \\uXXXX, hexLeft digits to go
+    private static final int MINUS = 11; // '-' seen: a digit must follow
+    private static final int ZERO = 12; // a leading 0: '.', 'e' or the end
+    private static final int INTEGER = 13;
+    private static final int DOT = 14; // a digit must follow
+    private static final int FRACTION = 15;
+    private static final int EXPONENT = 16; // after 'e': sign or digit
+    private static final int EXPONENT_SIGN = 17; // a digit must follow
+    private static final int EXPONENT_DIGITS = 18;
+    private static final int LITERAL = 19;
+    private static final int FAILED = 20;
 
-  private byte[] stack = new byte[16];
-  private int depth;
-  private int state = START;
-  private boolean stringIsKey;
-  private int hexLeft;
-  private byte[] literal;
-  private int literalIndex;
-  private long position; // offset of the next byte in the whole input
-  private String error = "";
+    private byte[] stack = new byte[16];
+    private int depth;
+    private int state = START;
+    private boolean stringIsKey;
+    private int hexLeft;
+    private byte[] literal;
+    private int literalIndex;
+    private long position; // offset of the next byte in the whole input
+    private String error = "";
 
-  public JsonValidator() {}
+    public JsonValidator() {}
 
-  /** Checks {@code length} bytes of {@code bytes} from {@code offset}. */
-  public void feed(byte[] bytes, int offset, int length) {
-    requireNonNull(bytes, "bytes");
-    Objects.checkFromIndexSize(offset, length, bytes.length);
-    int end = offset + length;
-    int i = offset;
-    while (i < end && state != FAILED) {
-      if (state == STRING) {
-        // fast path: plain string bytes
-        int j = i;
-        while (j < end) {
-          int c = bytes[j] & 0xff;
-          if (c == '"' || c == '\\' || c < 0x20) {
-            break;
-          }
-          j++;
+    /** Checks {@code length} bytes of {@code bytes} from {@code offset}. */
+    public void feed(byte[] bytes, int offset, int length) {
+        requireNonNull(bytes, "bytes");
+        Objects.checkFromIndexSize(offset, length, bytes.length);
+        int end = offset + length;
+        int i = offset;
+        while (i < end && state != FAILED) {
+            if (state == STRING) {
+                // fast path: plain string bytes
+                int j = i;
+                while (j < end) {
+                    int c = bytes[j] & 0xff;
+                    if (c == '"' || c == '\\' || c < 0x20) {
+                        break;
+                    }
+                    j++;
+                }
+                position += j - i;
+                i = j;
+                if (i == end) {
+                    break;
+                }
+            }
+            step(bytes[i] & 0xff);
+            i++;
         }
-        position += j - i;
-        i = j;
-        if (i == end) {
-          break;
-        }
-      }
-      step(bytes[i] & 0xff);
-      i++;
     }
-  }
 
-  /** Checks the bytes from the buffer's position to its limit, without moving its position. */
-  public void feed(ByteBuffer buffer) {
-    requireNonNull(buffer, "buffer");
-    if (buffer.hasArray()) {
-      feed(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
-      return;
+    /** Checks the bytes from the buffer's position to its limit, without moving its position. */
+    public void feed(ByteBuffer buffer) {
+        requireNonNull(buffer, "buffer");
+        if (buffer.hasArray()) {
+            feed(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
+            return;
+        }
+        for (int i = buffer.position(), end = buffer.limit(); i < end && state != FAILED; i++) {
+            step(buffer.get(i) & 0xff);
+        }
     }
-    for (int i = buffer.position(), end = buffer.limit(); i < end && state != FAILED; i++) {
-      step(buffer.get(i) & 0xff);
+
+    /** Whether a syntax error has been seen. */
+    public boolean failed() {
+        return state == FAILED;
     }
-  }
 
-  /** Whether a syntax error has been seen. */
-  public boolean failed() {
-    return state == FAILED;
-  }
-
-  /**
-   * Ends the input.
-   *
-   * @return whether exactly one complete JSON value, with optional whitespace around it, was fed
-   */
-  public boolean finish() {
-    switch (state) {
-      case END, FAILED -> {}
-      case ZERO, INTEGER, FRACTION, EXPONENT_DIGITS -> {
-        if (depth == 0) {
-          state = END;
-        } else {
-          fail("unexpected end of input at byte " + position);
+    /**
+     * Ends the input.
+     *
+     * @return whether exactly one complete JSON value, with optional whitespace around it, was fed
+     */
+    public boolean finish() {
+        switch (state) {
+            case END, FAILED -> {}
+            case ZERO, INTEGER, FRACTION, EXPONENT_DIGITS -> {
+                if (depth == 0) {
+                    state = END;
+                } else {
+                    fail("unexpected end of input at byte " + position);
+                }
+            }
+            case START -> fail((position == 0 ? "empty input" : "only whitespace") + " (expected: one JSON value)");
+            default -> fail("unexpected end of input at byte " + position);
         }
-      }
-      case START -> fail((position == 0 ? "empty input" : "only whitespace") + " (expected: one JSON value)");
-      default -> fail("unexpected end of input at byte " + position);
+        return state == END;
     }
-    return state == END;
-  }
 
-  /** Why the input is not JSON, such as {@code unexpected '}' at byte 17}; empty when no error was found. */
-  public String error() {
-    return error;
-  }
-
-  private void step(int c) {
-    switch (state) {
-      case STRING -> string(c);
-      case ESCAPE -> escape(c);
-      case UNICODE -> {
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
-          unexpected(c, "a hex digit of \\uXXXX");
-        } else if (--hexLeft == 0) {
-          state = STRING;
-        }
-      }
-      case MINUS -> {
-        if (c == '0') {
-          state = ZERO;
-        } else if (c >= '1' && c <= '9') {
-          state = INTEGER;
-        } else {
-          unexpected(c, "a digit");
-        }
-      }
-      case ZERO -> afterInteger(c);
-      case INTEGER -> {
-        if (c < '0' || c > '9') {
-          afterInteger(c);
-        }
-      }
-      case DOT -> digitThen(c, FRACTION);
-      case FRACTION -> {
-        if (c == 'e' || c == 'E') {
-          state = EXPONENT;
-        } else if (c < '0' || c > '9') {
-          endNumber(c);
-        }
-      }
-      case EXPONENT -> {
-        if (c == '+' || c == '-') {
-          state = EXPONENT_SIGN;
-        } else {
-          digitThen(c, EXPONENT_DIGITS);
-        }
-      }
-      case EXPONENT_SIGN -> digitThen(c, EXPONENT_DIGITS);
-      case EXPONENT_DIGITS -> {
-        if (c < '0' || c > '9') {
-          endNumber(c);
-        }
-      }
-      case LITERAL -> {
-        if (c != literal[literalIndex]) {
-          unexpected(c, "'" + new String(literal, java.nio.charset.StandardCharsets.US_ASCII) + "'");
-        } else if (++literalIndex == literal.length) {
-          endValue();
-        }
-      }
-      default -> structural(c);
+    /** Why the input is not JSON, such as {@code unexpected '}' at byte 17}; empty when no error was found. */
+    public String error() {
+        return error;
     }
-    position++;
-  }
 
-  /** Whitespace, brackets, separators and the first byte of a value. */
-  private void structural(int c) {
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-      return;
-    }
-    switch (state) {
-      case START, VALUE -> beginValue(c);
-      case ARRAY_FIRST -> {
-        if (c == ']') {
-          close();
-        } else {
-          beginValue(c);
+    private void step(int c) {
+        switch (state) {
+            case STRING -> string(c);
+            case ESCAPE -> escape(c);
+            case UNICODE -> {
+                if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
+                    unexpected(c, "a hex digit of \\uXXXX");
+                } else if (--hexLeft == 0) {
+                    state = STRING;
+                }
+            }
+            case MINUS -> {
+                if (c == '0') {
+                    state = ZERO;
+                } else if (c >= '1' && c <= '9') {
+                    state = INTEGER;
+                } else {
+                    unexpected(c, "a digit");
+                }
+            }
+            case ZERO -> afterInteger(c);
+            case INTEGER -> {
+                if (c < '0' || c > '9') {
+                    afterInteger(c);
+                }
+            }
+            case DOT -> digitThen(c, FRACTION);
+            case FRACTION -> {
+                if (c == 'e' || c == 'E') {
+                    state = EXPONENT;
+                } else if (c < '0' || c > '9') {
+                    endNumber(c);
+                }
+            }
+            case EXPONENT -> {
+                if (c == '+' || c == '-') {
+                    state = EXPONENT_SIGN;
+                } else {
+                    digitThen(c, EXPONENT_DIGITS);
+                }
+            }
+            case EXPONENT_SIGN -> digitThen(c, EXPONENT_DIGITS);
+            case EXPONENT_DIGITS -> {
+                if (c < '0' || c > '9') {
+                    endNumber(c);
+                }
+            }
+            case LITERAL -> {
+                if (c != literal[literalIndex]) {
+                    unexpected(c, "'" + new String(literal, java.nio.charset.StandardCharsets.US_ASCII) + "'");
+                } else if (++literalIndex == literal.length) {
+                    endValue();
+                }
+            }
+            default -> structural(c);
         }
-      }
-      case OBJECT_FIRST, KEY -> {
+        position++;
+    }
+
+    /** Whitespace, brackets, separators and the first byte of a value. */
+    private void structural(int c) {
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+            return;
+        }
+        switch (state) {
+            case START, VALUE -> beginValue(c);
+            case ARRAY_FIRST -> {
+                if (c == ']') {
+                    close();
+                } else {
+                    beginValue(c);
+                }
+            }
+            case OBJECT_FIRST, KEY -> {
+                if (c == '"') {
+                    stringIsKey = true;
+                    state = STRING;
+                } else if (c == '}' && state == OBJECT_FIRST) {
+                    close();
+                } else {
+                    unexpected(c, "a string key");
+                }
+            }
+            case COLON -> {
+                if (c == ':') {
+                    state = VALUE;
+                } else {
+                    unexpected(c, "':'");
+                }
+            }
+            case AFTER_VALUE -> {
+                byte top = stack[depth - 1];
+                if (c == ',') {
+                    state = top == OBJECT ? KEY : VALUE;
+                } else if (c == '}' && top == OBJECT) {
+                    close();
+                } else if (c == ']' && top == ARRAY) {
+                    close();
+                } else {
+                    unexpected(c, top == OBJECT ? "',' or '}'" : "',' or ']'");
+                }
+            }
+            case END -> unexpected(c, "the end after one JSON value");
+            default -> throw new IllegalStateException("state " + state);
+        }
+    }
+
+    private void beginValue(int c) {
+        switch (c) {
+            case '{' -> open(OBJECT, OBJECT_FIRST);
+            case '[' -> open(ARRAY, ARRAY_FIRST);
+            case '"' -> {
+                stringIsKey = false;
+                state = STRING;
+            }
+            case '-' -> state = MINUS;
+            case '0' -> state = ZERO;
+            case 't' -> literal(TRUE);
+            case 'f' -> literal(FALSE);
+            case 'n' -> literal(NULL);
+            default -> {
+                if (c >= '1' && c <= '9') {
+                    state = INTEGER;
+                } else {
+                    unexpected(c, "a JSON value");
+                }
+            }
+        }
+    }
+
+    private void string(int c) {
         if (c == '"') {
-          stringIsKey = true;
-          state = STRING;
-        } else if (c == '}' && state == OBJECT_FIRST) {
-          close();
-        } else {
-          unexpected(c, "a string key");
+            if (stringIsKey) {
+                state = COLON;
+            } else {
+                endValue();
+            }
+        } else if (c == '\\') {
+            state = ESCAPE;
+        } else if (c < 0x20) {
+            fail(String.format(Locale.ROOT, "control character 0x%02x in a string at byte %d", c, position));
         }
-      }
-      case COLON -> {
-        if (c == ':') {
-          state = VALUE;
-        } else {
-          unexpected(c, "':'");
-        }
-      }
-      case AFTER_VALUE -> {
-        byte top = stack[depth - 1];
-        if (c == ',') {
-          state = top == OBJECT ? KEY : VALUE;
-        } else if (c == '}' && top == OBJECT) {
-          close();
-        } else if (c == ']' && top == ARRAY) {
-          close();
-        } else {
-          unexpected(c, top == OBJECT ? "',' or '}'" : "',' or ']'");
-        }
-      }
-      case END -> unexpected(c, "the end after one JSON value");
-      default -> throw new IllegalStateException("state " + state);
     }
-  }
 
-  private void beginValue(int c) {
-    switch (c) {
-      case '{' -> open(OBJECT, OBJECT_FIRST);
-      case '[' -> open(ARRAY, ARRAY_FIRST);
-      case '"' -> {
-        stringIsKey = false;
-        state = STRING;
-      }
-      case '-' -> state = MINUS;
-      case '0' -> state = ZERO;
-      case 't' -> literal(TRUE);
-      case 'f' -> literal(FALSE);
-      case 'n' -> literal(NULL);
-      default -> {
-        if (c >= '1' && c <= '9') {
-          state = INTEGER;
-        } else {
-          unexpected(c, "a JSON value");
+    private void escape(int c) {
+        switch (c) {
+            case '"', '\\', '/', 'b', 'f', 'n', 'r', 't' -> state = STRING;
+            case 'u' -> {
+                hexLeft = 4;
+                state = UNICODE;
+            }
+            default -> unexpected(c, "an escape such as \\n or \\u00e9");
         }
-      }
     }
-  }
 
-  private void string(int c) {
-    if (c == '"') {
-      if (stringIsKey) {
-        state = COLON;
-      } else {
+    private void afterInteger(int c) {
+        if (c == '.') {
+            state = DOT;
+        } else if (c == 'e' || c == 'E') {
+            state = EXPONENT;
+        } else if (state == ZERO && c >= '0' && c <= '9') {
+            unexpected(c, "no digit after a leading 0");
+        } else {
+            endNumber(c);
+        }
+    }
+
+    private void digitThen(int c, int next) {
+        if (c >= '0' && c <= '9') {
+            state = next;
+        } else {
+            unexpected(c, "a digit");
+        }
+    }
+
+    /** {@code c} ends a number: the number is a complete value, and {@code c} is read after it. */
+    private void endNumber(int c) {
         endValue();
-      }
-    } else if (c == '\\') {
-      state = ESCAPE;
-    } else if (c < 0x20) {
-      fail(String.format(Locale.ROOT, "control character 0x%02x in a string at byte %d", c, position));
+        structural(c);
     }
-  }
 
-  private void escape(int c) {
-    switch (c) {
-      case '"', '\\', '/', 'b', 'f', 'n', 'r', 't' -> state = STRING;
-      case 'u' -> {
-        hexLeft = 4;
-        state = UNICODE;
-      }
-      default -> unexpected(c, "an escape such as \\n or \\u00e9");
+    private void literal(byte[] word) {
+        literal = word;
+        literalIndex = 1;
+        state = LITERAL;
     }
-  }
 
-  private void afterInteger(int c) {
-    if (c == '.') {
-      state = DOT;
-    } else if (c == 'e' || c == 'E') {
-      state = EXPONENT;
-    } else if (state == ZERO && c >= '0' && c <= '9') {
-      unexpected(c, "no digit after a leading 0");
-    } else {
-      endNumber(c);
+    private void open(byte kind, int next) {
+        if (depth == MAX_DEPTH) {
+            fail("nesting deeper than " + MAX_DEPTH + " at byte " + position);
+            return;
+        }
+        if (depth == stack.length) {
+            stack = Arrays.copyOf(stack, Math.min(MAX_DEPTH, depth * 2));
+        }
+        stack[depth++] = kind;
+        state = next;
     }
-  }
 
-  private void digitThen(int c, int next) {
-    if (c >= '0' && c <= '9') {
-      state = next;
-    } else {
-      unexpected(c, "a digit");
+    private void close() {
+        depth--;
+        endValue();
     }
-  }
 
-  /** {@code c} ends a number: the number is a complete value, and {@code c} is read after it. */
-  private void endNumber(int c) {
-    endValue();
-    structural(c);
-  }
-
-  private void literal(byte[] word) {
-    literal = word;
-    literalIndex = 1;
-    state = LITERAL;
-  }
-
-  private void open(byte kind, int next) {
-    if (depth == MAX_DEPTH) {
-      fail("nesting deeper than " + MAX_DEPTH + " at byte " + position);
-      return;
+    private void endValue() {
+        state = depth == 0 ? END : AFTER_VALUE;
     }
-    if (depth == stack.length) {
-      stack = Arrays.copyOf(stack, Math.min(MAX_DEPTH, depth * 2));
+
+    private void unexpected(int c, String expected) {
+        String shown = c >= 0x21 && c < 0x7f ? "'" + (char) c + "'" : String.format(Locale.ROOT, "byte 0x%02x", c);
+        fail("unexpected " + shown + " at byte " + position + " (expected: " + expected + ")");
     }
-    stack[depth++] = kind;
-    state = next;
-  }
 
-  private void close() {
-    depth--;
-    endValue();
-  }
-
-  private void endValue() {
-    state = depth == 0 ? END : AFTER_VALUE;
-  }
-
-  private void unexpected(int c, String expected) {
-    String shown = c >= 0x21 && c < 0x7f ? "'" + (char) c + "'" : String.format(Locale.ROOT, "byte 0x%02x", c);
-    fail("unexpected " + shown + " at byte " + position + " (expected: " + expected + ")");
-  }
-
-  private void fail(String reason) {
-    if (state != FAILED) {
-      state = FAILED;
-      error = reason;
+    private void fail(String reason) {
+        if (state != FAILED) {
+            state = FAILED;
+            error = reason;
+        }
     }
-  }
 }

@@ -14,20 +14,20 @@ import java.util.Optional;
  * @param bytes body bytes relayed to the client
  */
 public record PartOutcome(String name, int status, Optional<String> error, long latencyNanos, long bytes) {
-  public PartOutcome {
-    requireNonNull(name, "name");
-    requireNonNull(error, "error");
-  }
+    public PartOutcome {
+        requireNonNull(name, "name");
+        requireNonNull(error, "error");
+    }
 
-  public static PartOutcome ok(String name, int status, long latencyNanos, long bytes) {
-    return new PartOutcome(name, status, Optional.empty(), latencyNanos, bytes);
-  }
+    public static PartOutcome ok(String name, int status, long latencyNanos, long bytes) {
+        return new PartOutcome(name, status, Optional.empty(), latencyNanos, bytes);
+    }
 
-  public static PartOutcome failed(String name, int status, String error, long latencyNanos) {
-    return new PartOutcome(name, status, Optional.of(error), latencyNanos, 0);
-  }
+    public static PartOutcome failed(String name, int status, String error, long latencyNanos) {
+        return new PartOutcome(name, status, Optional.of(error), latencyNanos, 0);
+    }
 
-  public boolean isOk() {
-    return error.isEmpty();
-  }
+    public boolean isOk() {
+        return error.isEmpty();
+    }
 }

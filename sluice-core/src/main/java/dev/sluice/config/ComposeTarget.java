@@ -19,37 +19,32 @@ import java.util.List;
  * @param parts in declared order, names unique
  */
 public record ComposeTarget(
-    Fanout fanout,
-    Order order,
-    OnError onError,
-    Duration timeout,
-    boolean validateJson,
-    List<PartConfig> parts)
-    implements Target {
+        Fanout fanout, Order order, OnError onError, Duration timeout, boolean validateJson, List<PartConfig> parts)
+        implements Target {
 
-  public enum Fanout {
-    PARALLEL,
-    SEQUENTIAL
-  }
-
-  public enum Order {
-    ARRIVAL,
-    DECLARED
-  }
-
-  public enum OnError {
-    PARTIAL,
-    FAIL
-  }
-
-  public ComposeTarget {
-    requireNonNull(fanout, "fanout");
-    requireNonNull(order, "order");
-    requireNonNull(onError, "onError");
-    requireNonNull(timeout, "timeout");
-    parts = List.copyOf(parts);
-    if (parts.isEmpty()) {
-      throw new IllegalArgumentException("parts: [] (expected: at least one part)");
+    public enum Fanout {
+        PARALLEL,
+        SEQUENTIAL
     }
-  }
+
+    public enum Order {
+        ARRIVAL,
+        DECLARED
+    }
+
+    public enum OnError {
+        PARTIAL,
+        FAIL
+    }
+
+    public ComposeTarget {
+        requireNonNull(fanout, "fanout");
+        requireNonNull(order, "order");
+        requireNonNull(onError, "onError");
+        requireNonNull(timeout, "timeout");
+        parts = List.copyOf(parts);
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("parts: [] (expected: at least one part)");
+        }
+    }
 }

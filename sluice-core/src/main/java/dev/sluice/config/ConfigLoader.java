@@ -31,259 +31,286 @@ import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
  */
 public final class ConfigLoader {
 
-  static final String NAME_EXPECTED = "a name of a-z, 0-9, '-' and '_'";
+    static final String NAME_EXPECTED = "a name of a-z, 0-9, '-' and '_'";
 
-  private ConfigLoader() {}
+    private ConfigLoader() {}
 
-  /**
-   * Loads and validates a configuration file.
-   *
-   * @throws ConfigException listing every problem, or the one problem that the file cannot be read
-   */
-  public static GatewayConfig load(Path file) throws ConfigException {
-    requireNonNull(file, "file");
-    String source = file.toString();
-    String yaml;
-    try {
-      yaml = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new ConfigException(source, List.of(unreadable(file, e)));
+    /**
+     * Loads and validates a configuration file.
+     *
+     * @throws ConfigException listing every problem, or the one problem that the file cannot be read
+     */
+    public static GatewayConfig load(Path file) throws ConfigException {
+        requireNonNull(file, "file");
+        String source = file.toString();
+        String yaml;
+        try {
+            yaml = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new ConfigException(source, List.of(unreadable(file, e)));
+        }
+        return parse(yaml, source);
     }
-    return parse(yaml, source);
-  }
 
-  /**
-   * Parses and validates a configuration.
-   *
-   * @param sourceName the file name (or label) used in messages
-   * @throws ConfigException listing every problem
-   */
-  public static GatewayConfig parse(String yaml, String sourceName) throws ConfigException {
-    requireNonNull(yaml, "yaml");
-    requireNonNull(sourceName, "sourceName");
-    List<Problem> problems = new ArrayList<>();
-    Optional<GatewayConfig> config = bind(yaml, sourceName, problems);
-    if (!problems.isEmpty() || config.isEmpty()) {
-      throw new ConfigException(sourceName, problems);
+    /**
+     * Parses and validates a configuration.
+     *
+     * @param sourceName the file name (or label) used in messages
+     * @throws ConfigException listing every problem
+     */
+    public static GatewayConfig parse(String yaml, String sourceName) throws ConfigException {
+        requireNonNull(yaml, "yaml");
+        requireNonNull(sourceName, "sourceName");
+        List<Problem> problems = new ArrayList<>();
+        Optional<GatewayConfig> config = bind(yaml, sourceName, problems);
+        if (!problems.isEmpty() || config.isEmpty()) {
+            throw new ConfigException(sourceName, problems);
+        }
+        return config.get();
     }
-    return config.get();
-  }
 
-  /** Every problem with a configuration file, without throwing: empty when it is valid. */
-  public static List<Problem> check(Path file) {
-    requireNonNull(file, "file");
-    try {
-      return check(Files.readString(file, StandardCharsets.UTF_8), file.toString());
-    } catch (IOException e) {
-      return List.of(unreadable(file, e));
+    /** Every problem with a configuration file, without throwing: empty when it is valid. */
+    public static List<Problem> check(Path file) {
+        requireNonNull(file, "file");
+        try {
+            return check(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+        } catch (IOException e) {
+            return List.of(unreadable(file, e));
+        }
     }
-  }
 
-  /** Every problem with a configuration, without throwing: empty when it is valid. */
-  public static List<Problem> check(String yaml, String sourceName) {
-    requireNonNull(yaml, "yaml");
-    requireNonNull(sourceName, "sourceName");
-    List<Problem> problems = new ArrayList<>();
-    bind(yaml, sourceName, problems);
-    return List.copyOf(problems);
-  }
+    /** Every problem with a configuration, without throwing: empty when it is valid. */
+    public static List<Problem> check(String yaml, String sourceName) {
+        requireNonNull(yaml, "yaml");
+        requireNonNull(sourceName, "sourceName");
+        List<Problem> problems = new ArrayList<>();
+        bind(yaml, sourceName, problems);
+        return List.copyOf(problems);
+    }
 
-  private static Problem unreadable(Path file, IOException e) {
-    if (e instanceof NoSuchFileException) {
-      return new Problem("(file)", "'" + file + "' does not exist (expected: a readable YAML file)");
+    private static Problem unreadable(Path file, IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return new Problem("(file)", "'" + file + "' does not exist (expected: a readable YAML file)");
+        }
+        return new Problem("(file)", "'" + file + "' cannot be read: " + e + " (expected: a readable UTF-8 YAML file)");
     }
-    return new Problem("(file)", "'" + file + "' cannot be read: " + e + " (expected: a readable UTF-8 YAML file)");
-  }
 
-  private static Optional<GatewayConfig> bind(String yaml, String sourceName, List<Problem> problems) {
-    Object document;
-    try {
-      LoadSettings settings = LoadSettings.builder()
-          .setLabel(sourceName)
-          .setAllowDuplicateKeys(false)
-          .setMaxAliasesForCollections(50)
-          .build();
-      document = new Load(settings).loadFromString(yaml);
-    } catch (MarkedYamlEngineException e) {
-      problems.add(new Problem("(yaml)", syntaxMessage(e)));
-      return Optional.empty();
-    } catch (YamlEngineException e) {
-      problems.add(new Problem("(yaml)", String.valueOf(e.getMessage())));
-      return Optional.empty();
+    private static Optional<GatewayConfig> bind(String yaml, String sourceName, List<Problem> problems) {
+        Object document;
+        try {
+            LoadSettings settings = LoadSettings.builder()
+                    .setLabel(sourceName)
+                    .setAllowDuplicateKeys(false)
+                    .setMaxAliasesForCollections(50)
+                    .build();
+            document = new Load(settings).loadFromString(yaml);
+        } catch (MarkedYamlEngineException e) {
+            problems.add(new Problem("(yaml)", syntaxMessage(e)));
+            return Optional.empty();
+        } catch (YamlEngineException e) {
+            problems.add(new Problem("(yaml)", String.valueOf(e.getMessage())));
+            return Optional.empty();
+        }
+        String rootExpected = "a mapping with keys server, admin, upstreams, routes";
+        if (document == null) {
+            problems.add(new Problem("(document)", "empty (expected: " + rootExpected + ")"));
+            return Optional.empty();
+        }
+        if (!(document instanceof Map<?, ?>)) {
+            problems.add(new Problem("(document)", Mapping.describe(document) + " (expected: " + rootExpected + ")"));
+            return Optional.empty();
+        }
+        Mapping r = Mapping.of(document, "", rootExpected, problems).orElseThrow();
+        r.allowOnly("server", "admin", "upstreams", "routes");
+        ServerConfig server = server(r);
+        Optional<AdminConfig> admin = admin(r);
+        Set<String> declared = new LinkedHashSet<>();
+        Map<String, UpstreamConfig> upstreams = upstreams(r, declared);
+        List<RouteConfig> routes = new RouteBinder(declared, problems).routes(r);
+        if (!problems.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new GatewayConfig(server, admin, upstreams, routes));
     }
-    String rootExpected = "a mapping with keys server, admin, upstreams, routes";
-    if (document == null) {
-      problems.add(new Problem("(document)", "empty (expected: " + rootExpected + ")"));
-      return Optional.empty();
-    }
-    if (!(document instanceof Map<?, ?>)) {
-      problems.add(new Problem("(document)", Mapping.describe(document) + " (expected: " + rootExpected + ")"));
-      return Optional.empty();
-    }
-    Mapping r = Mapping.of(document, "", rootExpected, problems).orElseThrow();
-    r.allowOnly("server", "admin", "upstreams", "routes");
-    ServerConfig server = server(r);
-    Optional<AdminConfig> admin = admin(r);
-    Set<String> declared = new LinkedHashSet<>();
-    Map<String, UpstreamConfig> upstreams = upstreams(r, declared);
-    List<RouteConfig> routes = new RouteBinder(declared, problems).routes(r);
-    if (!problems.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(new GatewayConfig(server, admin, upstreams, routes));
-  }
 
-  private static String syntaxMessage(MarkedYamlEngineException e) {
-    Optional<Mark> mark = e.getProblemMark().or(e::getContextMark);
-    StringBuilder sb = new StringBuilder();
-    mark.ifPresent(m -> sb.append("line ").append(m.getLine() + 1).append(", column ").append(m.getColumn() + 1).append(": "));
-    if (e.getContext() != null) {
-      sb.append(e.getContext()).append(": ");
+    private static String syntaxMessage(MarkedYamlEngineException e) {
+        Optional<Mark> mark = e.getProblemMark().or(e::getContextMark);
+        StringBuilder sb = new StringBuilder();
+        mark.ifPresent(m -> sb.append("line ")
+                .append(m.getLine() + 1)
+                .append(", column ")
+                .append(m.getColumn() + 1)
+                .append(": "));
+        if (e.getContext() != null) {
+            sb.append(e.getContext()).append(": ");
+        }
+        sb.append(e.getProblem() == null ? "invalid YAML" : e.getProblem());
+        return sb.toString();
     }
-    sb.append(e.getProblem() == null ? "invalid YAML" : e.getProblem());
-    return sb.toString();
-  }
 
-  private static ServerConfig server(Mapping root) {
-    ServerConfig d = ServerConfig.defaults();
-    Optional<Mapping> section = root.mapping("server", "a mapping of server settings");
-    if (section.isEmpty()) {
-      return d;
+    private static ServerConfig server(Mapping root) {
+        ServerConfig d = ServerConfig.defaults();
+        Optional<Mapping> section = root.mapping("server", "a mapping of server settings");
+        if (section.isEmpty()) {
+            return d;
+        }
+        Mapping m = section.get();
+        m.allowOnly(
+                "host",
+                "port",
+                "engine",
+                "platform-threads",
+                "fanout-threads",
+                "shutdown-grace",
+                "read-ahead",
+                "transport");
+        String host = m.string("host", "a host name or address").orElse(d.host());
+        if (host.isBlank()) {
+            m.problem("host", "'' (expected: a host name or address)");
+        }
+        int port = m.integer("port", d.port(), 0, 65535, "a port 0..65535");
+        String engineKey = m.choice("engine", d.engine().key(), "virtual", "platform", "reactive");
+        EngineMode engine = EngineMode.fromKey(engineKey).orElse(d.engine());
+        int platformThreads =
+                m.integer("platform-threads", d.platformThreads(), 1, Integer.MAX_VALUE, "an integer > 0");
+        int fanoutThreads = m.integer("fanout-threads", d.fanoutThreads(), 1, Integer.MAX_VALUE, "an integer > 0");
+        Duration grace = m.duration("shutdown-grace", d.shutdownGrace());
+        int readAhead = m.size("read-ahead", d.readAhead(), 1024, "a size >= 1024 bytes, such as 16384, 16KiB, 1MiB");
+        String transportKey = m.choice("transport", d.transport().key(), "auto", "nio", "io_uring");
+        Transport transport = Transport.fromKey(transportKey).orElse(d.transport());
+        if (transport == Transport.IO_URING && engine != EngineMode.REACTIVE) {
+            m.problem(
+                    "transport",
+                    "'io_uring' needs engine 'reactive' (expected: auto or nio for engine '" + engine.key() + "')");
+        }
+        return new ServerConfig(host, port, engine, platformThreads, fanoutThreads, grace, readAhead, transport);
     }
-    Mapping m = section.get();
-    m.allowOnly("host", "port", "engine", "platform-threads", "fanout-threads", "shutdown-grace", "read-ahead",
-        "transport");
-    String host = m.string("host", "a host name or address").orElse(d.host());
-    if (host.isBlank()) {
-      m.problem("host", "'' (expected: a host name or address)");
-    }
-    int port = m.integer("port", d.port(), 0, 65535, "a port 0..65535");
-    String engineKey = m.choice("engine", d.engine().key(), "virtual", "platform", "reactive");
-    EngineMode engine = EngineMode.fromKey(engineKey).orElse(d.engine());
-    int platformThreads = m.integer("platform-threads", d.platformThreads(), 1, Integer.MAX_VALUE, "an integer > 0");
-    int fanoutThreads = m.integer("fanout-threads", d.fanoutThreads(), 1, Integer.MAX_VALUE, "an integer > 0");
-    Duration grace = m.duration("shutdown-grace", d.shutdownGrace());
-    int readAhead = m.size("read-ahead", d.readAhead(), 1024, "a size >= 1024 bytes, such as 16384, 16KiB, 1MiB");
-    String transportKey = m.choice("transport", d.transport().key(), "auto", "nio", "io_uring");
-    Transport transport = Transport.fromKey(transportKey).orElse(d.transport());
-    if (transport == Transport.IO_URING && engine != EngineMode.REACTIVE) {
-      m.problem("transport", "'io_uring' needs engine 'reactive' (expected: auto or nio for engine '" + engine.key() + "')");
-    }
-    return new ServerConfig(host, port, engine, platformThreads, fanoutThreads, grace, readAhead, transport);
-  }
 
-  private static Optional<AdminConfig> admin(Mapping root) {
-    if (!root.has("admin")) {
-      return Optional.empty();
+    private static Optional<AdminConfig> admin(Mapping root) {
+        if (!root.has("admin")) {
+            return Optional.empty();
+        }
+        Optional<Mapping> section = root.mapping("admin", "a mapping with host and port");
+        if (section.isEmpty()) {
+            return Optional.empty();
+        }
+        Mapping m = section.get();
+        m.allowOnly("host", "port");
+        String host = m.string("host", "a host name or address").orElse("127.0.0.1");
+        if (host.isBlank()) {
+            m.problem("host", "'' (expected: a host name or address)");
+        }
+        int port = m.integer("port", 9090, 0, 65535, "a port 0..65535");
+        return Optional.of(new AdminConfig(host, port));
     }
-    Optional<Mapping> section = root.mapping("admin", "a mapping with host and port");
-    if (section.isEmpty()) {
-      return Optional.empty();
-    }
-    Mapping m = section.get();
-    m.allowOnly("host", "port");
-    String host = m.string("host", "a host name or address").orElse("127.0.0.1");
-    if (host.isBlank()) {
-      m.problem("host", "'' (expected: a host name or address)");
-    }
-    int port = m.integer("port", 9090, 0, 65535, "a port 0..65535");
-    return Optional.of(new AdminConfig(host, port));
-  }
 
-  /** Binds {@code upstreams:}; every name is added to {@code declared}, even when its settings are bad. */
-  private static Map<String, UpstreamConfig> upstreams(Mapping root, Set<String> declared) {
-    Map<String, UpstreamConfig> upstreams = new LinkedHashMap<>();
-    Optional<Mapping> section = root.mapping("upstreams", "a mapping of upstream name to settings");
-    if (section.isEmpty()) {
-      return upstreams;
+    /** Binds {@code upstreams:}; every name is added to {@code declared}, even when its settings are bad. */
+    private static Map<String, UpstreamConfig> upstreams(Mapping root, Set<String> declared) {
+        Map<String, UpstreamConfig> upstreams = new LinkedHashMap<>();
+        Optional<Mapping> section = root.mapping("upstreams", "a mapping of upstream name to settings");
+        if (section.isEmpty()) {
+            return upstreams;
+        }
+        for (Map.Entry<String, Object> e : section.get().entries()) {
+            String name = e.getKey();
+            declared.add(name);
+            String path = section.get().child(name);
+            if (!isName(name)) {
+                root.problems().add(new Problem(path, "'" + name + "' (expected: " + NAME_EXPECTED + ")"));
+            }
+            Mapping.of(e.getValue(), path, "a mapping with url and pool settings", root.problems())
+                    .flatMap(m -> upstream(name, m))
+                    .ifPresent(u -> upstreams.put(name, u));
+        }
+        return upstreams;
     }
-    for (Map.Entry<String, Object> e : section.get().entries()) {
-      String name = e.getKey();
-      declared.add(name);
-      String path = section.get().child(name);
-      if (!isName(name)) {
-        root.problems().add(new Problem(path, "'" + name + "' (expected: " + NAME_EXPECTED + ")"));
-      }
-      Mapping.of(e.getValue(), path, "a mapping with url and pool settings", root.problems())
-          .flatMap(m -> upstream(name, m))
-          .ifPresent(u -> upstreams.put(name, u));
-    }
-    return upstreams;
-  }
 
-  private static Optional<UpstreamConfig> upstream(String name, Mapping m) {
-    m.allowOnly("url", "max-connections", "connect-timeout", "read-timeout", "acquire-timeout", "max-pending",
-        "idle-timeout", "pace");
-    int before = m.problems().size();
-    Optional<URI> url = m.requiredString("url", "an http:// URL such as http://127.0.0.1:8081").flatMap(u -> url(u, m));
-    UpstreamConfig d = UpstreamConfig.of(name, URI.create("http://localhost"));
-    int maxConnections = m.integer("max-connections", d.maxConnections(), 1, Integer.MAX_VALUE, "an integer > 0");
-    Duration connect = m.duration("connect-timeout", d.connectTimeout());
-    Duration read = m.duration("read-timeout", d.readTimeout());
-    Duration acquire = m.duration("acquire-timeout", d.acquireTimeout());
-    int maxPending = m.integer("max-pending", d.maxPending(), 0, Integer.MAX_VALUE, "an integer >= 0");
-    Duration idle = m.duration("idle-timeout", d.idleTimeout());
-    Optional<Pace> pace = m.mapping("pace", "a mapping such as {permits: 1, per: 200ms}").flatMap(ConfigLoader::pace);
-    if (url.isEmpty() || m.problems().size() != before) {
-      return Optional.empty();
+    private static Optional<UpstreamConfig> upstream(String name, Mapping m) {
+        m.allowOnly(
+                "url",
+                "max-connections",
+                "connect-timeout",
+                "read-timeout",
+                "acquire-timeout",
+                "max-pending",
+                "idle-timeout",
+                "pace");
+        int before = m.problems().size();
+        Optional<URI> url = m.requiredString("url", "an http:// URL such as http://127.0.0.1:8081")
+                .flatMap(u -> url(u, m));
+        UpstreamConfig d = UpstreamConfig.of(name, URI.create("http://localhost"));
+        int maxConnections = m.integer("max-connections", d.maxConnections(), 1, Integer.MAX_VALUE, "an integer > 0");
+        Duration connect = m.duration("connect-timeout", d.connectTimeout());
+        Duration read = m.duration("read-timeout", d.readTimeout());
+        Duration acquire = m.duration("acquire-timeout", d.acquireTimeout());
+        int maxPending = m.integer("max-pending", d.maxPending(), 0, Integer.MAX_VALUE, "an integer >= 0");
+        Duration idle = m.duration("idle-timeout", d.idleTimeout());
+        Optional<Pace> pace =
+                m.mapping("pace", "a mapping such as {permits: 1, per: 200ms}").flatMap(ConfigLoader::pace);
+        if (url.isEmpty() || m.problems().size() != before) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                new UpstreamConfig(name, url.get(), maxConnections, connect, read, acquire, maxPending, idle, pace));
     }
-    return Optional.of(new UpstreamConfig(name, url.get(), maxConnections, connect, read, acquire, maxPending, idle, pace));
-  }
 
-  private static Optional<Pace> pace(Mapping m) {
-    m.allowOnly("permits", "per");
-    boolean hasPermits = m.require("permits", "an integer > 0");
-    boolean hasPer = m.require("per", Quantities.DURATION_EXPECTED);
-    Optional<Integer> permits = m.integer("permits", 1, Integer.MAX_VALUE, "an integer > 0");
-    Optional<Duration> per = m.duration("per");
-    if (!hasPermits || !hasPer || permits.isEmpty() || per.isEmpty()) {
-      return Optional.empty();
+    private static Optional<Pace> pace(Mapping m) {
+        m.allowOnly("permits", "per");
+        boolean hasPermits = m.require("permits", "an integer > 0");
+        boolean hasPer = m.require("per", Quantities.DURATION_EXPECTED);
+        Optional<Integer> permits = m.integer("permits", 1, Integer.MAX_VALUE, "an integer > 0");
+        Optional<Duration> per = m.duration("per");
+        if (!hasPermits || !hasPer || permits.isEmpty() || per.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Pace(permits.get(), per.get()));
     }
-    return Optional.of(new Pace(permits.get(), per.get()));
-  }
 
-  private static Optional<URI> url(String text, Mapping m) {
-    URI uri;
-    try {
-      uri = new URI(text);
-    } catch (URISyntaxException e) {
-      m.problem("url", "'" + text + "' is not a URL: " + e.getReason() + " (expected: an http:// URL such as http://127.0.0.1:8081)");
-      return Optional.empty();
+    private static Optional<URI> url(String text, Mapping m) {
+        URI uri;
+        try {
+            uri = new URI(text);
+        } catch (URISyntaxException e) {
+            m.problem(
+                    "url",
+                    "'" + text + "' is not a URL: " + e.getReason()
+                            + " (expected: an http:// URL such as http://127.0.0.1:8081)");
+            return Optional.empty();
+        }
+        String scheme = uri.getScheme();
+        if ("https".equalsIgnoreCase(scheme)) {
+            m.problem("url", "'" + text + "': https is not supported yet (expected: an http:// URL)");
+            return Optional.empty();
+        }
+        String problem = null;
+        if (!"http".equalsIgnoreCase(scheme)) {
+            problem = "an http:// URL such as http://127.0.0.1:8081";
+        } else if (uri.getHost() == null || uri.getHost().isEmpty()) {
+            problem = "an http:// URL with a host";
+        } else if (uri.getPort() > 65535) {
+            problem = "an http:// URL with a port 1..65535";
+        } else if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            problem = "an http:// URL without query or fragment";
+        } else if (uri.getRawUserInfo() != null) {
+            problem = "an http:// URL without user info";
+        }
+        if (problem != null) {
+            m.problem("url", "'" + text + "' (expected: " + problem + ")");
+            return Optional.empty();
+        }
+        return Optional.of(uri);
     }
-    String scheme = uri.getScheme();
-    if ("https".equalsIgnoreCase(scheme)) {
-      m.problem("url", "'" + text + "': https is not supported yet (expected: an http:// URL)");
-      return Optional.empty();
-    }
-    String problem = null;
-    if (!"http".equalsIgnoreCase(scheme)) {
-      problem = "an http:// URL such as http://127.0.0.1:8081";
-    } else if (uri.getHost() == null || uri.getHost().isEmpty()) {
-      problem = "an http:// URL with a host";
-    } else if (uri.getPort() > 65535) {
-      problem = "an http:// URL with a port 1..65535";
-    } else if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
-      problem = "an http:// URL without query or fragment";
-    } else if (uri.getRawUserInfo() != null) {
-      problem = "an http:// URL without user info";
-    }
-    if (problem != null) {
-      m.problem("url", "'" + text + "' (expected: " + problem + ")");
-      return Optional.empty();
-    }
-    return Optional.of(uri);
-  }
 
-  static boolean isName(String name) {
-    if (name.isEmpty()) {
-      return false;
+    static boolean isName(String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) {
+                return false;
+            }
+        }
+        return true;
     }
-    for (int i = 0; i < name.length(); i++) {
-      char c = name.charAt(i);
-      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) {
-        return false;
-      }
-    }
-    return true;
-  }
 }

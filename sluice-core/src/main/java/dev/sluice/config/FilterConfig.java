@@ -10,24 +10,24 @@ import java.util.Map;
  */
 public sealed interface FilterConfig {
 
-  /**
-   * Rewrites request headers before they go upstream: {@code request-headers: {set: {..}, remove: [..]}}.
-   *
-   * @param set header name → value, replacing any value the client sent
-   * @param remove header names (lower case) to drop
-   */
-  record RequestHeaders(Map<String, String> set, List<String> remove) implements FilterConfig {
-    public RequestHeaders {
-      set = Map.copyOf(set);
-      remove = List.copyOf(remove);
+    /**
+     * Rewrites request headers before they go upstream: {@code request-headers: {set: {..}, remove: [..]}}.
+     *
+     * @param set header name → value, replacing any value the client sent
+     * @param remove header names (lower case) to drop
+     */
+    record RequestHeaders(Map<String, String> set, List<String> remove) implements FilterConfig {
+        public RequestHeaders {
+            set = Map.copyOf(set);
+            remove = List.copyOf(remove);
+        }
     }
-  }
 
-  /** Rewrites response headers before they reach the client: {@code response-headers: {set, remove}}. */
-  record ResponseHeaders(Map<String, String> set, List<String> remove) implements FilterConfig {
-    public ResponseHeaders {
-      set = Map.copyOf(set);
-      remove = List.copyOf(remove);
+    /** Rewrites response headers before they reach the client: {@code response-headers: {set, remove}}. */
+    record ResponseHeaders(Map<String, String> set, List<String> remove) implements FilterConfig {
+        public ResponseHeaders {
+            set = Map.copyOf(set);
+            remove = List.copyOf(remove);
+        }
     }
-  }
 }

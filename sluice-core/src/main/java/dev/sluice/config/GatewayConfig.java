@@ -13,28 +13,28 @@ import java.util.Optional;
  * @param routes routes in declared order; the first match wins
  */
 public record GatewayConfig(
-    ServerConfig server,
-    Optional<AdminConfig> admin,
-    Map<String, UpstreamConfig> upstreams,
-    List<RouteConfig> routes) {
+        ServerConfig server,
+        Optional<AdminConfig> admin,
+        Map<String, UpstreamConfig> upstreams,
+        List<RouteConfig> routes) {
 
-  public GatewayConfig {
-    requireNonNull(server, "server");
-    requireNonNull(admin, "admin");
-    upstreams = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(upstreams));
-    routes = List.copyOf(routes);
-  }
-
-  public UpstreamConfig upstream(String name) {
-    UpstreamConfig upstream = upstreams.get(name);
-    if (upstream == null) {
-      throw new IllegalArgumentException("upstream: '" + name + "' (expected: a declared upstream)");
+    public GatewayConfig {
+        requireNonNull(server, "server");
+        requireNonNull(admin, "admin");
+        upstreams = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(upstreams));
+        routes = List.copyOf(routes);
     }
-    return upstream;
-  }
 
-  /** The same configuration with another engine mode and port (the CLI's --engine and --port). */
-  public GatewayConfig with(EngineMode engine, int port) {
-    return new GatewayConfig(server.with(engine, port), admin, upstreams, routes);
-  }
+    public UpstreamConfig upstream(String name) {
+        UpstreamConfig upstream = upstreams.get(name);
+        if (upstream == null) {
+            throw new IllegalArgumentException("upstream: '" + name + "' (expected: a declared upstream)");
+        }
+        return upstream;
+    }
+
+    /** The same configuration with another engine mode and port (the CLI's --engine and --port). */
+    public GatewayConfig with(EngineMode engine, int port) {
+        return new GatewayConfig(server.with(engine, port), admin, upstreams, routes);
+    }
 }

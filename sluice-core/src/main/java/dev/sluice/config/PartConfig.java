@@ -15,11 +15,11 @@ import java.util.Optional;
  * @param timeout optional bound on this part alone (the route's timeout bounds all parts)
  */
 public record PartConfig(
-    String name, String upstream, PathTemplate path, boolean optional, Optional<Duration> timeout) {
-  public PartConfig {
-    requireNonNull(name, "name");
-    requireNonNull(upstream, "upstream");
-    requireNonNull(path, "path");
-    requireNonNull(timeout, "timeout");
-  }
+        String name, String upstream, PathTemplate path, boolean optional, Optional<Duration> timeout) {
+    public PartConfig {
+        requireNonNull(name, "name");
+        requireNonNull(upstream, "upstream");
+        requireNonNull(path, "path");
+        requireNonNull(timeout, "timeout");
+    }
 }

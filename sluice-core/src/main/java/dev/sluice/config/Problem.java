@@ -10,13 +10,13 @@ import static java.util.Objects.requireNonNull;
  * @param message what is wrong, naming the value and the expectation
  */
 public record Problem(String path, String message) {
-  public Problem {
-    requireNonNull(path, "path");
-    requireNonNull(message, "message");
-  }
+    public Problem {
+        requireNonNull(path, "path");
+        requireNonNull(message, "message");
+    }
 
-  @Override
-  public String toString() {
-    return path + ": " + message;
-  }
+    @Override
+    public String toString() {
+        return path + ": " + message;
+    }
 }

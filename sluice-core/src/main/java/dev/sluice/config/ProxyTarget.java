@@ -17,16 +17,16 @@ import java.util.Optional;
  * @param timeout optional bound on the whole exchange (beyond the upstream's read timeout) → 504
  */
 public record ProxyTarget(
-    String upstream, Optional<String> stripPrefix, Optional<PathTemplate> path, Optional<Duration> timeout)
-    implements Target {
-  public ProxyTarget {
-    requireNonNull(upstream, "upstream");
-    requireNonNull(stripPrefix, "stripPrefix");
-    requireNonNull(path, "path");
-    requireNonNull(timeout, "timeout");
-  }
+        String upstream, Optional<String> stripPrefix, Optional<PathTemplate> path, Optional<Duration> timeout)
+        implements Target {
+    public ProxyTarget {
+        requireNonNull(upstream, "upstream");
+        requireNonNull(stripPrefix, "stripPrefix");
+        requireNonNull(path, "path");
+        requireNonNull(timeout, "timeout");
+    }
 
-  public static ProxyTarget to(String upstream) {
-    return new ProxyTarget(upstream, Optional.empty(), Optional.empty(), Optional.empty());
-  }
+    public static ProxyTarget to(String upstream) {
+        return new ProxyTarget(upstream, Optional.empty(), Optional.empty(), Optional.empty());
+    }
 }

@@ -6,10 +6,10 @@ import java.util.List;
 
 /** One route: what it matches, where it goes, and the filters on the way. */
 public record RouteConfig(String id, RouteMatch match, Target target, List<FilterConfig> filters) {
-  public RouteConfig {
-    requireNonNull(id, "id");
-    requireNonNull(match, "match");
-    requireNonNull(target, "target");
-    filters = List.copyOf(filters);
-  }
+    public RouteConfig {
+        requireNonNull(id, "id");
+        requireNonNull(match, "match");
+        requireNonNull(target, "target");
+        filters = List.copyOf(filters);
+    }
 }

@@ -16,16 +16,15 @@ import java.util.Set;
  * @param host the Host header without port, compared ignoring case; empty matches any host
  * @param headers header name (lower case) → required value; the value {@code *} only requires presence
  */
-public record RouteMatch(
-    PathPattern path, Set<String> methods, Optional<String> host, Map<String, String> headers) {
-  public RouteMatch {
-    requireNonNull(path, "path");
-    methods = Set.copyOf(methods);
-    requireNonNull(host, "host");
-    headers = Map.copyOf(headers);
-  }
+public record RouteMatch(PathPattern path, Set<String> methods, Optional<String> host, Map<String, String> headers) {
+    public RouteMatch {
+        requireNonNull(path, "path");
+        methods = Set.copyOf(methods);
+        requireNonNull(host, "host");
+        headers = Map.copyOf(headers);
+    }
 
-  public static RouteMatch path(String pattern) {
-    return new RouteMatch(PathPattern.parse(pattern), Set.of(), Optional.empty(), Map.of());
-  }
+    public static RouteMatch path(String pattern) {
+        return new RouteMatch(PathPattern.parse(pattern), Set.of(), Optional.empty(), Map.of());
+    }
 }

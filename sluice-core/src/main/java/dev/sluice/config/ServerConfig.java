@@ -19,29 +19,31 @@ import java.time.Duration;
  *     reactive} where the kernel allows it, NIO otherwise)
  */
 public record ServerConfig(
-    String host,
-    int port,
-    EngineMode engine,
-    int platformThreads,
-    int fanoutThreads,
-    Duration shutdownGrace,
-    int readAhead,
-    Transport transport) {
+        String host,
+        int port,
+        EngineMode engine,
+        int platformThreads,
+        int fanoutThreads,
+        Duration shutdownGrace,
+        int readAhead,
+        Transport transport) {
 
-  public static final int DEFAULT_PORT = 8080;
+    public static final int DEFAULT_PORT = 8080;
 
-  public ServerConfig {
-    requireNonNull(host, "host");
-    requireNonNull(engine, "engine");
-    requireNonNull(shutdownGrace, "shutdownGrace");
-    requireNonNull(transport, "transport");
-  }
+    public ServerConfig {
+        requireNonNull(host, "host");
+        requireNonNull(engine, "engine");
+        requireNonNull(shutdownGrace, "shutdownGrace");
+        requireNonNull(transport, "transport");
+    }
 
-  public static ServerConfig defaults() {
-    return new ServerConfig("0.0.0.0", DEFAULT_PORT, EngineMode.VIRTUAL, 200, 200, Duration.ofSeconds(5), 16384, Transport.AUTO);
-  }
+    public static ServerConfig defaults() {
+        return new ServerConfig(
+                "0.0.0.0", DEFAULT_PORT, EngineMode.VIRTUAL, 200, 200, Duration.ofSeconds(5), 16384, Transport.AUTO);
+    }
 
-  public ServerConfig with(EngineMode engine, int port) {
-    return new ServerConfig(host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport);
-  }
+    public ServerConfig with(EngineMode engine, int port) {
+        return new ServerConfig(
+                host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport);
+    }
 }

@@ -12,157 +12,174 @@ import java.util.Set;
 /** Binds a route's {@code proxy:}, {@code compose:} and {@code filters:}. */
 final class TargetBinder {
 
-  private static final String TEMPLATE_EXPECTED = "a path such as /products/{id}";
+    private static final String TEMPLATE_EXPECTED = "a path such as /products/{id}";
 
-  private final Set<String> upstreams;
-  private final List<Problem> problems;
+    private final Set<String> upstreams;
+    private final List<Problem> problems;
 
-  TargetBinder(Set<String> upstreams, List<Problem> problems) {
-    this.upstreams = upstreams;
-    this.problems = problems;
-  }
-
-  Optional<Target> proxy(Mapping m, Optional<PathPattern> routePath) {
-    m.allowOnly("upstream", "strip-prefix", "path", "timeout");
-    int before = problems.size();
-    Optional<String> upstream = upstream(m);
-    Optional<String> stripPrefix = m.string("strip-prefix", "a path prefix such as /api");
-    if (stripPrefix.isPresent() && (!stripPrefix.get().startsWith("/") || stripPrefix.get().length() < 2)) {
-      m.problem("strip-prefix", "'" + stripPrefix.get() + "' (expected: a path prefix such as /api)");
+    TargetBinder(Set<String> upstreams, List<Problem> problems) {
+        this.upstreams = upstreams;
+        this.problems = problems;
     }
-    Optional<PathTemplate> path = Optional.empty();
-    if (m.has("path")) {
-      path = template(m, routePath);
-    }
-    Optional<Duration> timeout = m.duration("timeout");
-    if (upstream.isEmpty() || problems.size() != before) {
-      return Optional.empty();
-    }
-    return Optional.of(new ProxyTarget(upstream.get(), stripPrefix, path, timeout));
-  }
 
-  Optional<Target> compose(Mapping m, Optional<PathPattern> routePath) {
-    m.allowOnly("fanout", "order", "on-error", "timeout", "validate-json", "parts");
-    int before = problems.size();
-    String fanout = m.choice("fanout", "parallel", "parallel", "sequential");
-    String order = m.choice("order", "arrival", "arrival", "declared");
-    String onError = m.choice("on-error", "partial", "partial", "fail");
-    Duration timeout = m.duration("timeout", Duration.ofSeconds(10));
-    boolean validateJson = m.bool("validate-json", false);
-    List<PartConfig> parts = new ArrayList<>();
-    String partsExpected = "a mapping of part name to {upstream, path}";
-    if (m.require("parts", partsExpected)) {
-      m.mapping("parts", partsExpected).ifPresent(p -> {
-        if (p.entries().isEmpty()) {
-          m.problem("parts", "no parts (expected: at least one part)");
+    Optional<Target> proxy(Mapping m, Optional<PathPattern> routePath) {
+        m.allowOnly("upstream", "strip-prefix", "path", "timeout");
+        int before = problems.size();
+        Optional<String> upstream = upstream(m);
+        Optional<String> stripPrefix = m.string("strip-prefix", "a path prefix such as /api");
+        if (stripPrefix.isPresent()
+                && (!stripPrefix.get().startsWith("/") || stripPrefix.get().length() < 2)) {
+            m.problem("strip-prefix", "'" + stripPrefix.get() + "' (expected: a path prefix such as /api)");
         }
-        for (Map.Entry<String, Object> e : p.entries()) {
-          part(p, e.getKey(), e.getValue(), routePath).ifPresent(parts::add);
+        Optional<PathTemplate> path = Optional.empty();
+        if (m.has("path")) {
+            path = template(m, routePath);
         }
-      });
+        Optional<Duration> timeout = m.duration("timeout");
+        if (upstream.isEmpty() || problems.size() != before) {
+            return Optional.empty();
+        }
+        return Optional.of(new ProxyTarget(upstream.get(), stripPrefix, path, timeout));
     }
-    if (parts.isEmpty() || problems.size() != before) {
-      return Optional.empty();
-    }
-    return Optional.of(new ComposeTarget(
-        fanout.equals("sequential") ? ComposeTarget.Fanout.SEQUENTIAL : ComposeTarget.Fanout.PARALLEL,
-        order.equals("declared") ? ComposeTarget.Order.DECLARED : ComposeTarget.Order.ARRIVAL,
-        onError.equals("fail") ? ComposeTarget.OnError.FAIL : ComposeTarget.OnError.PARTIAL,
-        timeout, validateJson, parts));
-  }
 
-  private Optional<PartConfig> part(Mapping parts, String name, Object value, Optional<PathPattern> routePath) {
-    int before = problems.size();
-    if (name.equals("_meta")) {
-      parts.problem(name, "'_meta' is reserved for the composition's metadata (expected: another part name)");
-    } else if (name.isBlank()) {
-      parts.problem(name, "'" + name + "' (expected: a non-empty part name)");
+    Optional<Target> compose(Mapping m, Optional<PathPattern> routePath) {
+        m.allowOnly("fanout", "order", "on-error", "timeout", "validate-json", "parts");
+        int before = problems.size();
+        String fanout = m.choice("fanout", "parallel", "parallel", "sequential");
+        String order = m.choice("order", "arrival", "arrival", "declared");
+        String onError = m.choice("on-error", "partial", "partial", "fail");
+        Duration timeout = m.duration("timeout", Duration.ofSeconds(10));
+        boolean validateJson = m.bool("validate-json", false);
+        List<PartConfig> parts = new ArrayList<>();
+        String partsExpected = "a mapping of part name to {upstream, path}";
+        if (m.require("parts", partsExpected)) {
+            m.mapping("parts", partsExpected).ifPresent(p -> {
+                if (p.entries().isEmpty()) {
+                    m.problem("parts", "no parts (expected: at least one part)");
+                }
+                for (Map.Entry<String, Object> e : p.entries()) {
+                    part(p, e.getKey(), e.getValue(), routePath).ifPresent(parts::add);
+                }
+            });
+        }
+        if (parts.isEmpty() || problems.size() != before) {
+            return Optional.empty();
+        }
+        return Optional.of(new ComposeTarget(
+                fanout.equals("sequential") ? ComposeTarget.Fanout.SEQUENTIAL : ComposeTarget.Fanout.PARALLEL,
+                order.equals("declared") ? ComposeTarget.Order.DECLARED : ComposeTarget.Order.ARRIVAL,
+                onError.equals("fail") ? ComposeTarget.OnError.FAIL : ComposeTarget.OnError.PARTIAL,
+                timeout,
+                validateJson,
+                parts));
     }
-    Optional<Mapping> section = Mapping.of(value, parts.child(name), "a mapping with upstream and path", problems);
-    if (section.isEmpty()) {
-      return Optional.empty();
-    }
-    Mapping m = section.get();
-    m.allowOnly("upstream", "path", "optional", "timeout");
-    Optional<String> upstream = upstream(m);
-    Optional<PathTemplate> path = m.require("path", TEMPLATE_EXPECTED) ? template(m, routePath) : Optional.empty();
-    boolean optional = m.bool("optional", false);
-    Optional<Duration> timeout = m.duration("timeout");
-    if (upstream.isEmpty() || path.isEmpty() || problems.size() != before) {
-      return Optional.empty();
-    }
-    return Optional.of(new PartConfig(name, upstream.get(), path.get(), optional, timeout));
-  }
 
-  private Optional<String> upstream(Mapping m) {
-    Optional<String> name = m.requiredString("upstream", "the name of a declared upstream");
-    if (name.isPresent() && !upstreams.contains(name.get())) {
-      String expected = upstreams.isEmpty() ? "an upstream declared under upstreams" : "one of " + String.join(", ", upstreams);
-      m.problem("upstream", "'" + name.get() + "' is not a declared upstream (expected: " + expected + ")");
-      return Optional.empty();
+    private Optional<PartConfig> part(Mapping parts, String name, Object value, Optional<PathPattern> routePath) {
+        int before = problems.size();
+        if (name.equals("_meta")) {
+            parts.problem(name, "'_meta' is reserved for the composition's metadata (expected: another part name)");
+        } else if (name.isBlank()) {
+            parts.problem(name, "'" + name + "' (expected: a non-empty part name)");
+        }
+        Optional<Mapping> section = Mapping.of(value, parts.child(name), "a mapping with upstream and path", problems);
+        if (section.isEmpty()) {
+            return Optional.empty();
+        }
+        Mapping m = section.get();
+        m.allowOnly("upstream", "path", "optional", "timeout");
+        Optional<String> upstream = upstream(m);
+        Optional<PathTemplate> path = m.require("path", TEMPLATE_EXPECTED) ? template(m, routePath) : Optional.empty();
+        boolean optional = m.bool("optional", false);
+        Optional<Duration> timeout = m.duration("timeout");
+        if (upstream.isEmpty() || path.isEmpty() || problems.size() != before) {
+            return Optional.empty();
+        }
+        return Optional.of(new PartConfig(name, upstream.get(), path.get(), optional, timeout));
     }
-    return name;
-  }
 
-  /** {@code path:} as a template; {@code {**}} only when the route path is a wildcard. */
-  private Optional<PathTemplate> template(Mapping m, Optional<PathPattern> routePath) {
-    Optional<String> text = m.requiredString("path", TEMPLATE_EXPECTED);
-    if (text.isEmpty()) {
-      return Optional.empty();
+    private Optional<String> upstream(Mapping m) {
+        Optional<String> name = m.requiredString("upstream", "the name of a declared upstream");
+        if (name.isPresent() && !upstreams.contains(name.get())) {
+            String expected = upstreams.isEmpty()
+                    ? "an upstream declared under upstreams"
+                    : "one of " + String.join(", ", upstreams);
+            m.problem("upstream", "'" + name.get() + "' is not a declared upstream (expected: " + expected + ")");
+            return Optional.empty();
+        }
+        return name;
     }
-    PathTemplate template;
-    try {
-      template = PathTemplate.parse(text.get());
-    } catch (IllegalArgumentException e) {
-      m.problem("path", e.getMessage());
-      return Optional.empty();
-    }
-    if (template.variableNames().contains(PathTemplate.REMAINDER) && routePath.isPresent() && !routePath.get().isWildcard()) {
-      m.problem("path", "'" + text.get() + "' uses {**} but the route path '" + routePath.get()
-          + "' has no wildcard (expected: a route path ending in /**, or no {**})");
-      return Optional.empty();
-    }
-    return Optional.of(template);
-  }
 
-  List<FilterConfig> filters(List<?> items, String path) {
-    List<FilterConfig> filters = new ArrayList<>();
-    for (int i = 0; i < items.size(); i++) {
-      String at = path + "[" + i + "]";
-      Object item = items.get(i);
-      if (!(item instanceof Map<?, ?> map) || map.size() != 1) {
-        problems.add(new Problem(at, Mapping.describe(item)
-            + (item instanceof Map<?, ?> m ? " with " + m.size() + " keys" : "")
-            + " (expected: one filter per item, such as 'request-headers: {set: {x-a: b}}')"));
-        continue;
-      }
-      String kind = String.valueOf(map.keySet().iterator().next());
-      Object body = map.values().iterator().next();
-      switch (kind) {
-        case "request-headers" -> headerRewrite(body, at + "." + kind)
-            .ifPresent(r -> filters.add(new FilterConfig.RequestHeaders(r.set(), r.remove())));
-        case "response-headers" -> headerRewrite(body, at + "." + kind)
-            .ifPresent(r -> filters.add(new FilterConfig.ResponseHeaders(r.set(), r.remove())));
-        default -> problems.add(new Problem(at + "." + kind,
-            "unknown filter (expected: one of request-headers, response-headers)"));
-      }
+    /** {@code path:} as a template; {@code {**}} only when the route path is a wildcard. */
+    private Optional<PathTemplate> template(Mapping m, Optional<PathPattern> routePath) {
+        Optional<String> text = m.requiredString("path", TEMPLATE_EXPECTED);
+        if (text.isEmpty()) {
+            return Optional.empty();
+        }
+        PathTemplate template;
+        try {
+            template = PathTemplate.parse(text.get());
+        } catch (IllegalArgumentException e) {
+            m.problem("path", e.getMessage());
+            return Optional.empty();
+        }
+        if (template.variableNames().contains(PathTemplate.REMAINDER)
+                && routePath.isPresent()
+                && !routePath.get().isWildcard()) {
+            m.problem(
+                    "path",
+                    "'" + text.get() + "' uses {**} but the route path '" + routePath.get()
+                            + "' has no wildcard (expected: a route path ending in /**, or no {**})");
+            return Optional.empty();
+        }
+        return Optional.of(template);
     }
-    return filters;
-  }
 
-  private record Rewrite(Map<String, String> set, List<String> remove) {}
-
-  private Optional<Rewrite> headerRewrite(Object body, String path) {
-    Optional<Mapping> section = Mapping.of(body, path, "a mapping with set and remove", problems);
-    if (section.isEmpty()) {
-      return Optional.empty();
+    List<FilterConfig> filters(List<?> items, String path) {
+        List<FilterConfig> filters = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            String at = path + "[" + i + "]";
+            Object item = items.get(i);
+            if (!(item instanceof Map<?, ?> map) || map.size() != 1) {
+                problems.add(new Problem(
+                        at,
+                        Mapping.describe(item)
+                                + (item instanceof Map<?, ?> m ? " with " + m.size() + " keys" : "")
+                                + " (expected: one filter per item, such as 'request-headers: {set: {x-a: b}}')"));
+                continue;
+            }
+            String kind = String.valueOf(map.keySet().iterator().next());
+            Object body = map.values().iterator().next();
+            switch (kind) {
+                case "request-headers" ->
+                    headerRewrite(body, at + "." + kind)
+                            .ifPresent(r -> filters.add(new FilterConfig.RequestHeaders(r.set(), r.remove())));
+                case "response-headers" ->
+                    headerRewrite(body, at + "." + kind)
+                            .ifPresent(r -> filters.add(new FilterConfig.ResponseHeaders(r.set(), r.remove())));
+                default ->
+                    problems.add(new Problem(
+                            at + "." + kind, "unknown filter (expected: one of request-headers, response-headers)"));
+            }
+        }
+        return filters;
     }
-    Mapping m = section.get();
-    m.allowOnly("set", "remove");
-    int before = problems.size();
-    Map<String, String> set = m.mapping("set", "a mapping of header name to value").map(Headers::values).orElse(Map.of());
-    List<String> remove = m.list("remove", "a list of header names").map(l -> Headers.names(l, m.child("remove"), problems))
-        .orElse(List.of());
-    return problems.size() == before ? Optional.of(new Rewrite(set, remove)) : Optional.empty();
-  }
+
+    private record Rewrite(Map<String, String> set, List<String> remove) {}
+
+    private Optional<Rewrite> headerRewrite(Object body, String path) {
+        Optional<Mapping> section = Mapping.of(body, path, "a mapping with set and remove", problems);
+        if (section.isEmpty()) {
+            return Optional.empty();
+        }
+        Mapping m = section.get();
+        m.allowOnly("set", "remove");
+        int before = problems.size();
+        Map<String, String> set = m.mapping("set", "a mapping of header name to value")
+                .map(Headers::values)
+                .orElse(Map.of());
+        List<String> remove = m.list("remove", "a list of header names")
+                .map(l -> Headers.names(l, m.child("remove"), problems))
+                .orElse(List.of());
+        return problems.size() == before ? Optional.of(new Rewrite(set, remove)) : Optional.empty();
+    }
 }

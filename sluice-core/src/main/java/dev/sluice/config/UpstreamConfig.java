@@ -21,52 +21,59 @@ import java.util.Optional;
  * @param pace optional pacing of calls to a rate-limited upstream
  */
 public record UpstreamConfig(
-    String name,
-    URI url,
-    int maxConnections,
-    Duration connectTimeout,
-    Duration readTimeout,
-    Duration acquireTimeout,
-    int maxPending,
-    Duration idleTimeout,
-    Optional<Pace> pace) {
+        String name,
+        URI url,
+        int maxConnections,
+        Duration connectTimeout,
+        Duration readTimeout,
+        Duration acquireTimeout,
+        int maxPending,
+        Duration idleTimeout,
+        Optional<Pace> pace) {
 
-  public UpstreamConfig {
-    requireNonNull(name, "name");
-    requireNonNull(url, "url");
-    requireNonNull(connectTimeout, "connectTimeout");
-    requireNonNull(readTimeout, "readTimeout");
-    requireNonNull(acquireTimeout, "acquireTimeout");
-    requireNonNull(idleTimeout, "idleTimeout");
-    requireNonNull(pace, "pace");
-  }
-
-  /** An upstream with every default, for tests and the builder API. */
-  public static UpstreamConfig of(String name, URI url) {
-    return new UpstreamConfig(
-        name, url, 256, Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(5), 1000,
-        Duration.ofSeconds(20), Optional.empty());
-  }
-
-  public String host() {
-    return url.getHost();
-  }
-
-  public int port() {
-    return url.getPort() == -1 ? 80 : url.getPort();
-  }
-
-  /** The base path without a trailing slash; empty when the URL has none. */
-  public String basePath() {
-    String path = url.getRawPath();
-    if (path == null || path.isEmpty() || path.equals("/")) {
-      return "";
+    public UpstreamConfig {
+        requireNonNull(name, "name");
+        requireNonNull(url, "url");
+        requireNonNull(connectTimeout, "connectTimeout");
+        requireNonNull(readTimeout, "readTimeout");
+        requireNonNull(acquireTimeout, "acquireTimeout");
+        requireNonNull(idleTimeout, "idleTimeout");
+        requireNonNull(pace, "pace");
     }
-    return path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
-  }
 
-  /** {@code host:port}, the value of a rewritten Host header. */
-  public String authority() {
-    return url.getPort() == -1 ? url.getHost() : url.getHost() + ":" + url.getPort();
-  }
+    /** An upstream with every default, for tests and the builder API. */
+    public static UpstreamConfig of(String name, URI url) {
+        return new UpstreamConfig(
+                name,
+                url,
+                256,
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(5),
+                1000,
+                Duration.ofSeconds(20),
+                Optional.empty());
+    }
+
+    public String host() {
+        return url.getHost();
+    }
+
+    public int port() {
+        return url.getPort() == -1 ? 80 : url.getPort();
+    }
+
+    /** The base path without a trailing slash; empty when the URL has none. */
+    public String basePath() {
+        String path = url.getRawPath();
+        if (path == null || path.isEmpty() || path.equals("/")) {
+            return "";
+        }
+        return path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    }
+
+    /** {@code host:port}, the value of a rewritten Host header. */
+    public String authority() {
+        return url.getPort() == -1 ? url.getHost() : url.getHost() + ":" + url.getPort();
+    }
 }

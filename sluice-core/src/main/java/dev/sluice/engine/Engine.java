@@ -11,26 +11,26 @@ import java.util.Set;
  */
 public interface Engine {
 
-  /** The modes this engine runs. */
-  Set<EngineMode> modes();
+    /** The modes this engine runs. */
+    Set<EngineMode> modes();
 
-  /**
-   * Starts a gateway for {@code config} in {@code config.server().engine()} mode and returns once it
-   * accepts connections.
-   */
-  RunningGateway start(GatewayConfig config) throws Exception;
+    /**
+     * Starts a gateway for {@code config} in {@code config.server().engine()} mode and returns once it
+     * accepts connections.
+     */
+    RunningGateway start(GatewayConfig config) throws Exception;
 
-  /**
-   * The engine on the class path that runs {@code mode}.
-   *
-   * @throws IllegalStateException when none does
-   */
-  static Engine forMode(EngineMode mode) {
-    for (Engine engine : ServiceLoader.load(Engine.class)) {
-      if (engine.modes().contains(mode)) {
-        return engine;
-      }
+    /**
+     * The engine on the class path that runs {@code mode}.
+     *
+     * @throws IllegalStateException when none does
+     */
+    static Engine forMode(EngineMode mode) {
+        for (Engine engine : ServiceLoader.load(Engine.class)) {
+            if (engine.modes().contains(mode)) {
+                return engine;
+            }
+        }
+        throw new IllegalStateException("engine: no engine on the class path runs '" + mode.key() + "'");
     }
-    throw new IllegalStateException("engine: no engine on the class path runs '" + mode.key() + "'");
-  }
 }

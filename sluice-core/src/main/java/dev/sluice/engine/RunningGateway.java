@@ -3,16 +3,16 @@ package dev.sluice.engine;
 /** A started gateway. {@link #close()} stops accepting, lets in-flight requests finish (up to the grace period) and frees every resource. */
 public interface RunningGateway extends AutoCloseable {
 
-  /** The port it listens on (the real one when the configuration asked for 0). */
-  int port();
+    /** The port it listens on (the real one when the configuration asked for 0). */
+    int port();
 
-  /**
-   * The socket transport under it, as the started line prints it: {@code io_uring} or {@code nio}
-   * (Java's selector, the JDK's virtual-thread poller), so that a user sees which one a
-   * measurement ran on.
-   */
-  String transport();
+    /**
+     * The socket transport under it, as the started line prints it: {@code io_uring} or {@code nio}
+     * (Java's selector, the JDK's virtual-thread poller), so that a user sees which one a
+     * measurement ran on.
+     */
+    String transport();
 
-  @Override
-  void close();
+    @Override
+    void close();
 }

@@ -6,26 +6,26 @@ import java.nio.charset.StandardCharsets;
 /** The small JSON body of every error the gateway itself answers: {@code {"status":404,"error":"not_found","message":"..."}}. */
 public final class ErrorBody {
 
-  /** Content-Type of error bodies. */
-  public static final String CONTENT_TYPE = "application/json";
+    /** Content-Type of error bodies. */
+    public static final String CONTENT_TYPE = "application/json";
 
-  private ErrorBody() {}
+    private ErrorBody() {}
 
-  public static byte[] of(int status, String error, String message) {
-    return ("{\"status\":" + status + ",\"error\":" + JsonSplice.quote(error) + ",\"message\":"
-            + JsonSplice.quote(message) + "}")
-        .getBytes(StandardCharsets.UTF_8);
-  }
+    public static byte[] of(int status, String error, String message) {
+        return ("{\"status\":" + status + ",\"error\":" + JsonSplice.quote(error) + ",\"message\":"
+                        + JsonSplice.quote(message) + "}")
+                .getBytes(StandardCharsets.UTF_8);
+    }
 
-  public static byte[] of(UpstreamFailure failure, String upstream) {
-    return of(failure.status(), failure.code(), failure.reason() + ": " + upstream);
-  }
+    public static byte[] of(UpstreamFailure failure, String upstream) {
+        return of(failure.status(), failure.code(), failure.reason() + ": " + upstream);
+    }
 
-  public static byte[] notFound(String method, String path) {
-    return of(404, "not_found", "no route for " + method + " " + path);
-  }
+    public static byte[] notFound(String method, String path) {
+        return of(404, "not_found", "no route for " + method + " " + path);
+    }
 
-  public static byte[] methodNotAllowed(String method, String path) {
-    return of(405, "method_not_allowed", method + " is not allowed on " + path);
-  }
+    public static byte[] methodNotAllowed(String method, String path) {
+        return of(405, "method_not_allowed", method + " is not allowed on " + path);
+    }
 }

@@ -20,87 +20,92 @@ import java.util.Set;
  */
 public final class HeaderRules {
 
-  private static final Set<String> REWRITTEN_REQUEST =
-      Set.of("host", "content-length", "transfer-encoding", "expect", "x-forwarded-for",
-          "x-forwarded-proto", "x-forwarded-host");
-  private static final Set<String> FRAMING_RESPONSE = Set.of("transfer-encoding");
+    private static final Set<String> REWRITTEN_REQUEST = Set.of(
+            "host",
+            "content-length",
+            "transfer-encoding",
+            "expect",
+            "x-forwarded-for",
+            "x-forwarded-proto",
+            "x-forwarded-host");
+    private static final Set<String> FRAMING_RESPONSE = Set.of("transfer-encoding");
 
-  private final Set<String> requestDrops = new HashSet<>();
-  private final Map<String, String> requestSets = new LinkedHashMap<>();
-  private final Set<String> responseDrops = new HashSet<>();
-  private final Map<String, String> responseSets = new LinkedHashMap<>();
-  // Every lower-case name never copied as it is, one lookup per header: rewritten or framing names,
-  // the route's drops and sets, and the hop-by-hop names.
-  private final Set<String> requestBlocked = new HashSet<>();
-  private final Set<String> responseBlocked = new HashSet<>();
+    private final Set<String> requestDrops = new HashSet<>();
+    private final Map<String, String> requestSets = new LinkedHashMap<>();
+    private final Set<String> responseDrops = new HashSet<>();
+    private final Map<String, String> responseSets = new LinkedHashMap<>();
+    // Every lower-case name never copied as it is, one lookup per header: rewritten or framing names,
+    // the route's drops and sets, and the hop-by-hop names.
+    private final Set<String> requestBlocked = new HashSet<>();
+    private final Set<String> responseBlocked = new HashSet<>();
 
-  private HeaderRules() {}
+    private HeaderRules() {}
 
-  /** The rules of a route with these filters. */
-  public static HeaderRules of(List<FilterConfig> filters) {
-    HeaderRules rules = new HeaderRules();
-    for (FilterConfig filter : filters) {
-      switch (filter) {
-        case FilterConfig.RequestHeaders h -> {
-          h.remove().forEach(n -> rules.requestDrops.add(n.toLowerCase(Locale.ROOT)));
-          h.set().forEach((n, v) -> rules.requestSets.put(n, v));
+    /** The rules of a route with these filters. */
+    public static HeaderRules of(List<FilterConfig> filters) {
+        HeaderRules rules = new HeaderRules();
+        for (FilterConfig filter : filters) {
+            switch (filter) {
+                case FilterConfig.RequestHeaders h -> {
+                    h.remove().forEach(n -> rules.requestDrops.add(n.toLowerCase(Locale.ROOT)));
+                    h.set().forEach((n, v) -> rules.requestSets.put(n, v));
+                }
+                case FilterConfig.ResponseHeaders h -> {
+                    h.remove().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
+                    h.set().forEach((n, v) -> rules.responseSets.put(n, v));
+                }
+            }
         }
-        case FilterConfig.ResponseHeaders h -> {
-          h.remove().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
-          h.set().forEach((n, v) -> rules.responseSets.put(n, v));
-        }
-      }
+        rules.requestSets.keySet().forEach(n -> rules.requestDrops.add(n.toLowerCase(Locale.ROOT)));
+        rules.responseSets.keySet().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
+        rules.requestBlocked.addAll(REWRITTEN_REQUEST);
+        rules.requestBlocked.addAll(rules.requestDrops);
+        rules.requestBlocked.addAll(HopByHop.names());
+        rules.responseBlocked.addAll(FRAMING_RESPONSE);
+        rules.responseBlocked.addAll(rules.responseDrops);
+        rules.responseBlocked.addAll(HopByHop.names());
+        return rules;
     }
-    rules.requestSets.keySet().forEach(n -> rules.requestDrops.add(n.toLowerCase(Locale.ROOT)));
-    rules.responseSets.keySet().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
-    rules.requestBlocked.addAll(REWRITTEN_REQUEST);
-    rules.requestBlocked.addAll(rules.requestDrops);
-    rules.requestBlocked.addAll(HopByHop.names());
-    rules.responseBlocked.addAll(FRAMING_RESPONSE);
-    rules.responseBlocked.addAll(rules.responseDrops);
-    rules.responseBlocked.addAll(HopByHop.names());
-    return rules;
-  }
 
-  /**
-   * Whether a client request header is copied upstream as it is.
-   *
-   * @param name header name, any case
-   * @param connection the request's Connection header, or null
-   */
-  public boolean forwardRequest(String name, String connection) {
-    String lower = name.toLowerCase(Locale.ROOT);
-    return !requestBlocked.contains(lower) && !HopByHop.listed(lower, connection);
-  }
+    /**
+     * Whether a client request header is copied upstream as it is.
+     *
+     * @param name header name, any case
+     * @param connection the request's Connection header, or null
+     */
+    public boolean forwardRequest(String name, String connection) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        return !requestBlocked.contains(lower) && !HopByHop.listed(lower, connection);
+    }
 
-  /** Headers the route sets on every upstream request (after the copied ones). */
-  public Map<String, String> requestSets() {
-    return requestSets;
-  }
+    /** Headers the route sets on every upstream request (after the copied ones). */
+    public Map<String, String> requestSets() {
+        return requestSets;
+    }
 
-  /**
-   * Whether an upstream response header is copied to the client. {@code Content-Length} is; the
-   * engine keeps the body framing consistent with it.
-   *
-   * @param connection the response's Connection header, or null
-   */
-  public boolean forwardResponse(String name, String connection) {
-    String lower = name.toLowerCase(Locale.ROOT);
-    return !responseBlocked.contains(lower) && !HopByHop.listed(lower, connection);
-  }
+    /**
+     * Whether an upstream response header is copied to the client. {@code Content-Length} is; the
+     * engine keeps the body framing consistent with it.
+     *
+     * @param connection the response's Connection header, or null
+     */
+    public boolean forwardResponse(String name, String connection) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        return !responseBlocked.contains(lower) && !HopByHop.listed(lower, connection);
+    }
 
-  /** Whether the route drops or replaces this response header (for the gateway's own responses). */
-  public boolean dropsResponse(String lowerCaseName) {
-    return responseDrops.contains(lowerCaseName);
-  }
+    /** Whether the route drops or replaces this response header (for the gateway's own responses). */
+    public boolean dropsResponse(String lowerCaseName) {
+        return responseDrops.contains(lowerCaseName);
+    }
 
-  /** Headers the route sets on every response it relays (proxy and composition). */
-  public Map<String, String> responseSets() {
-    return responseSets;
-  }
+    /** Headers the route sets on every response it relays (proxy and composition). */
+    public Map<String, String> responseSets() {
+        return responseSets;
+    }
 
-  /** The X-Forwarded-For value: the client's, if any, with {@code clientAddress} appended. */
-  public static String forwardedFor(String existing, String clientAddress) {
-    return existing == null || existing.isBlank() ? clientAddress : existing + ", " + clientAddress;
-  }
+    /** The X-Forwarded-For value: the client's, if any, with {@code clientAddress} appended. */
+    public static String forwardedFor(String existing, String clientAddress) {
+        return existing == null || existing.isBlank() ? clientAddress : existing + ", " + clientAddress;
+    }
 }

@@ -9,18 +9,18 @@ package dev.sluice.http;
  */
 public final class RetryRule {
 
-  private RetryRule() {}
+    private RetryRule() {}
 
-  /** Whether a request may be sent again when its connection fails before any answer. */
-  public static boolean mayResend(String method, boolean hasBody) {
-    return !hasBody && idempotent(method);
-  }
+    /** Whether a request may be sent again when its connection fails before any answer. */
+    public static boolean mayResend(String method, boolean hasBody) {
+        return !hasBody && idempotent(method);
+    }
 
-  /** The idempotent methods of RFC 9110, section 9.2.2. */
-  public static boolean idempotent(String method) {
-    return switch (method) {
-      case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE" -> true;
-      default -> false;
-    };
-  }
+    /** The idempotent methods of RFC 9110, section 9.2.2. */
+    public static boolean idempotent(String method) {
+        return switch (method) {
+            case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE" -> true;
+            default -> false;
+        };
+    }
 }

@@ -2,34 +2,34 @@ package dev.sluice.http;
 
 /** Why an upstream call failed, and the status the client gets for it. */
 public enum UpstreamFailure {
-  CONNECT_TIMEOUT(504, "upstream connect timeout"),
-  READ_TIMEOUT(504, "upstream read timeout"),
-  TIMEOUT(504, "gateway timeout"),
-  REFUSED(502, "upstream refused the connection"),
-  RESET(502, "upstream connection reset"),
-  BAD_RESPONSE(502, "upstream sent an invalid response"),
-  POOL_EXHAUSTED(503, "no upstream connection available");
+    CONNECT_TIMEOUT(504, "upstream connect timeout"),
+    READ_TIMEOUT(504, "upstream read timeout"),
+    TIMEOUT(504, "gateway timeout"),
+    REFUSED(502, "upstream refused the connection"),
+    RESET(502, "upstream connection reset"),
+    BAD_RESPONSE(502, "upstream sent an invalid response"),
+    POOL_EXHAUSTED(503, "no upstream connection available");
 
-  private final int status;
-  private final String reason;
+    private final int status;
+    private final String reason;
 
-  UpstreamFailure(int status, String reason) {
-    this.status = status;
-    this.reason = reason;
-  }
+    UpstreamFailure(int status, String reason) {
+        this.status = status;
+        this.reason = reason;
+    }
 
-  /** The status the client gets: 502, 503 or 504. */
-  public int status() {
-    return status;
-  }
+    /** The status the client gets: 502, 503 or 504. */
+    public int status() {
+        return status;
+    }
 
-  /** A short human reason, used in error bodies and {@code _meta}. */
-  public String reason() {
-    return reason;
-  }
+    /** A short human reason, used in error bodies and {@code _meta}. */
+    public String reason() {
+        return reason;
+    }
 
-  /** The error code in JSON error bodies, such as {@code upstream_connect_timeout}. */
-  public String code() {
-    return name().toLowerCase(java.util.Locale.ROOT);
-  }
+    /** The error code in JSON error bodies, such as {@code upstream_connect_timeout}. */
+    public String code() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
 }

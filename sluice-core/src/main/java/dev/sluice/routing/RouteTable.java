@@ -16,71 +16,73 @@ import java.util.function.Function;
  */
 public final class RouteTable {
 
-  private final RouteConfig[] routes;
+    private final RouteConfig[] routes;
 
-  public RouteTable(List<RouteConfig> routes) {
-    this.routes = routes.toArray(RouteConfig[]::new);
-  }
-
-  /**
-   * @param method upper-case request method
-   * @param host the Host header (port allowed), or null
-   * @param path the raw request path, without query
-   * @param headers header lookup by lower-case name, returning null when absent
-   */
-  public Result match(String method, String host, String path, Function<String, String> headers) {
-    java.util.SortedSet<String> allowed = null;
-    for (RouteConfig route : routes) {
-      RouteMatch m = route.match();
-      var pathMatch = m.path().match(path);
-      if (pathMatch.isEmpty() || !hostMatches(m, host) || !headersMatch(m.headers(), headers)) {
-        continue;
-      }
-      if (m.methods().isEmpty() || m.methods().contains(method)) {
-        PathPattern.Match pm = pathMatch.get();
-        return new Result.Matched(route, pm.variables(), pm.remainder());
-      }
-      if (allowed == null) {
-        allowed = new TreeSet<>();
-      }
-      allowed.addAll(m.methods());
+    public RouteTable(List<RouteConfig> routes) {
+        this.routes = routes.toArray(RouteConfig[]::new);
     }
-    return allowed == null ? Result.NotFound.INSTANCE : new Result.MethodNotAllowed(java.util.Collections.unmodifiableSortedSet(allowed));
-  }
 
-  private static boolean hostMatches(RouteMatch m, String host) {
-    if (m.host().isEmpty()) {
-      return true;
+    /**
+     * @param method upper-case request method
+     * @param host the Host header (port allowed), or null
+     * @param path the raw request path, without query
+     * @param headers header lookup by lower-case name, returning null when absent
+     */
+    public Result match(String method, String host, String path, Function<String, String> headers) {
+        java.util.SortedSet<String> allowed = null;
+        for (RouteConfig route : routes) {
+            RouteMatch m = route.match();
+            var pathMatch = m.path().match(path);
+            if (pathMatch.isEmpty() || !hostMatches(m, host) || !headersMatch(m.headers(), headers)) {
+                continue;
+            }
+            if (m.methods().isEmpty() || m.methods().contains(method)) {
+                PathPattern.Match pm = pathMatch.get();
+                return new Result.Matched(route, pm.variables(), pm.remainder());
+            }
+            if (allowed == null) {
+                allowed = new TreeSet<>();
+            }
+            allowed.addAll(m.methods());
+        }
+        return allowed == null
+                ? Result.NotFound.INSTANCE
+                : new Result.MethodNotAllowed(java.util.Collections.unmodifiableSortedSet(allowed));
     }
-    if (host == null) {
-      return false;
+
+    private static boolean hostMatches(RouteMatch m, String host) {
+        if (m.host().isEmpty()) {
+            return true;
+        }
+        if (host == null) {
+            return false;
+        }
+        int colon = host.lastIndexOf(':');
+        String name = colon > 0 && host.indexOf(']') < colon ? host.substring(0, colon) : host;
+        return name.toLowerCase(Locale.ROOT).equals(m.host().get().toLowerCase(Locale.ROOT));
     }
-    int colon = host.lastIndexOf(':');
-    String name = colon > 0 && host.indexOf(']') < colon ? host.substring(0, colon) : host;
-    return name.toLowerCase(Locale.ROOT).equals(m.host().get().toLowerCase(Locale.ROOT));
-  }
 
-  private static boolean headersMatch(Map<String, String> required, Function<String, String> headers) {
-    for (Map.Entry<String, String> e : required.entrySet()) {
-      String value = headers.apply(e.getKey());
-      if (value == null || (!e.getValue().equals("*") && !e.getValue().equals(value))) {
-        return false;
-      }
+    private static boolean headersMatch(Map<String, String> required, Function<String, String> headers) {
+        for (Map.Entry<String, String> e : required.entrySet()) {
+            String value = headers.apply(e.getKey());
+            if (value == null || (!e.getValue().equals("*") && !e.getValue().equals(value))) {
+                return false;
+            }
+        }
+        return true;
     }
-    return true;
-  }
 
-  /** What {@link #match} found. */
-  public sealed interface Result {
-    /** A route matched; {@code variables} are raw path variables, {@code remainder} the wildcard's part. */
-    record Matched(RouteConfig route, Map<String, String> variables, String remainder) implements Result {}
+    /** What {@link #match} found. */
+    public sealed interface Result {
+        /** A route matched; {@code variables} are raw path variables, {@code remainder} the wildcard's part. */
+        record Matched(RouteConfig route, Map<String, String> variables, String remainder) implements Result {}
 
-    /** A route matched the path but not the method: answer 405 with {@code Allow}; {@code allowed} iterates sorted. */
-    record MethodNotAllowed(Set<String> allowed) implements Result {}
+        /** A route matched the path but not the method: answer 405 with {@code Allow}; {@code allowed} iterates sorted. */
+        record MethodNotAllowed(Set<String> allowed) implements Result {}
 
-    /** Nothing matched: answer 404. */
-    enum NotFound implements Result {
-      INSTANCE
+        /** Nothing matched: answer 404. */
+        enum NotFound implements Result {
+            INSTANCE
+        }
     }
-  }
 }

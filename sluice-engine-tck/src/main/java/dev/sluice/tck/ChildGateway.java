@@ -22,135 +22,141 @@ import java.util.concurrent.TimeoutException;
 /** A {@link GatewayProcess} in a child JVM with a 64 MB heap; closing it ends the child, by force if need be. */
 public final class ChildGateway implements AutoCloseable {
 
-  /** The child's memory limits: far less than the bodies pushed through it. */
-  public static final List<String> JVM_FLAGS =
-      List.of("-Xmx64m", "-XX:MaxDirectMemorySize=64m", "-XX:+ExitOnOutOfMemoryError", "-Xshare:auto");
+    /** The child's memory limits: far less than the bodies pushed through it. */
+    public static final List<String> JVM_FLAGS =
+            List.of("-Xmx64m", "-XX:MaxDirectMemorySize=64m", "-XX:+ExitOnOutOfMemoryError", "-Xshare:auto");
 
-  private final Process process;
-  private final Path stderr;
-  private final int port;
+    private final Process process;
+    private final Path stderr;
+    private final int port;
 
-  private ChildGateway(Process process, Path stderr, int port) {
-    this.process = process;
-    this.stderr = stderr;
-    this.port = port;
-  }
+    private ChildGateway(Process process, Path stderr, int port) {
+        this.process = process;
+        this.stderr = stderr;
+        this.port = port;
+    }
 
-  /** Starts the child and waits (up to 60 s) for its {@code PORT <n>} line. */
-  public static ChildGateway start(EngineMode mode, Transport transport, URI upstream) {
-    requireNonNull(mode, "mode");
-    requireNonNull(transport, "transport");
-    requireNonNull(upstream, "upstream");
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(JVM_FLAGS);
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(GatewayProcess.class.getName());
-    command.add(mode.key());
-    command.add(upstream.toString());
-    command.add(transport.key());
-    Process process = null;
-    Path stderr = null;
-    try {
-      stderr = Files.createTempFile("sluice-child-" + mode.key(), ".err");
-      process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
-      BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-      CompletableFuture<String> portLine = CompletableFuture.supplyAsync(() -> {
+    /** Starts the child and waits (up to 60 s) for its {@code PORT <n>} line. */
+    public static ChildGateway start(EngineMode mode, Transport transport, URI upstream) {
+        requireNonNull(mode, "mode");
+        requireNonNull(transport, "transport");
+        requireNonNull(upstream, "upstream");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(JVM_FLAGS);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(GatewayProcess.class.getName());
+        command.add(mode.key());
+        command.add(upstream.toString());
+        command.add(transport.key());
+        Process process = null;
+        Path stderr = null;
         try {
-          for (String line = out.readLine(); line != null; line = out.readLine()) {
-            if (line.startsWith("PORT ")) {
-              return line;
+            stderr = Files.createTempFile("sluice-child-" + mode.key(), ".err");
+            process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            CompletableFuture<String> portLine = CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                                if (line.startsWith("PORT ")) {
+                                    return line;
+                                }
+                            }
+                            return "";
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    },
+                    r -> Thread.ofVirtual().start(r));
+            String line = portLine.get(60, TimeUnit.SECONDS);
+            if (!line.startsWith("PORT ")) {
+                throw new IllegalStateException("child gateway: exited with " + process.waitFor()
+                        + " before 'PORT <n>' (expected: a port); stderr: " + Files.readString(stderr));
             }
-          }
-          return "";
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
+            Thread.ofVirtual().start(() -> drain(out));
+            return new ChildGateway(
+                    process, stderr, Integer.parseInt(line.substring(5).trim()));
+        } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
+            kill(process);
+            deleteQuietly(stderr);
+            throw new IllegalStateException(
+                    "child gateway: " + mode.key() + " " + JVM_FLAGS
+                            + " did not start (expected: 'PORT <n>' within 60 s)",
+                    e);
+        } catch (InterruptedException e) {
+            kill(process);
+            deleteQuietly(stderr);
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("child gateway: interrupted while starting", e);
         }
-      }, r -> Thread.ofVirtual().start(r));
-      String line = portLine.get(60, TimeUnit.SECONDS);
-      if (!line.startsWith("PORT ")) {
-        throw new IllegalStateException("child gateway: exited with " + process.waitFor() + " before 'PORT <n>' (expected: a port); stderr: "
-            + Files.readString(stderr));
-      }
-      Thread.ofVirtual().start(() -> drain(out));
-      return new ChildGateway(process, stderr, Integer.parseInt(line.substring(5).trim()));
-    } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
-      kill(process);
-      deleteQuietly(stderr);
-      throw new IllegalStateException("child gateway: " + mode.key() + " " + JVM_FLAGS
-          + " did not start (expected: 'PORT <n>' within 60 s)", e);
-    } catch (InterruptedException e) {
-      kill(process);
-      deleteQuietly(stderr);
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("child gateway: interrupted while starting", e);
     }
-  }
 
-  public int port() {
-    return port;
-  }
-
-  public boolean isAlive() {
-    return process.isAlive();
-  }
-
-  /** What the child wrote on stderr so far. */
-  public String stderr() {
-    try {
-      return Files.readString(stderr);
-    } catch (IOException e) {
-      return "(stderr unreadable: " + e + ")";
+    public int port() {
+        return port;
     }
-  }
 
-  /** Closes the child's stdin so it stops; kills it if it has not exited within 5 s. */
-  @Override
-  public void close() {
-    try {
-      process.getOutputStream().close();
-      if (!process.waitFor(5, TimeUnit.SECONDS)) {
-        kill(process);
-      }
-    } catch (IOException e) {
-      kill(process);
-    } catch (InterruptedException e) {
-      kill(process);
-      Thread.currentThread().interrupt();
-    } finally {
-      deleteQuietly(stderr);
+    public boolean isAlive() {
+        return process.isAlive();
     }
-  }
 
-  private static void deleteQuietly(Path file) {
-    if (file != null) {
-      try {
-        Files.deleteIfExists(file);
-      } catch (IOException ignored) {
-        // a temp file
-      }
+    /** What the child wrote on stderr so far. */
+    public String stderr() {
+        try {
+            return Files.readString(stderr);
+        } catch (IOException e) {
+            return "(stderr unreadable: " + e + ")";
+        }
     }
-  }
 
-  private static void kill(Process process) {
-    if (process != null) {
-      process.destroyForcibly();
-      try {
-        process.waitFor(5, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    /** Closes the child's stdin so it stops; kills it if it has not exited within 5 s. */
+    @Override
+    public void close() {
+        try {
+            process.getOutputStream().close();
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                kill(process);
+            }
+        } catch (IOException e) {
+            kill(process);
+        } catch (InterruptedException e) {
+            kill(process);
+            Thread.currentThread().interrupt();
+        } finally {
+            deleteQuietly(stderr);
+        }
     }
-  }
 
-  private static void drain(BufferedReader out) {
-    try {
-      while (out.readLine() != null) {
-        // stdout after the port line is not used
-      }
-    } catch (IOException ignored) {
-      // the child ended
+    private static void deleteQuietly(Path file) {
+        if (file != null) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // a temp file
+            }
+        }
     }
-  }
+
+    private static void kill(Process process) {
+        if (process != null) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void drain(BufferedReader out) {
+        try {
+            while (out.readLine() != null) {
+                // stdout after the port line is not used
+            }
+        } catch (IOException ignored) {
+            // the child ended
+        }
+    }
 }

@@ -19,142 +19,142 @@ import org.junit.jupiter.api.Nested;
  */
 public abstract class EngineContract {
 
-  /** The engine mode under test; its engine must be on the class path (ServiceLoader). */
-  protected abstract EngineMode mode();
+    /** The engine mode under test; its engine must be on the class path (ServiceLoader). */
+    protected abstract EngineMode mode();
 
-  /** The socket transport under test ({@code server.transport}); {@code auto} unless overridden. */
-  protected Transport transport() {
-    return Transport.AUTO;
-  }
-
-  @Nested
-  class Routing extends RoutingContract {
-    @Override
-    protected EngineMode mode() {
-      return EngineContract.this.mode();
-    }
-
-    @Override
+    /** The socket transport under test ({@code server.transport}); {@code auto} unless overridden. */
     protected Transport transport() {
-      return EngineContract.this.transport();
-    }
-  }
-
-  @Nested
-  class Proxy extends ProxyContract {
-    @Override
-    protected EngineMode mode() {
-      return EngineContract.this.mode();
+        return Transport.AUTO;
     }
 
-    @Override
-    protected Transport transport() {
-      return EngineContract.this.transport();
-    }
-  }
+    @Nested
+    class Routing extends RoutingContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
 
-  @Nested
-  class ProxyHeaders extends ProxyHeadersContract {
-    @Override
-    protected EngineMode mode() {
-      return EngineContract.this.mode();
-    }
-
-    @Override
-    protected Transport transport() {
-      return EngineContract.this.transport();
-    }
-  }
-
-  @Nested
-  class Errors extends ProxyErrorsContract {
-    @Override
-    protected EngineMode mode() {
-      return EngineContract.this.mode();
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
     }
 
-    @Override
-    protected Transport transport() {
-      return EngineContract.this.transport();
-    }
-  }
+    @Nested
+    class Proxy extends ProxyContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
 
-  @Nested
-  class Composition extends CompositionContract {
-    @Override
-    protected EngineMode mode() {
-      return EngineContract.this.mode();
-    }
-
-    @Override
-    protected Transport transport() {
-      return EngineContract.this.transport();
-    }
-  }
-
-  @Nested
-  class CompositionFailures extends CompositionFailuresContract {
-    @Override
-    protected EngineMode mode() {
-      return EngineContract.this.mode();
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
     }
 
-    @Override
-    protected Transport transport() {
-      return EngineContract.this.transport();
-    }
-  }
+    @Nested
+    class ProxyHeaders extends ProxyHeadersContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
 
-  @Nested
-  class Pacing extends PacingContract {
-    @Override
-    protected EngineMode mode() {
-      return EngineContract.this.mode();
-    }
-
-    @Override
-    protected Transport transport() {
-      return EngineContract.this.transport();
-    }
-  }
-
-  @Nested
-  class Server extends ServerContract {
-    @Override
-    protected EngineMode mode() {
-      return EngineContract.this.mode();
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
     }
 
-    @Override
-    protected Transport transport() {
-      return EngineContract.this.transport();
-    }
-  }
+    @Nested
+    class Errors extends ProxyErrorsContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
 
-  @Nested
-  class Concurrency extends ConcurrencyContract {
-    @Override
-    protected EngineMode mode() {
-      return EngineContract.this.mode();
-    }
-
-    @Override
-    protected Transport transport() {
-      return EngineContract.this.transport();
-    }
-  }
-
-  /** Forks a gateway JVM with a 64 MB heap per test. */
-  @Nested
-  class Streaming extends StreamingContract {
-    @Override
-    protected EngineMode mode() {
-      return EngineContract.this.mode();
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
     }
 
-    @Override
-    protected Transport transport() {
-      return EngineContract.this.transport();
+    @Nested
+    class Composition extends CompositionContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
     }
-  }
+
+    @Nested
+    class CompositionFailures extends CompositionFailuresContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
+    class Pacing extends PacingContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
+    class Server extends ServerContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
+    class Concurrency extends ConcurrencyContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    /** Forks a gateway JVM with a 64 MB heap per test. */
+    @Nested
+    class Streaming extends StreamingContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
 }

@@ -23,37 +23,44 @@ import java.net.URI;
  */
 public final class GatewayProcess {
 
-  /** The body behind {@code /big}: 200 MB. */
-  public static final long PROXY_BYTES = 200L << 20;
+    /** The body behind {@code /big}: 200 MB. */
+    public static final long PROXY_BYTES = 200L << 20;
 
-  /** Each part behind {@code /compose}: 20 MB. */
-  public static final long PART_BYTES = 20L << 20;
+    /** Each part behind {@code /compose}: 20 MB. */
+    public static final long PART_BYTES = 20L << 20;
 
-  private GatewayProcess() {}
+    private GatewayProcess() {}
 
-  public static void main(String[] args) throws IOException {
-    if (args.length != 3) {
-      System.err.println("usage: GatewayProcess <virtual|platform|reactive> <upstream-base-url> <auto|nio|io_uring>");
-      System.exit(2);
+    public static void main(String[] args) throws IOException {
+        if (args.length != 3) {
+            System.err.println(
+                    "usage: GatewayProcess <virtual|platform|reactive> <upstream-base-url> <auto|nio|io_uring>");
+            System.exit(2);
+        }
+        EngineMode mode = EngineMode.fromKey(args[0])
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "mode: '" + args[0] + "' (expected: virtual, platform or reactive)"));
+        Transport transport = Transport.fromKey(args[2])
+                .orElseThrow(() ->
+                        new IllegalArgumentException("transport: '" + args[2] + "' (expected: auto, nio or io_uring)"));
+        TestGateway.Builder config = TestGateway.builder(mode)
+                .transport(transport)
+                .upstream("gen", URI.create(args[1]))
+                .route("big", on("/big"), proxy("gen").path("/bytes/" + PROXY_BYTES))
+                .route("any", on("/any/**"), proxy("gen").stripPrefix("/any"))
+                .route(
+                        "compose",
+                        on("/compose"),
+                        compose()
+                                .part("a", "gen", "/json/" + PART_BYTES)
+                                .part("b", "gen", "/json/" + PART_BYTES + "?chunked=1")
+                                .part("c", "gen", "/json/" + PART_BYTES));
+        try (TestGateway gateway = config.start()) {
+            System.out.println("PORT " + gateway.port());
+            System.out.flush();
+            while (System.in.read() >= 0) {
+                // runs until the parent closes stdin
+            }
+        }
     }
-    EngineMode mode = EngineMode.fromKey(args[0]).orElseThrow(() ->
-        new IllegalArgumentException("mode: '" + args[0] + "' (expected: virtual, platform or reactive)"));
-    Transport transport = Transport.fromKey(args[2]).orElseThrow(() ->
-        new IllegalArgumentException("transport: '" + args[2] + "' (expected: auto, nio or io_uring)"));
-    TestGateway.Builder config = TestGateway.builder(mode).transport(transport)
-        .upstream("gen", URI.create(args[1]))
-        .route("big", on("/big"), proxy("gen").path("/bytes/" + PROXY_BYTES))
-        .route("any", on("/any/**"), proxy("gen").stripPrefix("/any"))
-        .route("compose", on("/compose"), compose()
-            .part("a", "gen", "/json/" + PART_BYTES)
-            .part("b", "gen", "/json/" + PART_BYTES + "?chunked=1")
-            .part("c", "gen", "/json/" + PART_BYTES));
-    try (TestGateway gateway = config.start()) {
-      System.out.println("PORT " + gateway.port());
-      System.out.flush();
-      while (System.in.read() >= 0) {
-        // runs until the parent closes stdin
-      }
-    }
-  }
 }

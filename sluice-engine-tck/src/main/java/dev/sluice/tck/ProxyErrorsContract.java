@@ -22,183 +22,210 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class ProxyErrorsContract extends ContractFixture {
 
-  private static final long BODY = 200_000;
-  private static final String KEPT_ALIVE_ANSWER = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    private static final long BODY = 200_000;
+    private static final String KEPT_ALIVE_ANSWER = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 
-  @Test
-  void refusedConnectionIsBadGateway() {
-    try (TestGateway gw = gateway()
-        .upstream("down", refusedUrl())
-        .route("down", on("/down/**"), proxy("down").stripPrefix("/down"),
-            responseHeaders(Map.of("x-filtered", "yes"), List.of()))
-        .start()) {
-      HttpResponse<byte[]> response = get(gw, "/down/anything");
-      Map<String, Object> error = assertError(response, 502, UpstreamFailure.REFUSED.code());
-      assertThat(error.get("message")).asString().startsWith(UpstreamFailure.REFUSED.reason() + ": ");
-      assertThat(response.headers().firstValue("x-filtered"))
-          .as("response-headers do not apply to the gateway's own errors").isEmpty();
-    }
-  }
-
-  @Test
-  void noResponseWithinReadTimeoutIsGatewayTimeout() {
-    try (TestGateway gw = gateway()
-        .upstream(Routes.upstream("slow", upstream.url()).readTimeout(Duration.ofMillis(300)))
-        .route("slow", on("/slow/**"), proxy("slow").stripPrefix("/slow"))
-        .start()) {
-      Map<String, Object> error = assertError(get(gw, "/slow/bytes/10?delay=600000"), 504, UpstreamFailure.READ_TIMEOUT.code());
-      assertThat(error.get("message")).asString().startsWith(UpstreamFailure.READ_TIMEOUT.reason() + ": ");
-    }
-  }
-
-  @Test
-  void routeTimeoutBeforeTheResponseIsGatewayTimeout() {
-    try (TestGateway gw = gateway()
-        .route("bounded", on("/b/**"), proxy(APP).stripPrefix("/b").timeout(Duration.ofMillis(300)))
-        .start()) {
-      Map<String, Object> error = assertError(get(gw, "/b/bytes/10?delay=600000"), 504, UpstreamFailure.TIMEOUT.code());
-      assertThat(error.get("message")).asString().startsWith(UpstreamFailure.TIMEOUT.reason() + ": ");
-    }
-  }
-
-  @Test
-  void upstreamBreakingMidBodyAbortsAFixedLengthResponse() {
-    try (TestGateway gw = gateway().route("pass", on("/p/**"), proxy(APP).stripPrefix("/p")).start()) {
-      WireResponse response = gw.wire().get("/p/bytes/" + BODY + "?breakAt=" + (BODY / 2));
-      assertThat(response.status()).isEqualTo(200);
-      assertThat(response.complete()).as("aborted, not a clean end: %s", response).isFalse();
-      assertThat(response.length()).isLessThan(BODY);
-      if (response.framing().equals("length")) {
-        assertThat(response.header("content-length")).hasValue(Long.toString(BODY));
-      }
-    }
-  }
-
-  @Test
-  void upstreamBreakingMidBodyAbortsAChunkedResponse() {
-    try (TestGateway gw = gateway().route("pass", on("/p/**"), proxy(APP).stripPrefix("/p")).start()) {
-      WireResponse response = gw.wire().get("/p/bytes/" + BODY + "?chunked=1&breakAt=" + (BODY / 2));
-      assertThat(response.status()).isEqualTo(200);
-      assertThat(response.framing()).isEqualTo("chunked");
-      assertThat(response.complete()).as("no final chunk: %s", response).isFalse();
-      assertThat(response.length()).isLessThan(BODY);
-    }
-  }
-
-  @Test
-  void readStallingMidBodyPastReadTimeoutAbortsTheResponse() {
-    try (TestGateway gw = gateway()
-        .upstream(Routes.upstream("slow", upstream.url()).readTimeout(Duration.ofMillis(300)))
-        .route("slow", on("/slow/**"), proxy("slow").stripPrefix("/slow"))
-        .start()) {
-      WireResponse response = gw.wire().get("/slow/bytes/" + BODY + "?chunked=1&stallAt=" + (BODY / 2) + "&stall=5000");
-      assertThat(response.status()).isEqualTo(200);
-      assertThat(response.complete()).as("aborted, not a clean end: %s", response).isFalse();
-      assertThat(response.length()).isLessThan(BODY);
-    }
-  }
-
-  @Test
-  void routeTimeoutMidBodyAbortsTheResponse() {
-    try (TestGateway gw = gateway()
-        .route("bounded", on("/b/**"), proxy(APP).stripPrefix("/b").timeout(Duration.ofMillis(800)))
-        .start()) {
-      WireResponse response = gw.wire().get("/b/bytes/" + BODY + "?stallAt=" + (BODY / 2) + "&stall=5000");
-      assertThat(response.status()).isEqualTo(200);
-      assertThat(response.complete()).as("aborted, not a clean end: %s", response).isFalse();
-      assertThat(response.length()).isLessThan(BODY);
-    }
-  }
-
-  @Test
-  void resetBeforeTheResponseIsBadGateway() {
-    try (RawUpstream resetting = RawUpstream.resetting();
-        TestGateway gw = gateway()
-            .upstream("resetting", resetting.url())
-            .route("r", on("/r/**"), proxy("resetting").stripPrefix("/r"))
-            .start()) {
-      assertError(get(gw, "/r/x"), 502, UpstreamFailure.RESET.code());
-    }
-  }
-
-  @Test
-  void anUpstreamClosingItsKeptAliveConnectionsFailsNoRequest() throws Exception {
-    // answers as if the connection stayed open, then closes it (an upstream's keep-alive timeout
-    // firing): the next request may find that connection in the pool, or its close on the way
-    try (RawUpstream closing = RawUpstream.answering("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-        TestGateway gw = gateway()
-            .upstream("closing", closing.url())
-            .route("c", on("/c/**"), proxy("closing").stripPrefix("/c"))
-            .start()) {
-      for (int i = 0; i < 30; i++) {
-        HttpResponse<byte[]> response = get(gw, "/c/x" + i);
-        assertThat(response.statusCode()).as("request %d: %s", i, new String(response.body())).isEqualTo(200);
-        assertThat(new String(response.body())).isEqualTo("ok");
-        if (i % 3 == 2) {
-          Thread.sleep(50); // now and then the close has surely arrived before the next request
+    @Test
+    void refusedConnectionIsBadGateway() {
+        try (TestGateway gw = gateway()
+                .upstream("down", refusedUrl())
+                .route(
+                        "down",
+                        on("/down/**"),
+                        proxy("down").stripPrefix("/down"),
+                        responseHeaders(Map.of("x-filtered", "yes"), List.of()))
+                .start()) {
+            HttpResponse<byte[]> response = get(gw, "/down/anything");
+            Map<String, Object> error = assertError(response, 502, UpstreamFailure.REFUSED.code());
+            assertThat(error.get("message")).asString().startsWith(UpstreamFailure.REFUSED.reason() + ": ");
+            assertThat(response.headers().firstValue("x-filtered"))
+                    .as("response-headers do not apply to the gateway's own errors")
+                    .isEmpty();
         }
-      }
     }
-  }
 
-  @Test
-  void malformedResponseIsBadGateway() {
-    try (RawUpstream malformed = RawUpstream.answering("HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n");
-        TestGateway gw = gateway()
-            .upstream("malformed", malformed.url())
-            .route("m", on("/m/**"), proxy("malformed").stripPrefix("/m"))
-            .start()) {
-      assertError(get(gw, "/m/x"), 502, UpstreamFailure.BAD_RESPONSE.code());
+    @Test
+    void noResponseWithinReadTimeoutIsGatewayTimeout() {
+        try (TestGateway gw = gateway()
+                .upstream(Routes.upstream("slow", upstream.url()).readTimeout(Duration.ofMillis(300)))
+                .route("slow", on("/slow/**"), proxy("slow").stripPrefix("/slow"))
+                .start()) {
+            Map<String, Object> error =
+                    assertError(get(gw, "/slow/bytes/10?delay=600000"), 504, UpstreamFailure.READ_TIMEOUT.code());
+            assertThat(error.get("message")).asString().startsWith(UpstreamFailure.READ_TIMEOUT.reason() + ": ");
+        }
     }
-  }
 
-  /** A gateway in front of {@code dropping}, with one pooled connection: the second request reuses it. */
-  private TestGateway droppingGateway(RawUpstream dropping) {
-    return gateway()
-        .upstream(Routes.upstream("dropping", dropping.url()).pool(1, Duration.ofSeconds(5), 10))
-        .route("d", on("/d/**"), proxy("dropping").stripPrefix("/d"))
-        .start();
-  }
-
-  @Test
-  void aGetWhoseKeptAliveConnectionClosesBeforeTheAnswerIsSentOnceMore() {
-    try (RawUpstream dropping = RawUpstream.answeringOnceThenClosingOnTheNextRequest(KEPT_ALIVE_ANSWER);
-        TestGateway gw = droppingGateway(dropping)) {
-      assertThat(gw.wire().get("/d/first").bodyText()).isEqualTo("ok");
-      WireResponse second = gw.wire().get("/d/second"); // on the pooled connection, which the upstream closes
-      assertThat(second.status()).as("%s", second).isEqualTo(200);
-      assertThat(second.bodyText()).isEqualTo("ok");
-      assertThat(dropping.heads()).as("first, second (dropped), second again").isEqualTo(3);
+    @Test
+    void routeTimeoutBeforeTheResponseIsGatewayTimeout() {
+        try (TestGateway gw = gateway()
+                .route("bounded", on("/b/**"), proxy(APP).stripPrefix("/b").timeout(Duration.ofMillis(300)))
+                .start()) {
+            Map<String, Object> error =
+                    assertError(get(gw, "/b/bytes/10?delay=600000"), 504, UpstreamFailure.TIMEOUT.code());
+            assertThat(error.get("message")).asString().startsWith(UpstreamFailure.TIMEOUT.reason() + ": ");
+        }
     }
-  }
 
-  @Test
-  void aPostWhoseKeptAliveConnectionClosesBeforeTheAnswerIsNeverSentTwice() {
-    try (RawUpstream dropping = RawUpstream.answeringOnceThenClosingOnTheNextRequest(KEPT_ALIVE_ANSWER);
-        TestGateway gw = droppingGateway(dropping)) {
-      assertThat(gw.wire().get("/d/first").bodyText()).isEqualTo("ok");
-      WireResponse post = gw.wire().send(WireRequest.of("POST", "/d/order").body("{}".getBytes(StandardCharsets.UTF_8)));
-      assertError(post, 502, UpstreamFailure.RESET.code());
-      assertThat(dropping.heads()).as("the POST reached the upstream once").isEqualTo(2);
+    @Test
+    void upstreamBreakingMidBodyAbortsAFixedLengthResponse() {
+        try (TestGateway gw = gateway()
+                .route("pass", on("/p/**"), proxy(APP).stripPrefix("/p"))
+                .start()) {
+            WireResponse response = gw.wire().get("/p/bytes/" + BODY + "?breakAt=" + (BODY / 2));
+            assertThat(response.status()).isEqualTo(200);
+            assertThat(response.complete())
+                    .as("aborted, not a clean end: %s", response)
+                    .isFalse();
+            assertThat(response.length()).isLessThan(BODY);
+            if (response.framing().equals("length")) {
+                assertThat(response.header("content-length")).hasValue(Long.toString(BODY));
+            }
+        }
     }
-  }
 
-  @Test
-  void noPooledConnectionWithinAcquireTimeoutIsServiceUnavailable() throws Exception {
-    String tag = UUID.randomUUID().toString();
-    try (TestGateway gw = gateway()
-        .upstream(Routes.upstream("single", upstream.url()).pool(1, Duration.ofMillis(300), 10))
-        .route("s", on("/s/**"), proxy("single").stripPrefix("/s"))
-        .start()) {
-      var busy = CompletableFuture.supplyAsync(
-          () -> gw.wire().get("/s/json/10?delay=2000&tag=" + tag), r -> Thread.ofVirtual().start(r));
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (!upstream.started(tag) && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
-      assertThat(upstream.started(tag)).as("the first request holds the only connection").isTrue();
-      assertError(get(gw, "/s/json/10"), 503, UpstreamFailure.POOL_EXHAUSTED.code());
-      assertThat(busy.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+    @Test
+    void upstreamBreakingMidBodyAbortsAChunkedResponse() {
+        try (TestGateway gw = gateway()
+                .route("pass", on("/p/**"), proxy(APP).stripPrefix("/p"))
+                .start()) {
+            WireResponse response = gw.wire().get("/p/bytes/" + BODY + "?chunked=1&breakAt=" + (BODY / 2));
+            assertThat(response.status()).isEqualTo(200);
+            assertThat(response.framing()).isEqualTo("chunked");
+            assertThat(response.complete()).as("no final chunk: %s", response).isFalse();
+            assertThat(response.length()).isLessThan(BODY);
+        }
     }
-  }
+
+    @Test
+    void readStallingMidBodyPastReadTimeoutAbortsTheResponse() {
+        try (TestGateway gw = gateway()
+                .upstream(Routes.upstream("slow", upstream.url()).readTimeout(Duration.ofMillis(300)))
+                .route("slow", on("/slow/**"), proxy("slow").stripPrefix("/slow"))
+                .start()) {
+            WireResponse response =
+                    gw.wire().get("/slow/bytes/" + BODY + "?chunked=1&stallAt=" + (BODY / 2) + "&stall=5000");
+            assertThat(response.status()).isEqualTo(200);
+            assertThat(response.complete())
+                    .as("aborted, not a clean end: %s", response)
+                    .isFalse();
+            assertThat(response.length()).isLessThan(BODY);
+        }
+    }
+
+    @Test
+    void routeTimeoutMidBodyAbortsTheResponse() {
+        try (TestGateway gw = gateway()
+                .route("bounded", on("/b/**"), proxy(APP).stripPrefix("/b").timeout(Duration.ofMillis(800)))
+                .start()) {
+            WireResponse response = gw.wire().get("/b/bytes/" + BODY + "?stallAt=" + (BODY / 2) + "&stall=5000");
+            assertThat(response.status()).isEqualTo(200);
+            assertThat(response.complete())
+                    .as("aborted, not a clean end: %s", response)
+                    .isFalse();
+            assertThat(response.length()).isLessThan(BODY);
+        }
+    }
+
+    @Test
+    void resetBeforeTheResponseIsBadGateway() {
+        try (RawUpstream resetting = RawUpstream.resetting();
+                TestGateway gw = gateway()
+                        .upstream("resetting", resetting.url())
+                        .route("r", on("/r/**"), proxy("resetting").stripPrefix("/r"))
+                        .start()) {
+            assertError(get(gw, "/r/x"), 502, UpstreamFailure.RESET.code());
+        }
+    }
+
+    @Test
+    void anUpstreamClosingItsKeptAliveConnectionsFailsNoRequest() throws Exception {
+        // answers as if the connection stayed open, then closes it (an upstream's keep-alive timeout
+        // firing): the next request may find that connection in the pool, or its close on the way
+        try (RawUpstream closing = RawUpstream.answering("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                TestGateway gw = gateway()
+                        .upstream("closing", closing.url())
+                        .route("c", on("/c/**"), proxy("closing").stripPrefix("/c"))
+                        .start()) {
+            for (int i = 0; i < 30; i++) {
+                HttpResponse<byte[]> response = get(gw, "/c/x" + i);
+                assertThat(response.statusCode())
+                        .as("request %d: %s", i, new String(response.body()))
+                        .isEqualTo(200);
+                assertThat(new String(response.body())).isEqualTo("ok");
+                if (i % 3 == 2) {
+                    Thread.sleep(50); // now and then the close has surely arrived before the next request
+                }
+            }
+        }
+    }
+
+    @Test
+    void malformedResponseIsBadGateway() {
+        try (RawUpstream malformed = RawUpstream.answering("HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n");
+                TestGateway gw = gateway()
+                        .upstream("malformed", malformed.url())
+                        .route("m", on("/m/**"), proxy("malformed").stripPrefix("/m"))
+                        .start()) {
+            assertError(get(gw, "/m/x"), 502, UpstreamFailure.BAD_RESPONSE.code());
+        }
+    }
+
+    /** A gateway in front of {@code dropping}, with one pooled connection: the second request reuses it. */
+    private TestGateway droppingGateway(RawUpstream dropping) {
+        return gateway()
+                .upstream(Routes.upstream("dropping", dropping.url()).pool(1, Duration.ofSeconds(5), 10))
+                .route("d", on("/d/**"), proxy("dropping").stripPrefix("/d"))
+                .start();
+    }
+
+    @Test
+    void aGetWhoseKeptAliveConnectionClosesBeforeTheAnswerIsSentOnceMore() {
+        try (RawUpstream dropping = RawUpstream.answeringOnceThenClosingOnTheNextRequest(KEPT_ALIVE_ANSWER);
+                TestGateway gw = droppingGateway(dropping)) {
+            assertThat(gw.wire().get("/d/first").bodyText()).isEqualTo("ok");
+            WireResponse second = gw.wire().get("/d/second"); // on the pooled connection, which the upstream closes
+            assertThat(second.status()).as("%s", second).isEqualTo(200);
+            assertThat(second.bodyText()).isEqualTo("ok");
+            assertThat(dropping.heads())
+                    .as("first, second (dropped), second again")
+                    .isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aPostWhoseKeptAliveConnectionClosesBeforeTheAnswerIsNeverSentTwice() {
+        try (RawUpstream dropping = RawUpstream.answeringOnceThenClosingOnTheNextRequest(KEPT_ALIVE_ANSWER);
+                TestGateway gw = droppingGateway(dropping)) {
+            assertThat(gw.wire().get("/d/first").bodyText()).isEqualTo("ok");
+            WireResponse post =
+                    gw.wire().send(WireRequest.of("POST", "/d/order").body("{}".getBytes(StandardCharsets.UTF_8)));
+            assertError(post, 502, UpstreamFailure.RESET.code());
+            assertThat(dropping.heads())
+                    .as("the POST reached the upstream once")
+                    .isEqualTo(2);
+        }
+    }
+
+    @Test
+    void noPooledConnectionWithinAcquireTimeoutIsServiceUnavailable() throws Exception {
+        String tag = UUID.randomUUID().toString();
+        try (TestGateway gw = gateway()
+                .upstream(Routes.upstream("single", upstream.url()).pool(1, Duration.ofMillis(300), 10))
+                .route("s", on("/s/**"), proxy("single").stripPrefix("/s"))
+                .start()) {
+            var busy = CompletableFuture.supplyAsync(
+                    () -> gw.wire().get("/s/json/10?delay=2000&tag=" + tag),
+                    r -> Thread.ofVirtual().start(r));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!upstream.started(tag) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(upstream.started(tag))
+                    .as("the first request holds the only connection")
+                    .isTrue();
+            assertError(get(gw, "/s/json/10"), 503, UpstreamFailure.POOL_EXHAUSTED.code());
+            assertThat(busy.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
+        }
+    }
 }

@@ -16,139 +16,163 @@ import org.junit.jupiter.api.Test;
 /** Headers through a proxy route: hop-by-hop, forwarding, Host, and the header filters. */
 public abstract class ProxyHeadersContract extends ContractFixture {
 
-  private TestGateway passThrough() {
-    return gateway().route("pass", on("/p/**"), proxy(APP).stripPrefix("/p")).start();
-  }
-
-  private static Map<String, Object> inspected(WireResponse response) {
-    assertThat(response.status()).as("%s", response).isEqualTo(200);
-    return Json.object(response.body());
-  }
-
-  @Test
-  void hopByHopRequestHeadersAreNotForwarded() {
-    try (TestGateway gw = passThrough()) {
-      Map<String, Object> seen = inspected(gw.wire().send(WireRequest.get("/p/inspect/h")
-          .header("Connection", "keep-alive, X-Secret")
-          .header("X-Secret", "do not forward")
-          .header("Keep-Alive", "timeout=5")
-          .header("TE", "trailers")
-          .header("Proxy-Authorization", "Basic c2VjcmV0")
-          .header("Trailer", "X-Checksum")
-          .header("X-Kept", "yes")));
-      assertThat(headerValues(seen, "x-secret")).isEmpty();
-      assertThat(headerValues(seen, "keep-alive")).isEmpty();
-      assertThat(headerValues(seen, "te")).isEmpty();
-      assertThat(headerValues(seen, "proxy-authorization")).isEmpty();
-      assertThat(headerValues(seen, "trailer")).isEmpty();
-      assertThat(String.join(",", headerValues(seen, "connection"))).doesNotContainIgnoringCase("x-secret");
-      assertThat(headerValues(seen, "x-kept")).containsExactly("yes");
+    private TestGateway passThrough() {
+        return gateway()
+                .route("pass", on("/p/**"), proxy(APP).stripPrefix("/p"))
+                .start();
     }
-  }
 
-  @Test
-  void hopByHopResponseHeadersAreNotReturned() {
-    String path = upstream.respond(200, "application/json", "{}".getBytes(StandardCharsets.UTF_8), Map.of(
-        "Connection", "X-Upstream-Private",
-        "X-Upstream-Private", "internal",
-        "Keep-Alive", "timeout=3",
-        "Proxy-Authenticate", "Basic realm=up",
-        "X-Upstream-Public", "visible"));
-    try (TestGateway gw = passThrough()) {
-      WireResponse response = gw.wire().get("/p" + path);
-      assertThat(response.status()).isEqualTo(200);
-      assertThat(response.bodyText()).isEqualTo("{}");
-      assertThat(response.header("x-upstream-public")).hasValue("visible");
-      assertThat(response.header("x-upstream-private")).isEmpty();
-      assertThat(response.header("keep-alive")).isEmpty();
-      assertThat(response.header("proxy-authenticate")).isEmpty();
-      assertThat(response.header("connection").orElse("")).doesNotContainIgnoringCase("x-upstream-private");
+    private static Map<String, Object> inspected(WireResponse response) {
+        assertThat(response.status()).as("%s", response).isEqualTo(200);
+        return Json.object(response.body());
     }
-  }
 
-  @Test
-  void forwardedHeadersAreAddedAndHostIsRewritten() {
-    try (TestGateway gw = passThrough()) {
-      Map<String, Object> seen = inspected(get(gw, "/p/inspect/fwd"));
-      assertThat(headerValues(seen, "x-forwarded-for")).containsExactly("127.0.0.1");
-      assertThat(headerValues(seen, "x-forwarded-proto")).containsExactly("http");
-      assertThat(headerValues(seen, "x-forwarded-host")).containsExactly(gw.authority());
-      assertThat(headerValues(seen, "host")).containsExactly(upstream.authority());
+    @Test
+    void hopByHopRequestHeadersAreNotForwarded() {
+        try (TestGateway gw = passThrough()) {
+            Map<String, Object> seen = inspected(gw.wire()
+                    .send(WireRequest.get("/p/inspect/h")
+                            .header("Connection", "keep-alive, X-Secret")
+                            .header("X-Secret", "do not forward")
+                            .header("Keep-Alive", "timeout=5")
+                            .header("TE", "trailers")
+                            .header("Proxy-Authorization", "Basic c2VjcmV0")
+                            .header("Trailer", "X-Checksum")
+                            .header("X-Kept", "yes")));
+            assertThat(headerValues(seen, "x-secret")).isEmpty();
+            assertThat(headerValues(seen, "keep-alive")).isEmpty();
+            assertThat(headerValues(seen, "te")).isEmpty();
+            assertThat(headerValues(seen, "proxy-authorization")).isEmpty();
+            assertThat(headerValues(seen, "trailer")).isEmpty();
+            assertThat(String.join(",", headerValues(seen, "connection"))).doesNotContainIgnoringCase("x-secret");
+            assertThat(headerValues(seen, "x-kept")).containsExactly("yes");
+        }
     }
-  }
 
-  @Test
-  void forwardedForIsAppendedAndClientForwardedHeadersAreKept() {
-    try (TestGateway gw = passThrough()) {
-      Map<String, Object> seen = inspected(send(gw, HttpRequest.newBuilder(gw.uri("/p/inspect/fwd"))
-          .header("X-Forwarded-For", "203.0.113.7")
-          .header("X-Forwarded-Proto", "https")
-          .header("X-Forwarded-Host", "shop.example")));
-      assertThat(String.join(", ", headerValues(seen, "x-forwarded-for"))).isEqualTo("203.0.113.7, 127.0.0.1");
-      assertThat(headerValues(seen, "x-forwarded-proto")).containsExactly("https");
-      assertThat(headerValues(seen, "x-forwarded-host")).containsExactly("shop.example");
+    @Test
+    void hopByHopResponseHeadersAreNotReturned() {
+        String path = upstream.respond(
+                200,
+                "application/json",
+                "{}".getBytes(StandardCharsets.UTF_8),
+                Map.of(
+                        "Connection", "X-Upstream-Private",
+                        "X-Upstream-Private", "internal",
+                        "Keep-Alive", "timeout=3",
+                        "Proxy-Authenticate", "Basic realm=up",
+                        "X-Upstream-Public", "visible"));
+        try (TestGateway gw = passThrough()) {
+            WireResponse response = gw.wire().get("/p" + path);
+            assertThat(response.status()).isEqualTo(200);
+            assertThat(response.bodyText()).isEqualTo("{}");
+            assertThat(response.header("x-upstream-public")).hasValue("visible");
+            assertThat(response.header("x-upstream-private")).isEmpty();
+            assertThat(response.header("keep-alive")).isEmpty();
+            assertThat(response.header("proxy-authenticate")).isEmpty();
+            assertThat(response.header("connection").orElse("")).doesNotContainIgnoringCase("x-upstream-private");
+        }
     }
-  }
 
-  @Test
-  void clientHostIsForwardedAsXForwardedHost() {
-    try (TestGateway gw = passThrough()) {
-      Map<String, Object> seen =
-          inspected(gw.wire().send(WireRequest.get("/p/inspect/host").header("Host", "shop.example:8443")));
-      assertThat(headerValues(seen, "host")).containsExactly(upstream.authority());
-      assertThat(headerValues(seen, "x-forwarded-host")).containsExactly("shop.example:8443");
+    @Test
+    void forwardedHeadersAreAddedAndHostIsRewritten() {
+        try (TestGateway gw = passThrough()) {
+            Map<String, Object> seen = inspected(get(gw, "/p/inspect/fwd"));
+            assertThat(headerValues(seen, "x-forwarded-for")).containsExactly("127.0.0.1");
+            assertThat(headerValues(seen, "x-forwarded-proto")).containsExactly("http");
+            assertThat(headerValues(seen, "x-forwarded-host")).containsExactly(gw.authority());
+            assertThat(headerValues(seen, "host")).containsExactly(upstream.authority());
+        }
     }
-  }
 
-  @Test
-  void endToEndHeadersAreForwardedBothWays() {
-    try (TestGateway gw = passThrough()) {
-      HttpResponse<byte[]> response = send(gw, HttpRequest.newBuilder(gw.uri("/p/echo/e"))
-          .header("X-Request-Id", "r-1")
-          .header("Accept", "text/plain")
-          .header("Content-Type", "application/x-test")
-          .POST(HttpRequest.BodyPublishers.ofString("body")));
-      assertThat(response.headers().firstValue("content-type")).hasValue("application/x-test");
-      assertThat(response.headers().firstValue("x-echo-method")).hasValue("POST");
-      Map<String, Object> seen = inspected(send(gw, HttpRequest.newBuilder(gw.uri("/p/inspect/e"))
-          .header("X-Request-Id", "r-1")
-          .header("Accept", "text/plain")));
-      assertThat(headerValues(seen, "x-request-id")).containsExactly("r-1");
-      assertThat(headerValues(seen, "accept")).containsExactly("text/plain");
+    @Test
+    void forwardedForIsAppendedAndClientForwardedHeadersAreKept() {
+        try (TestGateway gw = passThrough()) {
+            Map<String, Object> seen = inspected(send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/p/inspect/fwd"))
+                            .header("X-Forwarded-For", "203.0.113.7")
+                            .header("X-Forwarded-Proto", "https")
+                            .header("X-Forwarded-Host", "shop.example")));
+            assertThat(String.join(", ", headerValues(seen, "x-forwarded-for"))).isEqualTo("203.0.113.7, 127.0.0.1");
+            assertThat(headerValues(seen, "x-forwarded-proto")).containsExactly("https");
+            assertThat(headerValues(seen, "x-forwarded-host")).containsExactly("shop.example");
+        }
     }
-  }
 
-  @Test
-  void requestHeadersFilterSetsAndRemoves() {
-    try (TestGateway gw = gateway()
-        .route("pass", on("/p/**"), proxy(APP).stripPrefix("/p"),
-            requestHeaders(Map.of("x-added", "1", "x-replaced", "new"), List.of("x-drop")))
-        .start()) {
-      Map<String, Object> seen = inspected(send(gw, HttpRequest.newBuilder(gw.uri("/p/inspect/f"))
-          .header("X-Replaced", "old")
-          .header("X-Drop", "d")
-          .header("X-Kept", "k")));
-      assertThat(headerValues(seen, "x-added")).containsExactly("1");
-      assertThat(headerValues(seen, "x-replaced")).containsExactly("new");
-      assertThat(headerValues(seen, "x-drop")).isEmpty();
-      assertThat(headerValues(seen, "x-kept")).containsExactly("k");
+    @Test
+    void clientHostIsForwardedAsXForwardedHost() {
+        try (TestGateway gw = passThrough()) {
+            Map<String, Object> seen =
+                    inspected(gw.wire().send(WireRequest.get("/p/inspect/host").header("Host", "shop.example:8443")));
+            assertThat(headerValues(seen, "host")).containsExactly(upstream.authority());
+            assertThat(headerValues(seen, "x-forwarded-host")).containsExactly("shop.example:8443");
+        }
     }
-  }
 
-  @Test
-  void responseHeadersFilterSetsAndRemoves() {
-    String path = upstream.respond(200, "text/plain", "ok".getBytes(StandardCharsets.UTF_8),
-        Map.of("X-Remove-Me", "1", "X-Replace", "old", "X-Kept", "k"));
-    try (TestGateway gw = gateway()
-        .route("pass", on("/p/**"), proxy(APP).stripPrefix("/p"),
-            responseHeaders(Map.of("x-replace", "new", "x-set", "s"), List.of("x-remove-me")))
-        .start()) {
-      HttpResponse<byte[]> response = get(gw, "/p" + path);
-      assertThat(text(response)).isEqualTo("ok");
-      assertThat(response.headers().allValues("x-replace")).containsExactly("new");
-      assertThat(response.headers().allValues("x-set")).containsExactly("s");
-      assertThat(response.headers().allValues("x-remove-me")).isEmpty();
-      assertThat(response.headers().allValues("x-kept")).containsExactly("k");
+    @Test
+    void endToEndHeadersAreForwardedBothWays() {
+        try (TestGateway gw = passThrough()) {
+            HttpResponse<byte[]> response = send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/p/echo/e"))
+                            .header("X-Request-Id", "r-1")
+                            .header("Accept", "text/plain")
+                            .header("Content-Type", "application/x-test")
+                            .POST(HttpRequest.BodyPublishers.ofString("body")));
+            assertThat(response.headers().firstValue("content-type")).hasValue("application/x-test");
+            assertThat(response.headers().firstValue("x-echo-method")).hasValue("POST");
+            Map<String, Object> seen = inspected(send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/p/inspect/e"))
+                            .header("X-Request-Id", "r-1")
+                            .header("Accept", "text/plain")));
+            assertThat(headerValues(seen, "x-request-id")).containsExactly("r-1");
+            assertThat(headerValues(seen, "accept")).containsExactly("text/plain");
+        }
     }
-  }
+
+    @Test
+    void requestHeadersFilterSetsAndRemoves() {
+        try (TestGateway gw = gateway()
+                .route(
+                        "pass",
+                        on("/p/**"),
+                        proxy(APP).stripPrefix("/p"),
+                        requestHeaders(Map.of("x-added", "1", "x-replaced", "new"), List.of("x-drop")))
+                .start()) {
+            Map<String, Object> seen = inspected(send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/p/inspect/f"))
+                            .header("X-Replaced", "old")
+                            .header("X-Drop", "d")
+                            .header("X-Kept", "k")));
+            assertThat(headerValues(seen, "x-added")).containsExactly("1");
+            assertThat(headerValues(seen, "x-replaced")).containsExactly("new");
+            assertThat(headerValues(seen, "x-drop")).isEmpty();
+            assertThat(headerValues(seen, "x-kept")).containsExactly("k");
+        }
+    }
+
+    @Test
+    void responseHeadersFilterSetsAndRemoves() {
+        String path = upstream.respond(
+                200,
+                "text/plain",
+                "ok".getBytes(StandardCharsets.UTF_8),
+                Map.of("X-Remove-Me", "1", "X-Replace", "old", "X-Kept", "k"));
+        try (TestGateway gw = gateway()
+                .route(
+                        "pass",
+                        on("/p/**"),
+                        proxy(APP).stripPrefix("/p"),
+                        responseHeaders(Map.of("x-replace", "new", "x-set", "s"), List.of("x-remove-me")))
+                .start()) {
+            HttpResponse<byte[]> response = get(gw, "/p" + path);
+            assertThat(text(response)).isEqualTo("ok");
+            assertThat(response.headers().allValues("x-replace")).containsExactly("new");
+            assertThat(response.headers().allValues("x-set")).containsExactly("s");
+            assertThat(response.headers().allValues("x-remove-me")).isEmpty();
+            assertThat(response.headers().allValues("x-kept")).containsExactly("k");
+        }
+    }
 }

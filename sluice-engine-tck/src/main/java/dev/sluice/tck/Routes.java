@@ -33,184 +33,208 @@ import java.util.Set;
  */
 public final class Routes {
 
-  private Routes() {}
+    private Routes() {}
 
-  public static MatchSpec on(String pathPattern) {
-    return new MatchSpec(pathPattern);
-  }
-
-  public static ProxySpec proxy(String upstream) {
-    return new ProxySpec(upstream);
-  }
-
-  public static ComposeSpec compose() {
-    return new ComposeSpec();
-  }
-
-  public static UpstreamSpec upstream(String name, URI url) {
-    return new UpstreamSpec(name, url);
-  }
-
-  public static FilterConfig.RequestHeaders requestHeaders(Map<String, String> set, List<String> remove) {
-    return new FilterConfig.RequestHeaders(set, remove);
-  }
-
-  public static FilterConfig.ResponseHeaders responseHeaders(Map<String, String> set, List<String> remove) {
-    return new FilterConfig.ResponseHeaders(set, remove);
-  }
-
-  /** A {@link RouteMatch} under construction. */
-  public static final class MatchSpec {
-    private final String path;
-    private Set<String> methods = Set.of();
-    private Optional<String> host = Optional.empty();
-    private final Map<String, String> headers = new LinkedHashMap<>();
-
-    private MatchSpec(String path) {
-      this.path = requireNonNull(path, "path");
+    public static MatchSpec on(String pathPattern) {
+        return new MatchSpec(pathPattern);
     }
 
-    public MatchSpec methods(String... methods) {
-      this.methods = Set.of(methods);
-      return this;
+    public static ProxySpec proxy(String upstream) {
+        return new ProxySpec(upstream);
     }
 
-    public MatchSpec host(String host) {
-      this.host = Optional.of(host);
-      return this;
+    public static ComposeSpec compose() {
+        return new ComposeSpec();
     }
 
-    /** @param value the required value, or {@code *} for presence only */
-    public MatchSpec header(String lowerCaseName, String value) {
-      headers.put(lowerCaseName, value);
-      return this;
+    public static UpstreamSpec upstream(String name, URI url) {
+        return new UpstreamSpec(name, url);
     }
 
-    public RouteMatch build() {
-      return new RouteMatch(PathPattern.parse(path), methods, host, headers);
-    }
-  }
-
-  /** A {@link ProxyTarget} under construction. */
-  public static final class ProxySpec {
-    private final String upstream;
-    private Optional<String> stripPrefix = Optional.empty();
-    private Optional<PathTemplate> path = Optional.empty();
-    private Optional<Duration> timeout = Optional.empty();
-
-    private ProxySpec(String upstream) {
-      this.upstream = requireNonNull(upstream, "upstream");
+    public static FilterConfig.RequestHeaders requestHeaders(Map<String, String> set, List<String> remove) {
+        return new FilterConfig.RequestHeaders(set, remove);
     }
 
-    public ProxySpec stripPrefix(String prefix) {
-      this.stripPrefix = Optional.of(prefix);
-      return this;
+    public static FilterConfig.ResponseHeaders responseHeaders(Map<String, String> set, List<String> remove) {
+        return new FilterConfig.ResponseHeaders(set, remove);
     }
 
-    public ProxySpec path(String template) {
-      this.path = Optional.of(PathTemplate.parse(template));
-      return this;
+    /** A {@link RouteMatch} under construction. */
+    public static final class MatchSpec {
+        private final String path;
+        private Set<String> methods = Set.of();
+        private Optional<String> host = Optional.empty();
+        private final Map<String, String> headers = new LinkedHashMap<>();
+
+        private MatchSpec(String path) {
+            this.path = requireNonNull(path, "path");
+        }
+
+        public MatchSpec methods(String... methods) {
+            this.methods = Set.of(methods);
+            return this;
+        }
+
+        public MatchSpec host(String host) {
+            this.host = Optional.of(host);
+            return this;
+        }
+
+        /** @param value the required value, or {@code *} for presence only */
+        public MatchSpec header(String lowerCaseName, String value) {
+            headers.put(lowerCaseName, value);
+            return this;
+        }
+
+        public RouteMatch build() {
+            return new RouteMatch(PathPattern.parse(path), methods, host, headers);
+        }
     }
 
-    public ProxySpec timeout(Duration timeout) {
-      this.timeout = Optional.of(timeout);
-      return this;
+    /** A {@link ProxyTarget} under construction. */
+    public static final class ProxySpec {
+        private final String upstream;
+        private Optional<String> stripPrefix = Optional.empty();
+        private Optional<PathTemplate> path = Optional.empty();
+        private Optional<Duration> timeout = Optional.empty();
+
+        private ProxySpec(String upstream) {
+            this.upstream = requireNonNull(upstream, "upstream");
+        }
+
+        public ProxySpec stripPrefix(String prefix) {
+            this.stripPrefix = Optional.of(prefix);
+            return this;
+        }
+
+        public ProxySpec path(String template) {
+            this.path = Optional.of(PathTemplate.parse(template));
+            return this;
+        }
+
+        public ProxySpec timeout(Duration timeout) {
+            this.timeout = Optional.of(timeout);
+            return this;
+        }
+
+        public ProxyTarget build() {
+            return new ProxyTarget(upstream, stripPrefix, path, timeout);
+        }
     }
 
-    public ProxyTarget build() {
-      return new ProxyTarget(upstream, stripPrefix, path, timeout);
-    }
-  }
+    /** A {@link ComposeTarget} under construction; the defaults are the configuration's. */
+    public static final class ComposeSpec {
+        private Fanout fanout = Fanout.PARALLEL;
+        private Order order = Order.ARRIVAL;
+        private OnError onError = OnError.PARTIAL;
+        private Duration timeout = Duration.ofSeconds(10);
+        private boolean validateJson;
+        private final List<PartConfig> parts = new ArrayList<>();
 
-  /** A {@link ComposeTarget} under construction; the defaults are the configuration's. */
-  public static final class ComposeSpec {
-    private Fanout fanout = Fanout.PARALLEL;
-    private Order order = Order.ARRIVAL;
-    private OnError onError = OnError.PARTIAL;
-    private Duration timeout = Duration.ofSeconds(10);
-    private boolean validateJson;
-    private final List<PartConfig> parts = new ArrayList<>();
+        private ComposeSpec() {}
 
-    private ComposeSpec() {}
+        public ComposeSpec fanout(Fanout fanout) {
+            this.fanout = fanout;
+            return this;
+        }
 
-    public ComposeSpec fanout(Fanout fanout) {
-      this.fanout = fanout;
-      return this;
-    }
+        public ComposeSpec order(Order order) {
+            this.order = order;
+            return this;
+        }
 
-    public ComposeSpec order(Order order) {
-      this.order = order;
-      return this;
-    }
+        public ComposeSpec onError(OnError onError) {
+            this.onError = onError;
+            return this;
+        }
 
-    public ComposeSpec onError(OnError onError) {
-      this.onError = onError;
-      return this;
-    }
+        public ComposeSpec timeout(Duration timeout) {
+            this.timeout = timeout;
+            return this;
+        }
 
-    public ComposeSpec timeout(Duration timeout) {
-      this.timeout = timeout;
-      return this;
-    }
+        public ComposeSpec validateJson() {
+            this.validateJson = true;
+            return this;
+        }
 
-    public ComposeSpec validateJson() {
-      this.validateJson = true;
-      return this;
-    }
+        public ComposeSpec part(String name, String upstream, String path) {
+            parts.add(new PartConfig(name, upstream, PathTemplate.parse(path), false, Optional.empty()));
+            return this;
+        }
 
-    public ComposeSpec part(String name, String upstream, String path) {
-      parts.add(new PartConfig(name, upstream, PathTemplate.parse(path), false, Optional.empty()));
-      return this;
-    }
+        public ComposeSpec part(String name, String upstream, String path, Duration timeout) {
+            parts.add(new PartConfig(name, upstream, PathTemplate.parse(path), false, Optional.of(timeout)));
+            return this;
+        }
 
-    public ComposeSpec part(String name, String upstream, String path, Duration timeout) {
-      parts.add(new PartConfig(name, upstream, PathTemplate.parse(path), false, Optional.of(timeout)));
-      return this;
-    }
+        public ComposeSpec optionalPart(String name, String upstream, String path) {
+            parts.add(new PartConfig(name, upstream, PathTemplate.parse(path), true, Optional.empty()));
+            return this;
+        }
 
-    public ComposeSpec optionalPart(String name, String upstream, String path) {
-      parts.add(new PartConfig(name, upstream, PathTemplate.parse(path), true, Optional.empty()));
-      return this;
-    }
-
-    public ComposeTarget build() {
-      return new ComposeTarget(fanout, order, onError, timeout, validateJson, parts);
-    }
-  }
-
-  /** An {@link UpstreamConfig} under construction, from {@link UpstreamConfig#of}'s defaults. */
-  public static final class UpstreamSpec {
-    private UpstreamConfig config;
-
-    private UpstreamSpec(String name, URI url) {
-      this.config = UpstreamConfig.of(name, url);
+        public ComposeTarget build() {
+            return new ComposeTarget(fanout, order, onError, timeout, validateJson, parts);
+        }
     }
 
-    public UpstreamSpec readTimeout(Duration readTimeout) {
-      UpstreamConfig c = config;
-      config = new UpstreamConfig(c.name(), c.url(), c.maxConnections(), c.connectTimeout(), readTimeout,
-          c.acquireTimeout(), c.maxPending(), c.idleTimeout(), c.pace());
-      return this;
-    }
+    /** An {@link UpstreamConfig} under construction, from {@link UpstreamConfig#of}'s defaults. */
+    public static final class UpstreamSpec {
+        private UpstreamConfig config;
 
-    /** Pool limits: connections, the longest wait for one, and how many may wait. */
-    public UpstreamSpec pool(int maxConnections, Duration acquireTimeout, int maxPending) {
-      UpstreamConfig c = config;
-      config = new UpstreamConfig(c.name(), c.url(), maxConnections, c.connectTimeout(), c.readTimeout(),
-          acquireTimeout, maxPending, c.idleTimeout(), c.pace());
-      return this;
-    }
+        private UpstreamSpec(String name, URI url) {
+            this.config = UpstreamConfig.of(name, url);
+        }
 
-    /** At most {@code pace.permits()} calls started per {@code pace.per()}. */
-    public UpstreamSpec pace(Pace pace) {
-      UpstreamConfig c = config;
-      config = new UpstreamConfig(c.name(), c.url(), c.maxConnections(), c.connectTimeout(), c.readTimeout(),
-          c.acquireTimeout(), c.maxPending(), c.idleTimeout(), Optional.of(pace));
-      return this;
-    }
+        public UpstreamSpec readTimeout(Duration readTimeout) {
+            UpstreamConfig c = config;
+            config = new UpstreamConfig(
+                    c.name(),
+                    c.url(),
+                    c.maxConnections(),
+                    c.connectTimeout(),
+                    readTimeout,
+                    c.acquireTimeout(),
+                    c.maxPending(),
+                    c.idleTimeout(),
+                    c.pace());
+            return this;
+        }
 
-    public UpstreamConfig build() {
-      return config;
+        /** Pool limits: connections, the longest wait for one, and how many may wait. */
+        public UpstreamSpec pool(int maxConnections, Duration acquireTimeout, int maxPending) {
+            UpstreamConfig c = config;
+            config = new UpstreamConfig(
+                    c.name(),
+                    c.url(),
+                    maxConnections,
+                    c.connectTimeout(),
+                    c.readTimeout(),
+                    acquireTimeout,
+                    maxPending,
+                    c.idleTimeout(),
+                    c.pace());
+            return this;
+        }
+
+        /** At most {@code pace.permits()} calls started per {@code pace.per()}. */
+        public UpstreamSpec pace(Pace pace) {
+            UpstreamConfig c = config;
+            config = new UpstreamConfig(
+                    c.name(),
+                    c.url(),
+                    c.maxConnections(),
+                    c.connectTimeout(),
+                    c.readTimeout(),
+                    c.acquireTimeout(),
+                    c.maxPending(),
+                    c.idleTimeout(),
+                    Optional.of(pace));
+            return this;
+        }
+
+        public UpstreamConfig build() {
+            return config;
+        }
     }
-  }
 }

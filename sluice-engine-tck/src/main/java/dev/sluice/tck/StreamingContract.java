@@ -23,97 +23,111 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 180, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 public abstract class StreamingContract extends ContractFixture {
 
-  private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
-  private ChildGateway child;
+    private ChildGateway child;
 
-  @BeforeEach
-  void startChild() {
-    child = ChildGateway.start(mode(), transport(), upstream.url());
-  }
-
-  @AfterEach
-  void stopChild() {
-    if (child != null) {
-      child.close();
+    @BeforeEach
+    void startChild() {
+        child = ChildGateway.start(mode(), transport(), upstream.url());
     }
-  }
 
-  private void assertChildAlive() {
-    assertThat(child.isAlive()).as("the 64 MB gateway survived; stderr:%n%s", child.stderr()).isTrue();
-    assertThat(child.stderr()).doesNotContain("OutOfMemoryError");
-  }
-
-  private void assertWholeBigBody(WireResponse response) {
-    assertThat(response.status()).isEqualTo(200);
-    assertThat(response.complete()).as("%s", response).isTrue();
-    assertThat(response.length()).isEqualTo(GatewayProcess.PROXY_BYTES);
-    assertThat(response.sha256()).isEqualTo(GeneratedBody.binary(GatewayProcess.PROXY_BYTES).sha256());
-  }
-
-  private void assertWholeComposition(WireResponse response) {
-    Composed composed = Composed.of(response);
-    List<String> wireOrder = composed.keys().subList(0, composed.keys().size() - 1);
-    assertThat(wireOrder).containsExactlyInAnyOrder("a", "b", "c");
-    byte[] part = GeneratedBody.json(GatewayProcess.PART_BYTES).bytes();
-    List<Map.Entry<String, byte[]>> expected = new ArrayList<>();
-    for (String name : wireOrder) {
-      expected.add(Map.entry(name, part));
-    }
-    composed.assertSpliced(expected, List.of("a", "b", "c"));
-  }
-
-  @Test
-  void aThousandOpenConnectionsFitInASixtyFourMegabyteGateway() throws Exception {
-    // every client connection is open at once, waiting on a slow upstream: per-connection memory
-    // (buffers, parser state, caches) times 1,000 must fit in the heap
-    int clients = 1_000;
-    List<Future<List<WireResponse>>> connections = new ArrayList<>();
-    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-      for (int i = 0; i < clients; i++) {
-        // two requests on one kept-alive connection, the second slow: a server's per-connection
-        // state is all there by then
-        List<WireRequest> requests = List.of(WireRequest.get("/any/bytes/100?n=" + i),
-            WireRequest.get("/any/bytes/100?delay=500&n=" + i));
-        connections.add(threads.submit(() -> WireClient.to(child.port()).timeout(READ_TIMEOUT).sendAll(requests)));
-      }
-      for (var connection : connections) {
-        for (WireResponse response : connection.get()) {
-          assertThat(response.status()).as("%s", response).isEqualTo(200);
-          assertThat(response.length()).isEqualTo(100);
+    @AfterEach
+    void stopChild() {
+        if (child != null) {
+            child.close();
         }
-      }
     }
-    assertChildAlive();
-  }
 
-  @Test
-  void twoHundredMegabytesStreamThroughASixtyFourMegabyteGateway() {
-    WireResponse response = WireClient.to(child.port()).timeout(READ_TIMEOUT).keepLimit(0).get("/big");
-    assertWholeBigBody(response);
-    assertChildAlive();
-  }
+    private void assertChildAlive() {
+        assertThat(child.isAlive())
+                .as("the 64 MB gateway survived; stderr:%n%s", child.stderr())
+                .isTrue();
+        assertThat(child.stderr()).doesNotContain("OutOfMemoryError");
+    }
 
-  @Test
-  void threeTwentyMegabytePartsComposeInASixtyFourMegabyteGateway() {
-    WireResponse response = WireClient.to(child.port()).timeout(READ_TIMEOUT).keepLimit(80L << 20).get("/compose");
-    assertWholeComposition(response);
-    assertChildAlive();
-  }
+    private void assertWholeBigBody(WireResponse response) {
+        assertThat(response.status()).isEqualTo(200);
+        assertThat(response.complete()).as("%s", response).isTrue();
+        assertThat(response.length()).isEqualTo(GatewayProcess.PROXY_BYTES);
+        assertThat(response.sha256())
+                .isEqualTo(GeneratedBody.binary(GatewayProcess.PROXY_BYTES).sha256());
+    }
 
-  @Test
-  void slowReaderGetsTheWholeBigBodyThroughBackpressure() {
-    WireResponse response = WireClient.to(child.port()).timeout(READ_TIMEOUT).keepLimit(0)
-        .slowReader(64 * 1024, Duration.ofMillis(1)).get("/big");
-    assertWholeBigBody(response);
-    assertChildAlive();
-  }
+    private void assertWholeComposition(WireResponse response) {
+        Composed composed = Composed.of(response);
+        List<String> wireOrder = composed.keys().subList(0, composed.keys().size() - 1);
+        assertThat(wireOrder).containsExactlyInAnyOrder("a", "b", "c");
+        byte[] part = GeneratedBody.json(GatewayProcess.PART_BYTES).bytes();
+        List<Map.Entry<String, byte[]>> expected = new ArrayList<>();
+        for (String name : wireOrder) {
+            expected.add(Map.entry(name, part));
+        }
+        composed.assertSpliced(expected, List.of("a", "b", "c"));
+    }
 
-  @Test
-  void slowReaderGetsTheWholeCompositionThroughBackpressure() {
-    WireResponse response = WireClient.to(child.port()).timeout(READ_TIMEOUT).keepLimit(80L << 20)
-        .slowReader(64 * 1024, Duration.ofMillis(1)).get("/compose");
-    assertWholeComposition(response);
-    assertChildAlive();
-  }
+    @Test
+    void aThousandOpenConnectionsFitInASixtyFourMegabyteGateway() throws Exception {
+        // every client connection is open at once, waiting on a slow upstream: per-connection memory
+        // (buffers, parser state, caches) times 1,000 must fit in the heap
+        int clients = 1_000;
+        List<Future<List<WireResponse>>> connections = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < clients; i++) {
+                // two requests on one kept-alive connection, the second slow: a server's per-connection
+                // state is all there by then
+                List<WireRequest> requests = List.of(
+                        WireRequest.get("/any/bytes/100?n=" + i), WireRequest.get("/any/bytes/100?delay=500&n=" + i));
+                connections.add(threads.submit(
+                        () -> WireClient.to(child.port()).timeout(READ_TIMEOUT).sendAll(requests)));
+            }
+            for (var connection : connections) {
+                for (WireResponse response : connection.get()) {
+                    assertThat(response.status()).as("%s", response).isEqualTo(200);
+                    assertThat(response.length()).isEqualTo(100);
+                }
+            }
+        }
+        assertChildAlive();
+    }
+
+    @Test
+    void twoHundredMegabytesStreamThroughASixtyFourMegabyteGateway() {
+        WireResponse response =
+                WireClient.to(child.port()).timeout(READ_TIMEOUT).keepLimit(0).get("/big");
+        assertWholeBigBody(response);
+        assertChildAlive();
+    }
+
+    @Test
+    void threeTwentyMegabytePartsComposeInASixtyFourMegabyteGateway() {
+        WireResponse response = WireClient.to(child.port())
+                .timeout(READ_TIMEOUT)
+                .keepLimit(80L << 20)
+                .get("/compose");
+        assertWholeComposition(response);
+        assertChildAlive();
+    }
+
+    @Test
+    void slowReaderGetsTheWholeBigBodyThroughBackpressure() {
+        WireResponse response = WireClient.to(child.port())
+                .timeout(READ_TIMEOUT)
+                .keepLimit(0)
+                .slowReader(64 * 1024, Duration.ofMillis(1))
+                .get("/big");
+        assertWholeBigBody(response);
+        assertChildAlive();
+    }
+
+    @Test
+    void slowReaderGetsTheWholeCompositionThroughBackpressure() {
+        WireResponse response = WireClient.to(child.port())
+                .timeout(READ_TIMEOUT)
+                .keepLimit(80L << 20)
+                .slowReader(64 * 1024, Duration.ofMillis(1))
+                .get("/compose");
+        assertWholeComposition(response);
+        assertChildAlive();
+    }
 }

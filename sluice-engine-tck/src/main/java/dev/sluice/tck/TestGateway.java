@@ -26,137 +26,138 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /** A gateway started in-process by {@code Engine.forMode(mode).start(config)} on 127.0.0.1 and port 0. */
 public final class TestGateway implements AutoCloseable {
 
-  private final RunningGateway running;
-  private final AtomicBoolean closed = new AtomicBoolean();
-  private HttpClient http;
+    private final RunningGateway running;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private HttpClient http;
 
-  private TestGateway(RunningGateway running) {
-    this.running = running;
-  }
-
-  public static Builder builder(EngineMode mode) {
-    return new Builder(mode);
-  }
-
-  /** The socket transport it runs on: {@link RunningGateway#transport()}. */
-  public String transport() {
-    return running.transport();
-  }
-
-  public int port() {
-    return running.port();
-  }
-
-  /** {@code http://127.0.0.1:<port><target>}. */
-  public URI uri(String target) {
-    return URI.create("http://127.0.0.1:" + port() + target);
-  }
-
-  /** {@code 127.0.0.1:<port>}, the Host a client sends. */
-  public String authority() {
-    return "127.0.0.1:" + port();
-  }
-
-  /**
-   * A {@code java.net.http} client (HTTP/1.1) for this gateway, made on first use. {@link #close()}
-   * closes it, and with it its keep-alive connections, before the gateway.
-   */
-  public synchronized HttpClient http() {
-    if (http == null) {
-      http = HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
+    private TestGateway(RunningGateway running) {
+        this.running = running;
     }
-    return http;
-  }
 
-  public WireClient wire() {
-    return WireClient.to(port());
-  }
+    public static Builder builder(EngineMode mode) {
+        return new Builder(mode);
+    }
 
-  /** Closes the gateway once; later calls do nothing. */
-  @Override
-  public void close() {
-    if (closed.compareAndSet(false, true)) {
-      synchronized (this) {
-        if (http != null) {
-          http.shutdownNow();
+    /** The socket transport it runs on: {@link RunningGateway#transport()}. */
+    public String transport() {
+        return running.transport();
+    }
+
+    public int port() {
+        return running.port();
+    }
+
+    /** {@code http://127.0.0.1:<port><target>}. */
+    public URI uri(String target) {
+        return URI.create("http://127.0.0.1:" + port() + target);
+    }
+
+    /** {@code 127.0.0.1:<port>}, the Host a client sends. */
+    public String authority() {
+        return "127.0.0.1:" + port();
+    }
+
+    /**
+     * A {@code java.net.http} client (HTTP/1.1) for this gateway, made on first use. {@link #close()}
+     * closes it, and with it its keep-alive connections, before the gateway.
+     */
+    public synchronized HttpClient http() {
+        if (http == null) {
+            http = HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .build();
         }
-      }
-      running.close();
-    }
-  }
-
-  /** The configuration of a test gateway, built from the records. */
-  public static final class Builder {
-    private final EngineMode mode;
-    private final Map<String, UpstreamConfig> upstreams = new LinkedHashMap<>();
-    private final List<RouteConfig> routes = new ArrayList<>();
-    private int readAhead = 16384;
-    private Duration shutdownGrace = Duration.ofSeconds(1);
-    private Transport transport = Transport.AUTO;
-
-    private Builder(EngineMode mode) {
-      this.mode = requireNonNull(mode, "mode");
+        return http;
     }
 
-    public Builder upstream(String name, URI url) {
-      return upstream(Routes.upstream(name, url));
+    public WireClient wire() {
+        return WireClient.to(port());
     }
 
-    public Builder upstream(Routes.UpstreamSpec upstream) {
-      UpstreamConfig config = upstream.build();
-      upstreams.put(config.name(), config);
-      return this;
+    /** Closes the gateway once; later calls do nothing. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            synchronized (this) {
+                if (http != null) {
+                    http.shutdownNow();
+                }
+            }
+            running.close();
+        }
     }
 
-    public Builder route(String id, Routes.MatchSpec match, Routes.ProxySpec proxy, FilterConfig... filters) {
-      return route(id, match, proxy.build(), filters);
-    }
+    /** The configuration of a test gateway, built from the records. */
+    public static final class Builder {
+        private final EngineMode mode;
+        private final Map<String, UpstreamConfig> upstreams = new LinkedHashMap<>();
+        private final List<RouteConfig> routes = new ArrayList<>();
+        private int readAhead = 16384;
+        private Duration shutdownGrace = Duration.ofSeconds(1);
+        private Transport transport = Transport.AUTO;
 
-    public Builder route(String id, Routes.MatchSpec match, Routes.ComposeSpec compose, FilterConfig... filters) {
-      return route(id, match, compose.build(), filters);
-    }
+        private Builder(EngineMode mode) {
+            this.mode = requireNonNull(mode, "mode");
+        }
 
-    public Builder route(String id, Routes.MatchSpec match, Target target, FilterConfig... filters) {
-      routes.add(new RouteConfig(id, match.build(), target, List.of(filters)));
-      return this;
-    }
+        public Builder upstream(String name, URI url) {
+            return upstream(Routes.upstream(name, url));
+        }
 
-    /** {@code server.read-ahead}: how far a composition part may read ahead of the client. */
-    public Builder readAhead(int bytes) {
-      this.readAhead = bytes;
-      return this;
-    }
+        public Builder upstream(Routes.UpstreamSpec upstream) {
+            UpstreamConfig config = upstream.build();
+            upstreams.put(config.name(), config);
+            return this;
+        }
 
-    /** {@code server.transport}: the socket transport. */
-    public Builder transport(Transport transport) {
-      this.transport = requireNonNull(transport, "transport");
-      return this;
-    }
+        public Builder route(String id, Routes.MatchSpec match, Routes.ProxySpec proxy, FilterConfig... filters) {
+            return route(id, match, proxy.build(), filters);
+        }
 
-    /** {@code server.shutdown-grace}: how long in-flight requests may finish on close. */
-    public Builder shutdownGrace(Duration grace) {
-      this.shutdownGrace = requireNonNull(grace, "grace");
-      return this;
-    }
+        public Builder route(String id, Routes.MatchSpec match, Routes.ComposeSpec compose, FilterConfig... filters) {
+            return route(id, match, compose.build(), filters);
+        }
 
-    public GatewayConfig config() {
-      ServerConfig server = new ServerConfig("127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead, transport);
-      return new GatewayConfig(server, Optional.<AdminConfig>empty(), upstreams, routes);
-    }
+        public Builder route(String id, Routes.MatchSpec match, Target target, FilterConfig... filters) {
+            routes.add(new RouteConfig(id, match.build(), target, List.of(filters)));
+            return this;
+        }
 
-    /** Starts the gateway; it accepts connections when this returns. */
-    public TestGateway start() {
-      GatewayConfig config = config();
-      try {
-        return new TestGateway(Engine.forMode(mode).start(config));
-      } catch (RuntimeException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new IllegalStateException("gateway: " + mode.key() + " engine did not start (expected: a running gateway)", e);
-      }
+        /** {@code server.read-ahead}: how far a composition part may read ahead of the client. */
+        public Builder readAhead(int bytes) {
+            this.readAhead = bytes;
+            return this;
+        }
+
+        /** {@code server.transport}: the socket transport. */
+        public Builder transport(Transport transport) {
+            this.transport = requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /** {@code server.shutdown-grace}: how long in-flight requests may finish on close. */
+        public Builder shutdownGrace(Duration grace) {
+            this.shutdownGrace = requireNonNull(grace, "grace");
+            return this;
+        }
+
+        public GatewayConfig config() {
+            ServerConfig server = new ServerConfig("127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead, transport);
+            return new GatewayConfig(server, Optional.<AdminConfig>empty(), upstreams, routes);
+        }
+
+        /** Starts the gateway; it accepts connections when this returns. */
+        public TestGateway start() {
+            GatewayConfig config = config();
+            try {
+                return new TestGateway(Engine.forMode(mode).start(config));
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(
+                        "gateway: " + mode.key() + " engine did not start (expected: a running gateway)", e);
+            }
+        }
     }
-  }
 }

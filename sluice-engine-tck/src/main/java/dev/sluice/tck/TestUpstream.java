@@ -51,278 +51,281 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class TestUpstream implements AutoCloseable {
 
-  static {
-    // The JDK server closes a connection that goes idle while 200 others are idle, so a gateway
-    // pooling more than 200 connections would find some of them closed under its feet. A real
-    // upstream keeps its keep-alive connections; so does this one. Read once, when the first
-    // HttpServer is made, which in the test JVM is here.
-    if (System.getProperty("sun.net.httpserver.maxIdleConnections") == null) {
-      System.setProperty("sun.net.httpserver.maxIdleConnections", "100000");
+    static {
+        // The JDK server closes a connection that goes idle while 200 others are idle, so a gateway
+        // pooling more than 200 connections would find some of them closed under its feet. A real
+        // upstream keeps its keep-alive connections; so does this one. Read once, when the first
+        // HttpServer is made, which in the test JVM is here.
+        if (System.getProperty("sun.net.httpserver.maxIdleConnections") == null) {
+            System.setProperty("sun.net.httpserver.maxIdleConnections", "100000");
+        }
     }
-  }
 
-  private final HttpServer server;
-  private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-  private final CountDownLatch closed = new CountDownLatch(1);
-  private final Map<String, Fixed> fixed = new ConcurrentHashMap<>();
-  private final Map<String, CountDownLatch> rendezvous = new ConcurrentHashMap<>();
-  private final Map<String, Timing> timings = new ConcurrentHashMap<>();
-  private final AtomicInteger ids = new AtomicInteger();
+    private final HttpServer server;
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final CountDownLatch closed = new CountDownLatch(1);
+    private final Map<String, Fixed> fixed = new ConcurrentHashMap<>();
+    private final Map<String, CountDownLatch> rendezvous = new ConcurrentHashMap<>();
+    private final Map<String, Timing> timings = new ConcurrentHashMap<>();
+    private final AtomicInteger ids = new AtomicInteger();
 
-  private TestUpstream(HttpServer server) {
-    this.server = server;
-  }
-
-  /** Starts an upstream on {@code 127.0.0.1} and a free port. */
-  public static TestUpstream start() {
-    try {
-      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
-      TestUpstream upstream = new TestUpstream(server);
-      server.setExecutor(upstream.executor);
-      server.createContext("/", upstream::handle);
-      server.start();
-      return upstream;
-    } catch (IOException e) {
-      throw new UncheckedIOException("upstream: cannot listen on 127.0.0.1", e);
+    private TestUpstream(HttpServer server) {
+        this.server = server;
     }
-  }
 
-  /** {@code http://127.0.0.1:<port>}. */
-  public URI url() {
-    return URI.create("http://127.0.0.1:" + port());
-  }
-
-  public int port() {
-    return server.getAddress().getPort();
-  }
-
-  /** {@code host:port}, the Host header the gateway must send here. */
-  public String authority() {
-    return "127.0.0.1:" + port();
-  }
-
-  /** A port on 127.0.0.1 that was just bound and closed: connecting to it is refused. */
-  public static int refusedPort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("refused port: cannot bind 127.0.0.1:0", e);
+    /** Starts an upstream on {@code 127.0.0.1} and a free port. */
+    public static TestUpstream start() {
+        try {
+            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
+            TestUpstream upstream = new TestUpstream(server);
+            server.setExecutor(upstream.executor);
+            server.createContext("/", upstream::handle);
+            server.start();
+            return upstream;
+        } catch (IOException e) {
+            throw new UncheckedIOException("upstream: cannot listen on 127.0.0.1", e);
+        }
     }
-  }
 
-  /**
-   * Registers a fixed answer.
-   *
-   * @param headers extra response headers (Content-Type and Content-Length are set from the others)
-   * @return its path, {@code /fixed/<id>}
-   */
-  public String respond(int status, String contentType, byte[] body, Map<String, String> headers) {
-    requireNonNull(contentType, "contentType");
-    requireNonNull(body, "body");
-    String id = Integer.toString(ids.incrementAndGet());
-    fixed.put(id, new Fixed(status, contentType, body.clone(), Map.copyOf(headers)));
-    return "/fixed/" + id;
-  }
-
-  /** {@link #respond(int, String, byte[], Map)} with a UTF-8 body and no extra headers. */
-  public String respond(int status, String contentType, String body) {
-    return respond(status, contentType, body.getBytes(StandardCharsets.UTF_8), Map.of());
-  }
-
-  /** When the exchange tagged {@code tag} started and ended (nanoTime), once it has ended. */
-  public Optional<Timing> timing(String tag) {
-    return Optional.ofNullable(timings.get(tag)).filter(t -> t.endNanos() != 0);
-  }
-
-  /** Whether an exchange tagged {@code tag} has started. */
-  public boolean started(String tag) {
-    return timings.containsKey(tag);
-  }
-
-  @Override
-  public void close() {
-    closed.countDown();
-    server.stop(0);
-    executor.shutdownNow();
-  }
-
-  private void handle(HttpExchange exchange) throws IOException {
-    String path = exchange.getRequestURI().getRawPath();
-    String[] segments = path.substring(1).split("/", -1);
-    switch (segments[0]) {
-      case "bytes", "json" -> generated(exchange, segments, segments[0].equals("json"));
-      case "inspect" -> inspect(exchange);
-      case "echo" -> echo(exchange);
-      case "rendezvous" -> rendezvous(exchange, segments);
-      case "fixed" -> fixed(exchange, segments);
-      default -> send(exchange, 404, "text/plain", "test upstream: no handler for " + path);
+    /** {@code http://127.0.0.1:<port>}. */
+    public URI url() {
+        return URI.create("http://127.0.0.1:" + port());
     }
-    // Not in a finally: a handler that breaks the connection on purpose must not close the exchange,
-    // which would write the final chunk; the server drops the connection when a handler throws.
-    exchange.close();
-  }
 
-  private void generated(HttpExchange exchange, String[] segments, boolean json) throws IOException {
-    Query q = Query.parse(exchange.getRequestURI().getRawQuery());
-    long n = Long.parseLong(segments[1]);
-    GeneratedBody body = json ? GeneratedBody.json(n) : GeneratedBody.binary(n);
-    String tag = q.get("tag").orElse(null);
-    if (tag != null) {
-      timings.put(tag, new Timing(System.nanoTime(), 0));
+    public int port() {
+        return server.getAddress().getPort();
     }
-    pause(q.number("delay", 0));
-    drain(exchange.getRequestBody());
-    String type = q.get("type").orElse(json ? "application/json" : "application/octet-stream");
-    exchange.getResponseHeaders().set("Content-Type", type);
-    boolean chunked = q.get("chunked").isPresent();
-    exchange.sendResponseHeaders((int) q.number("status", 200), chunked ? 0 : (n == 0 ? -1 : n));
-    OutputStream out = exchange.getResponseBody();
-    long breakAt = q.number("breakAt", -1);
-    long stallAt = Math.min(q.number("stallAt", -1), n);
-    long end = breakAt >= 0 ? Math.min(breakAt, n) : n;
-    long from = 0;
-    if (stallAt >= 0 && stallAt <= end) {
-      from = body.writeRange(out, 0, stallAt);
-      pause(q.number("stall", 0));
-    }
-    if (tag != null && breakAt < 0 && end > from) {
-      // the end is taken before the last byte is written, not after: the gateway cannot have the
-      // whole body any earlier, while this thread may be descheduled after its last write for as
-      // long as the gateway needs to take the body and send its next request
-      body.writeRange(out, from, end - 1);
-      timings.compute(tag, (k, t) -> new Timing(t.startNanos(), System.nanoTime()));
-      body.writeRange(out, end - 1, end);
-      return;
-    }
-    body.writeRange(out, from, end);
-    if (breakAt >= 0) {
-      pause(100); // let the gateway relay what it got before the connection goes
-      throw new BrokenOnPurpose(breakAt);
-    }
-    if (tag != null) {
-      timings.compute(tag, (k, t) -> new Timing(t.startNanos(), System.nanoTime()));
-    }
-  }
 
-  private void inspect(HttpExchange exchange) throws IOException {
-    String framing = framing(exchange);
-    MessageDigest digest = GeneratedBody.sha256Digest();
-    long length = 0;
-    byte[] buffer = new byte[64 * 1024];
-    InputStream in = exchange.getRequestBody();
-    for (int r; (r = in.read(buffer)) >= 0; ) {
-      digest.update(buffer, 0, r);
-      length += r;
+    /** {@code host:port}, the Host header the gateway must send here. */
+    public String authority() {
+        return "127.0.0.1:" + port();
     }
-    StringBuilder json = new StringBuilder(512);
-    json.append("{\"method\":").append(JsonSplice.quote(exchange.getRequestMethod()));
-    json.append(",\"path\":").append(JsonSplice.quote(exchange.getRequestURI().getRawPath()));
-    String query = exchange.getRequestURI().getRawQuery();
-    json.append(",\"query\":").append(query == null ? "null" : JsonSplice.quote(query));
-    json.append(",\"framing\":").append(JsonSplice.quote(framing));
-    json.append(",\"length\":").append(length);
-    json.append(",\"sha256\":").append(JsonSplice.quote(HexFormat.of().formatHex(digest.digest())));
-    json.append(",\"headers\":{");
-    Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-    headers.putAll(exchange.getRequestHeaders());
-    boolean first = true;
-    for (Map.Entry<String, List<String>> e : headers.entrySet()) {
-      json.append(first ? "" : ",").append(JsonSplice.quote(e.getKey().toLowerCase(Locale.ROOT)));
-      json.append(":[");
-      for (int i = 0; i < e.getValue().size(); i++) {
-        json.append(i == 0 ? "" : ",").append(JsonSplice.quote(e.getValue().get(i)));
-      }
-      json.append(']');
-      first = false;
+
+    /** A port on 127.0.0.1 that was just bound and closed: connecting to it is refused. */
+    public static int refusedPort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("refused port: cannot bind 127.0.0.1:0", e);
+        }
     }
-    json.append("}}");
-    send(exchange, 200, "application/json", json.toString());
-  }
 
-  private void echo(HttpExchange exchange) throws IOException {
-    byte[] body = exchange.getRequestBody().readAllBytes();
-    String type = exchange.getRequestHeaders().getFirst("Content-Type");
-    exchange.getResponseHeaders().set("Content-Type", type == null ? "application/octet-stream" : type);
-    exchange.getResponseHeaders().set("X-Echo-Method", exchange.getRequestMethod());
-    exchange.getResponseHeaders().set("X-Echo-Path", exchange.getRequestURI().getRawPath());
-    String query = exchange.getRequestURI().getRawQuery();
-    exchange.getResponseHeaders().set("X-Echo-Query", query == null ? "" : query);
-    exchange.getResponseHeaders().set("X-Echo-Framing", framing(exchange));
-    exchange.sendResponseHeaders(200, body.length == 0 ? -1 : body.length);
-    exchange.getResponseBody().write(body);
-  }
-
-  private void rendezvous(HttpExchange exchange, String[] segments) throws IOException {
-    CountDownLatch latch =
-        rendezvous.computeIfAbsent(segments[1], k -> new CountDownLatch(Integer.parseInt(segments[2])));
-    latch.countDown();
-    boolean met;
-    try {
-      met = latch.await(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      met = false;
+    /**
+     * Registers a fixed answer.
+     *
+     * @param headers extra response headers (Content-Type and Content-Length are set from the others)
+     * @return its path, {@code /fixed/<id>}
+     */
+    public String respond(int status, String contentType, byte[] body, Map<String, String> headers) {
+        requireNonNull(contentType, "contentType");
+        requireNonNull(body, "body");
+        String id = Integer.toString(ids.incrementAndGet());
+        fixed.put(id, new Fixed(status, contentType, body.clone(), Map.copyOf(headers)));
+        return "/fixed/" + id;
     }
-    send(exchange, 200, "application/json", "{\"met\":" + met + "}");
-  }
 
-  private void fixed(HttpExchange exchange, String[] segments) throws IOException {
-    Fixed f = fixed.get(segments[1]);
-    if (f == null) {
-      send(exchange, 404, "text/plain", "test upstream: no fixed response " + segments[1]);
-      return;
+    /** {@link #respond(int, String, byte[], Map)} with a UTF-8 body and no extra headers. */
+    public String respond(int status, String contentType, String body) {
+        return respond(status, contentType, body.getBytes(StandardCharsets.UTF_8), Map.of());
     }
-    drain(exchange.getRequestBody());
-    f.headers().forEach(exchange.getResponseHeaders()::add);
-    exchange.getResponseHeaders().set("Content-Type", f.contentType());
-    boolean noBody = f.body().length == 0 || f.status() == 204 || f.status() == 304;
-    exchange.sendResponseHeaders(f.status(), noBody ? -1 : f.body().length);
-    exchange.getResponseBody().write(f.body());
-  }
 
-  private static String framing(HttpExchange exchange) {
-    String te = exchange.getRequestHeaders().getFirst("Transfer-Encoding");
-    if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
-      return "chunked";
+    /** When the exchange tagged {@code tag} started and ended (nanoTime), once it has ended. */
+    public Optional<Timing> timing(String tag) {
+        return Optional.ofNullable(timings.get(tag)).filter(t -> t.endNanos() != 0);
     }
-    return exchange.getRequestHeaders().containsKey("Content-Length") ? "length" : "none";
-  }
 
-  private static void send(HttpExchange exchange, int status, String type, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", type);
-    exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
-    exchange.getResponseBody().write(bytes);
-  }
-
-  private static void drain(InputStream in) throws IOException {
-    in.transferTo(OutputStream.nullOutputStream());
-  }
-
-  /** Sleeps, but wakes when the upstream closes so a never-answering handler lets it stop. */
-  private void pause(long millis) {
-    if (millis <= 0) {
-      return;
+    /** Whether an exchange tagged {@code tag} has started. */
+    public boolean started(String tag) {
+        return timings.containsKey(tag);
     }
-    try {
-      closed.await(millis, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+
+    @Override
+    public void close() {
+        closed.countDown();
+        server.stop(0);
+        executor.shutdownNow();
     }
-  }
 
-  /**
-   * When a tagged exchange started (its request was read) and ended (just before its last body byte
-   * was written: nothing can have the whole body earlier), in {@link System#nanoTime()}.
-   */
-  public record Timing(long startNanos, long endNanos) {}
-
-  private record Fixed(int status, String contentType, byte[] body, Map<String, String> headers) {}
-
-  /** Thrown by a handler to make the server drop the connection mid-body. */
-  private static final class BrokenOnPurpose extends RuntimeException {
-    BrokenOnPurpose(long afterBytes) {
-      super("connection broken on purpose after " + afterBytes + " body bytes", null, false, false);
+    private void handle(HttpExchange exchange) throws IOException {
+        String path = exchange.getRequestURI().getRawPath();
+        String[] segments = path.substring(1).split("/", -1);
+        switch (segments[0]) {
+            case "bytes", "json" -> generated(exchange, segments, segments[0].equals("json"));
+            case "inspect" -> inspect(exchange);
+            case "echo" -> echo(exchange);
+            case "rendezvous" -> rendezvous(exchange, segments);
+            case "fixed" -> fixed(exchange, segments);
+            default -> send(exchange, 404, "text/plain", "test upstream: no handler for " + path);
+        }
+        // Not in a finally: a handler that breaks the connection on purpose must not close the exchange,
+        // which would write the final chunk; the server drops the connection when a handler throws.
+        exchange.close();
     }
-  }
+
+    private void generated(HttpExchange exchange, String[] segments, boolean json) throws IOException {
+        Query q = Query.parse(exchange.getRequestURI().getRawQuery());
+        long n = Long.parseLong(segments[1]);
+        GeneratedBody body = json ? GeneratedBody.json(n) : GeneratedBody.binary(n);
+        String tag = q.get("tag").orElse(null);
+        if (tag != null) {
+            timings.put(tag, new Timing(System.nanoTime(), 0));
+        }
+        pause(q.number("delay", 0));
+        drain(exchange.getRequestBody());
+        String type = q.get("type").orElse(json ? "application/json" : "application/octet-stream");
+        exchange.getResponseHeaders().set("Content-Type", type);
+        boolean chunked = q.get("chunked").isPresent();
+        exchange.sendResponseHeaders((int) q.number("status", 200), chunked ? 0 : (n == 0 ? -1 : n));
+        OutputStream out = exchange.getResponseBody();
+        long breakAt = q.number("breakAt", -1);
+        long stallAt = Math.min(q.number("stallAt", -1), n);
+        long end = breakAt >= 0 ? Math.min(breakAt, n) : n;
+        long from = 0;
+        if (stallAt >= 0 && stallAt <= end) {
+            from = body.writeRange(out, 0, stallAt);
+            pause(q.number("stall", 0));
+        }
+        if (tag != null && breakAt < 0 && end > from) {
+            // the end is taken before the last byte is written, not after: the gateway cannot have the
+            // whole body any earlier, while this thread may be descheduled after its last write for as
+            // long as the gateway needs to take the body and send its next request
+            body.writeRange(out, from, end - 1);
+            timings.compute(tag, (k, t) -> new Timing(t.startNanos(), System.nanoTime()));
+            body.writeRange(out, end - 1, end);
+            return;
+        }
+        body.writeRange(out, from, end);
+        if (breakAt >= 0) {
+            pause(100); // let the gateway relay what it got before the connection goes
+            throw new BrokenOnPurpose(breakAt);
+        }
+        if (tag != null) {
+            timings.compute(tag, (k, t) -> new Timing(t.startNanos(), System.nanoTime()));
+        }
+    }
+
+    private void inspect(HttpExchange exchange) throws IOException {
+        String framing = framing(exchange);
+        MessageDigest digest = GeneratedBody.sha256Digest();
+        long length = 0;
+        byte[] buffer = new byte[64 * 1024];
+        InputStream in = exchange.getRequestBody();
+        for (int r; (r = in.read(buffer)) >= 0; ) {
+            digest.update(buffer, 0, r);
+            length += r;
+        }
+        StringBuilder json = new StringBuilder(512);
+        json.append("{\"method\":").append(JsonSplice.quote(exchange.getRequestMethod()));
+        json.append(",\"path\":")
+                .append(JsonSplice.quote(exchange.getRequestURI().getRawPath()));
+        String query = exchange.getRequestURI().getRawQuery();
+        json.append(",\"query\":").append(query == null ? "null" : JsonSplice.quote(query));
+        json.append(",\"framing\":").append(JsonSplice.quote(framing));
+        json.append(",\"length\":").append(length);
+        json.append(",\"sha256\":").append(JsonSplice.quote(HexFormat.of().formatHex(digest.digest())));
+        json.append(",\"headers\":{");
+        Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.putAll(exchange.getRequestHeaders());
+        boolean first = true;
+        for (Map.Entry<String, List<String>> e : headers.entrySet()) {
+            json.append(first ? "" : ",").append(JsonSplice.quote(e.getKey().toLowerCase(Locale.ROOT)));
+            json.append(":[");
+            for (int i = 0; i < e.getValue().size(); i++) {
+                json.append(i == 0 ? "" : ",")
+                        .append(JsonSplice.quote(e.getValue().get(i)));
+            }
+            json.append(']');
+            first = false;
+        }
+        json.append("}}");
+        send(exchange, 200, "application/json", json.toString());
+    }
+
+    private void echo(HttpExchange exchange) throws IOException {
+        byte[] body = exchange.getRequestBody().readAllBytes();
+        String type = exchange.getRequestHeaders().getFirst("Content-Type");
+        exchange.getResponseHeaders().set("Content-Type", type == null ? "application/octet-stream" : type);
+        exchange.getResponseHeaders().set("X-Echo-Method", exchange.getRequestMethod());
+        exchange.getResponseHeaders()
+                .set("X-Echo-Path", exchange.getRequestURI().getRawPath());
+        String query = exchange.getRequestURI().getRawQuery();
+        exchange.getResponseHeaders().set("X-Echo-Query", query == null ? "" : query);
+        exchange.getResponseHeaders().set("X-Echo-Framing", framing(exchange));
+        exchange.sendResponseHeaders(200, body.length == 0 ? -1 : body.length);
+        exchange.getResponseBody().write(body);
+    }
+
+    private void rendezvous(HttpExchange exchange, String[] segments) throws IOException {
+        CountDownLatch latch =
+                rendezvous.computeIfAbsent(segments[1], k -> new CountDownLatch(Integer.parseInt(segments[2])));
+        latch.countDown();
+        boolean met;
+        try {
+            met = latch.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            met = false;
+        }
+        send(exchange, 200, "application/json", "{\"met\":" + met + "}");
+    }
+
+    private void fixed(HttpExchange exchange, String[] segments) throws IOException {
+        Fixed f = fixed.get(segments[1]);
+        if (f == null) {
+            send(exchange, 404, "text/plain", "test upstream: no fixed response " + segments[1]);
+            return;
+        }
+        drain(exchange.getRequestBody());
+        f.headers().forEach(exchange.getResponseHeaders()::add);
+        exchange.getResponseHeaders().set("Content-Type", f.contentType());
+        boolean noBody = f.body().length == 0 || f.status() == 204 || f.status() == 304;
+        exchange.sendResponseHeaders(f.status(), noBody ? -1 : f.body().length);
+        exchange.getResponseBody().write(f.body());
+    }
+
+    private static String framing(HttpExchange exchange) {
+        String te = exchange.getRequestHeaders().getFirst("Transfer-Encoding");
+        if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
+            return "chunked";
+        }
+        return exchange.getRequestHeaders().containsKey("Content-Length") ? "length" : "none";
+    }
+
+    private static void send(HttpExchange exchange, int status, String type, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", type);
+        exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+        exchange.getResponseBody().write(bytes);
+    }
+
+    private static void drain(InputStream in) throws IOException {
+        in.transferTo(OutputStream.nullOutputStream());
+    }
+
+    /** Sleeps, but wakes when the upstream closes so a never-answering handler lets it stop. */
+    private void pause(long millis) {
+        if (millis <= 0) {
+            return;
+        }
+        try {
+            closed.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * When a tagged exchange started (its request was read) and ended (just before its last body byte
+     * was written: nothing can have the whole body earlier), in {@link System#nanoTime()}.
+     */
+    public record Timing(long startNanos, long endNanos) {}
+
+    private record Fixed(int status, String contentType, byte[] body, Map<String, String> headers) {}
+
+    /** Thrown by a handler to make the server drop the connection mid-body. */
+    private static final class BrokenOnPurpose extends RuntimeException {
+        BrokenOnPurpose(long afterBytes) {
+            super("connection broken on purpose after " + afterBytes + " body bytes", null, false, false);
+        }
+    }
 }

@@ -28,243 +28,254 @@ import java.util.Optional;
  */
 public final class WireClient {
 
-  private final int port;
-  private final Duration timeout;
-  private final long keepLimit;
-  private final int pauseEvery;
-  private final Duration pause;
+    private final int port;
+    private final Duration timeout;
+    private final long keepLimit;
+    private final int pauseEvery;
+    private final Duration pause;
 
-  private WireClient(int port, Duration timeout, long keepLimit, int pauseEvery, Duration pause) {
-    this.port = port;
-    this.timeout = timeout;
-    this.keepLimit = keepLimit;
-    this.pauseEvery = pauseEvery;
-    this.pause = pause;
-  }
-
-  /** A client of {@code 127.0.0.1:port}: 30 s read timeout, bodies up to 16 MB kept. */
-  public static WireClient to(int port) {
-    return new WireClient(port, Duration.ofSeconds(30), 16 << 20, 0, Duration.ZERO);
-  }
-
-  /** The longest wait for any byte. */
-  public WireClient timeout(Duration timeout) {
-    return new WireClient(port, requireNonNull(timeout, "timeout"), keepLimit, pauseEvery, pause);
-  }
-
-  /** Bodies longer than this are only digested. */
-  public WireClient keepLimit(long bytes) {
-    return new WireClient(port, timeout, bytes, pauseEvery, pause);
-  }
-
-  /** Reads {@code every} bytes at a time, then sleeps {@code pause}: a slow client. */
-  public WireClient slowReader(int every, Duration pause) {
-    if (every <= 0) {
-      throw new IllegalArgumentException("every: " + every + " (expected: > 0)");
+    private WireClient(int port, Duration timeout, long keepLimit, int pauseEvery, Duration pause) {
+        this.port = port;
+        this.timeout = timeout;
+        this.keepLimit = keepLimit;
+        this.pauseEvery = pauseEvery;
+        this.pause = pause;
     }
-    return new WireClient(port, timeout, keepLimit, every, requireNonNull(pause, "pause"));
-  }
 
-  public WireResponse get(String target) {
-    return send(WireRequest.get(target));
-  }
+    /** A client of {@code 127.0.0.1:port}: 30 s read timeout, bodies up to 16 MB kept. */
+    public static WireClient to(int port) {
+        return new WireClient(port, Duration.ofSeconds(30), 16 << 20, 0, Duration.ZERO);
+    }
 
-  /** Sends {@code request} on a new connection and reads the whole response. */
-  public WireResponse send(WireRequest request) {
-    return sendAll(List.of(requireNonNull(request, "request"))).getFirst();
-  }
+    /** The longest wait for any byte. */
+    public WireClient timeout(Duration timeout) {
+        return new WireClient(port, requireNonNull(timeout, "timeout"), keepLimit, pauseEvery, pause);
+    }
 
-  /**
-   * Sends {@code requests} one after the other on one connection (keep-alive), each once the
-   * previous response has been read.
-   */
-  public List<WireResponse> sendAll(List<WireRequest> requests) {
-    List<WireResponse> responses = new ArrayList<>();
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) timeout.toMillis());
-      socket.setSoTimeout((int) timeout.toMillis());
-      socket.setTcpNoDelay(true);
-      InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
-      for (WireRequest request : requests) {
-        responses.add(exchange(socket, in, request));
-      }
-      return responses;
-    } catch (IOException e) {
-      throw new UncheckedIOException("wire: " + requests.get(responses.size()) + " on 127.0.0.1:" + port
-          + " failed before a response head (after " + responses.size() + " responses)", e);
+    /** Bodies longer than this are only digested. */
+    public WireClient keepLimit(long bytes) {
+        return new WireClient(port, timeout, bytes, pauseEvery, pause);
     }
-  }
 
-  private WireResponse exchange(Socket socket, InputStream in, WireRequest request) throws IOException {
-    long start = System.nanoTime();
-    // Written while the response is read: the gateway may stream both ways at once, or answer
-    // and close before it took the whole request body.
-    Thread writer = Thread.ofVirtual().start(() -> {
-      try {
-        request.writeTo(socket.getOutputStream(), "127.0.0.1:" + port);
-      } catch (IOException ignored) {
-        // the response tells what happened
-      }
-    });
-    WireResponse response = read(in, start, request);
-    try {
-      writer.join(Duration.ofSeconds(1));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("wire: interrupted sending " + request, e);
-    }
-    return response;
-  }
-
-  private WireResponse read(InputStream in, long start, WireRequest request) throws IOException {
-    String statusLine = line(in);
-    while (statusLine.isEmpty()) {
-      statusLine = line(in);
-    }
-    String[] parts = statusLine.split(" ", 3);
-    if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
-      throw new IOException("status line: '" + statusLine + "' (expected: HTTP/1.x <code> <reason>)");
-    }
-    int status = Integer.parseInt(parts[1]);
-    Map<String, List<String>> headers = new LinkedHashMap<>();
-    for (String line = line(in); !line.isEmpty(); line = line(in)) {
-      int colon = line.indexOf(':');
-      headers.computeIfAbsent(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), k -> new ArrayList<>())
-          .add(line.substring(colon + 1).trim());
-    }
-    long headNanos = System.nanoTime() - start;
-    Body body = new Body(start);
-    String framing;
-    String failure = null;
-    boolean noBody = request.toString().startsWith("HEAD ") || status == 204 || status == 304 || status / 100 == 1;
-    String te = first(headers, "transfer-encoding");
-    String cl = first(headers, "content-length");
-    try {
-      if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
-        framing = "chunked";
-        if (!noBody) {
-          readChunked(in, body);
+    /** Reads {@code every} bytes at a time, then sleeps {@code pause}: a slow client. */
+    public WireClient slowReader(int every, Duration pause) {
+        if (every <= 0) {
+            throw new IllegalArgumentException("every: " + every + " (expected: > 0)");
         }
-      } else if (cl != null || noBody) {
-        framing = "length";
-        long length = noBody ? 0 : Long.parseLong(cl);
-        body.copy(in, length);
-      } else {
-        framing = "close";
-        body.copy(in, Long.MAX_VALUE);
-      }
-    } catch (IOException e) {
-      framing = te != null ? "chunked" : cl != null ? "length" : "close";
-      failure = e.getClass().getSimpleName() + ": " + e.getMessage() + " after " + body.length + " body bytes";
+        return new WireClient(port, timeout, keepLimit, every, requireNonNull(pause, "pause"));
     }
-    boolean complete = failure == null;
-    return new WireResponse(status, headers, framing, complete, Optional.ofNullable(failure), body.length,
-        HexFormat.of().formatHex(body.digest.digest()),
-        body.kept == null ? Optional.empty() : Optional.of(body.kept.toByteArray()),
-        headNanos, body.firstNanos, System.nanoTime() - start);
-  }
 
-  private void readChunked(InputStream in, Body body) throws IOException {
-    while (true) {
-      String sizeLine = line(in);
-      int semi = sizeLine.indexOf(';');
-      long size;
-      try {
-        size = Long.parseLong((semi < 0 ? sizeLine : sizeLine.substring(0, semi)).trim(), 16);
-      } catch (NumberFormatException e) {
-        throw new IOException("chunk size line: '" + sizeLine + "' (expected: hex digits)");
-      }
-      if (size == 0) {
-        while (!line(in).isEmpty()) {
-          // trailers
+    public WireResponse get(String target) {
+        return send(WireRequest.get(target));
+    }
+
+    /** Sends {@code request} on a new connection and reads the whole response. */
+    public WireResponse send(WireRequest request) {
+        return sendAll(List.of(requireNonNull(request, "request"))).getFirst();
+    }
+
+    /**
+     * Sends {@code requests} one after the other on one connection (keep-alive), each once the
+     * previous response has been read.
+     */
+    public List<WireResponse> sendAll(List<WireRequest> requests) {
+        List<WireResponse> responses = new ArrayList<>();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) timeout.toMillis());
+            socket.setSoTimeout((int) timeout.toMillis());
+            socket.setTcpNoDelay(true);
+            InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+            for (WireRequest request : requests) {
+                responses.add(exchange(socket, in, request));
+            }
+            return responses;
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "wire: " + requests.get(responses.size()) + " on 127.0.0.1:" + port
+                            + " failed before a response head (after " + responses.size() + " responses)",
+                    e);
         }
-        return;
-      }
-      body.copy(in, size);
-      String crlf = line(in);
-      if (!crlf.isEmpty()) {
-        throw new IOException("chunk end: '" + crlf + "' (expected: CRLF)");
-      }
-    }
-  }
-
-  private static String first(Map<String, List<String>> headers, String name) {
-    List<String> values = headers.get(name);
-    return values == null ? null : values.getFirst();
-  }
-
-  /** A line without its CRLF; EOF before the line ends is an {@link EOFException}. */
-  private static String line(InputStream in) throws IOException {
-    StringBuilder sb = new StringBuilder(64);
-    while (true) {
-      int c = in.read();
-      if (c < 0) {
-        throw new EOFException("connection ended mid-line '" + sb + "'");
-      }
-      if (c == '\n') {
-        int end = sb.length();
-        return end > 0 && sb.charAt(end - 1) == '\r' ? sb.substring(0, end - 1) : sb.toString();
-      }
-      sb.append((char) c);
-      if (sb.length() > 64 * 1024) {
-        throw new IOException("line: longer than 64 KB (expected: an HTTP head line)");
-      }
-    }
-  }
-
-  /** Body bytes as they arrive: counted, digested, kept up to the limit, read slowly if asked. */
-  private final class Body {
-    final MessageDigest digest = GeneratedBody.sha256Digest();
-    final long start;
-    ByteArrayOutputStream kept = new ByteArrayOutputStream();
-    long length;
-    long firstNanos = -1;
-    long sincePause;
-    final byte[] buffer = new byte[64 * 1024];
-
-    Body(long start) {
-      this.start = start;
     }
 
-    /** Copies {@code count} bytes, or until EOF when {@code count} is {@code Long.MAX_VALUE}. */
-    void copy(InputStream in, long count) throws IOException {
-      long left = count;
-      while (left > 0) {
-        int want = (int) Math.min(left, pauseEvery > 0 ? Math.min(buffer.length, pauseEvery - sincePause) : buffer.length);
-        int r = in.read(buffer, 0, want);
-        if (r < 0) {
-          if (count == Long.MAX_VALUE) {
-            return;
-          }
-          throw new EOFException("connection ended " + left + " bytes before the body's end");
+    private WireResponse exchange(Socket socket, InputStream in, WireRequest request) throws IOException {
+        long start = System.nanoTime();
+        // Written while the response is read: the gateway may stream both ways at once, or answer
+        // and close before it took the whole request body.
+        Thread writer = Thread.ofVirtual().start(() -> {
+            try {
+                request.writeTo(socket.getOutputStream(), "127.0.0.1:" + port);
+            } catch (IOException ignored) {
+                // the response tells what happened
+            }
+        });
+        WireResponse response = read(in, start, request);
+        try {
+            writer.join(Duration.ofSeconds(1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("wire: interrupted sending " + request, e);
         }
-        if (firstNanos < 0) {
-          firstNanos = System.nanoTime() - start;
-        }
-        digest.update(buffer, 0, r);
-        length += r;
-        left -= r;
-        if (kept != null) {
-          if (length <= keepLimit) {
-            kept.write(buffer, 0, r);
-          } else {
-            kept = null;
-          }
-        }
-        sincePause += r;
-        if (pauseEvery > 0 && sincePause >= pauseEvery) {
-          sincePause = 0;
-          sleep(pause);
-        }
-      }
+        return response;
     }
-  }
 
-  private static void sleep(Duration pause) {
-    try {
-      Thread.sleep(pause);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    private WireResponse read(InputStream in, long start, WireRequest request) throws IOException {
+        String statusLine = line(in);
+        while (statusLine.isEmpty()) {
+            statusLine = line(in);
+        }
+        String[] parts = statusLine.split(" ", 3);
+        if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
+            throw new IOException("status line: '" + statusLine + "' (expected: HTTP/1.x <code> <reason>)");
+        }
+        int status = Integer.parseInt(parts[1]);
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        for (String line = line(in); !line.isEmpty(); line = line(in)) {
+            int colon = line.indexOf(':');
+            headers.computeIfAbsent(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), k -> new ArrayList<>())
+                    .add(line.substring(colon + 1).trim());
+        }
+        long headNanos = System.nanoTime() - start;
+        Body body = new Body(start);
+        String framing;
+        String failure = null;
+        boolean noBody = request.toString().startsWith("HEAD ") || status == 204 || status == 304 || status / 100 == 1;
+        String te = first(headers, "transfer-encoding");
+        String cl = first(headers, "content-length");
+        try {
+            if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
+                framing = "chunked";
+                if (!noBody) {
+                    readChunked(in, body);
+                }
+            } else if (cl != null || noBody) {
+                framing = "length";
+                long length = noBody ? 0 : Long.parseLong(cl);
+                body.copy(in, length);
+            } else {
+                framing = "close";
+                body.copy(in, Long.MAX_VALUE);
+            }
+        } catch (IOException e) {
+            framing = te != null ? "chunked" : cl != null ? "length" : "close";
+            failure = e.getClass().getSimpleName() + ": " + e.getMessage() + " after " + body.length + " body bytes";
+        }
+        boolean complete = failure == null;
+        return new WireResponse(
+                status,
+                headers,
+                framing,
+                complete,
+                Optional.ofNullable(failure),
+                body.length,
+                HexFormat.of().formatHex(body.digest.digest()),
+                body.kept == null ? Optional.empty() : Optional.of(body.kept.toByteArray()),
+                headNanos,
+                body.firstNanos,
+                System.nanoTime() - start);
     }
-  }
+
+    private void readChunked(InputStream in, Body body) throws IOException {
+        while (true) {
+            String sizeLine = line(in);
+            int semi = sizeLine.indexOf(';');
+            long size;
+            try {
+                size = Long.parseLong((semi < 0 ? sizeLine : sizeLine.substring(0, semi)).trim(), 16);
+            } catch (NumberFormatException e) {
+                throw new IOException("chunk size line: '" + sizeLine + "' (expected: hex digits)");
+            }
+            if (size == 0) {
+                while (!line(in).isEmpty()) {
+                    // trailers
+                }
+                return;
+            }
+            body.copy(in, size);
+            String crlf = line(in);
+            if (!crlf.isEmpty()) {
+                throw new IOException("chunk end: '" + crlf + "' (expected: CRLF)");
+            }
+        }
+    }
+
+    private static String first(Map<String, List<String>> headers, String name) {
+        List<String> values = headers.get(name);
+        return values == null ? null : values.getFirst();
+    }
+
+    /** A line without its CRLF; EOF before the line ends is an {@link EOFException}. */
+    private static String line(InputStream in) throws IOException {
+        StringBuilder sb = new StringBuilder(64);
+        while (true) {
+            int c = in.read();
+            if (c < 0) {
+                throw new EOFException("connection ended mid-line '" + sb + "'");
+            }
+            if (c == '\n') {
+                int end = sb.length();
+                return end > 0 && sb.charAt(end - 1) == '\r' ? sb.substring(0, end - 1) : sb.toString();
+            }
+            sb.append((char) c);
+            if (sb.length() > 64 * 1024) {
+                throw new IOException("line: longer than 64 KB (expected: an HTTP head line)");
+            }
+        }
+    }
+
+    /** Body bytes as they arrive: counted, digested, kept up to the limit, read slowly if asked. */
+    private final class Body {
+        final MessageDigest digest = GeneratedBody.sha256Digest();
+        final long start;
+        ByteArrayOutputStream kept = new ByteArrayOutputStream();
+        long length;
+        long firstNanos = -1;
+        long sincePause;
+        final byte[] buffer = new byte[64 * 1024];
+
+        Body(long start) {
+            this.start = start;
+        }
+
+        /** Copies {@code count} bytes, or until EOF when {@code count} is {@code Long.MAX_VALUE}. */
+        void copy(InputStream in, long count) throws IOException {
+            long left = count;
+            while (left > 0) {
+                int want = (int) Math.min(
+                        left, pauseEvery > 0 ? Math.min(buffer.length, pauseEvery - sincePause) : buffer.length);
+                int r = in.read(buffer, 0, want);
+                if (r < 0) {
+                    if (count == Long.MAX_VALUE) {
+                        return;
+                    }
+                    throw new EOFException("connection ended " + left + " bytes before the body's end");
+                }
+                if (firstNanos < 0) {
+                    firstNanos = System.nanoTime() - start;
+                }
+                digest.update(buffer, 0, r);
+                length += r;
+                left -= r;
+                if (kept != null) {
+                    if (length <= keepLimit) {
+                        kept.write(buffer, 0, r);
+                    } else {
+                        kept = null;
+                    }
+                }
+                sincePause += r;
+                if (pauseEvery > 0 && sincePause >= pauseEvery) {
+                    sincePause = 0;
+                    sleep(pause);
+                }
+            }
+        }
+    }
+
+    private static void sleep(Duration pause) {
+        try {
+            Thread.sleep(pause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 }

@@ -23,45 +23,46 @@ import java.util.Optional;
  * @param totalNanos from the start of sending the request to the end of the body (or its failure)
  */
 public record WireResponse(
-    int status,
-    Map<String, List<String>> headers,
-    String framing,
-    boolean complete,
-    Optional<String> failure,
-    long length,
-    String sha256,
-    Optional<byte[]> kept,
-    long headNanos,
-    long firstBodyByteNanos,
-    long totalNanos) {
+        int status,
+        Map<String, List<String>> headers,
+        String framing,
+        boolean complete,
+        Optional<String> failure,
+        long length,
+        String sha256,
+        Optional<byte[]> kept,
+        long headNanos,
+        long firstBodyByteNanos,
+        long totalNanos) {
 
-  /** The first value of a header, or empty. */
-  public Optional<String> header(String name) {
-    List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
-    return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.getFirst());
-  }
+    /** The first value of a header, or empty. */
+    public Optional<String> header(String name) {
+        List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
+        return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.getFirst());
+    }
 
-  /** The whole body. */
-  public byte[] body() {
-    return kept.orElseThrow(() -> new IllegalStateException(
-        "body: " + length + " bytes (expected: within the client's keep limit to be kept)")).clone();
-  }
+    /** The whole body. */
+    public byte[] body() {
+        return kept.orElseThrow(() -> new IllegalStateException(
+                        "body: " + length + " bytes (expected: within the client's keep limit to be kept)"))
+                .clone();
+    }
 
-  public String bodyText() {
-    return new String(body(), StandardCharsets.UTF_8);
-  }
+    public String bodyText() {
+        return new String(body(), StandardCharsets.UTF_8);
+    }
 
-  public long firstBodyByteMillis() {
-    return firstBodyByteNanos < 0 ? -1 : firstBodyByteNanos / 1_000_000;
-  }
+    public long firstBodyByteMillis() {
+        return firstBodyByteNanos < 0 ? -1 : firstBodyByteNanos / 1_000_000;
+    }
 
-  public long totalMillis() {
-    return totalNanos / 1_000_000;
-  }
+    public long totalMillis() {
+        return totalNanos / 1_000_000;
+    }
 
-  @Override
-  public String toString() {
-    return "status " + status + ", " + framing + ", " + length + " bytes, "
-        + (complete ? "complete" : "aborted (" + failure.orElse("?") + ")") + ", headers " + headers;
-  }
+    @Override
+    public String toString() {
+        return "status " + status + ", " + framing + ", " + length + " bytes, "
+                + (complete ? "complete" : "aborted (" + failure.orElse("?") + ")") + ", headers " + headers;
+    }
 }

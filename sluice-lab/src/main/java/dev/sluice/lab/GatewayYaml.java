@@ -9,32 +9,37 @@ import java.util.Map;
  */
 public final class GatewayYaml {
 
-  private GatewayYaml() {}
+    private GatewayYaml() {}
 
-  /** Upstreams (every one given) and the routes the scenarios load. */
-  public static String demoRoutes(Map<String, URI> upstreams) {
-    return demoRoutes(upstreams, 200);
-  }
+    /** Upstreams (every one given) and the routes the scenarios load. */
+    public static String demoRoutes(Map<String, URI> upstreams) {
+        return demoRoutes(upstreams, 200);
+    }
 
-  /** As {@link #demoRoutes(Map)} with {@code platformThreads} request threads in platform mode. */
-  public static String demoRoutes(Map<String, URI> upstreams, int platformThreads) {
-    StringBuilder sb = new StringBuilder("""
+    /** As {@link #demoRoutes(Map)} with {@code platformThreads} request threads in platform mode. */
+    public static String demoRoutes(Map<String, URI> upstreams, int platformThreads) {
+        StringBuilder sb = new StringBuilder("""
         # Written by sluice lab: the routes the scenarios load, pointed at the lab's upstreams.
         server:
           host: 127.0.0.1
           port: 0
         """);
-    sb.append("  platform-threads: ").append(platformThreads).append("\nupstreams:\n");
-    for (Map.Entry<String, URI> e : upstreams.entrySet()) {
-      sb.append("  ").append(e.getKey()).append(":\n    url: \"").append(e.getValue()).append("\"\n")
-          .append("    max-connections: 2048\n    max-pending: 8192\n    acquire-timeout: 30s\n    read-timeout: 30s\n");
-      if (e.getKey().equals("limited")) {
-        sb.append("    pace: { permits: 1, per: 200ms }\n");
-      }
-    }
-    sb.append("routes:\n");
-    if (upstreams.containsKey("products")) {
-      sb.append("""
+        sb.append("  platform-threads: ").append(platformThreads).append("\nupstreams:\n");
+        for (Map.Entry<String, URI> e : upstreams.entrySet()) {
+            sb.append("  ")
+                    .append(e.getKey())
+                    .append(":\n    url: \"")
+                    .append(e.getValue())
+                    .append("\"\n")
+                    .append(
+                            "    max-connections: 2048\n    max-pending: 8192\n    acquire-timeout: 30s\n    read-timeout: 30s\n");
+            if (e.getKey().equals("limited")) {
+                sb.append("    pace: { permits: 1, per: 200ms }\n");
+            }
+        }
+        sb.append("routes:\n");
+        if (upstreams.containsKey("products")) {
+            sb.append("""
             # The paper's scenario: three APIs (16, 5 and 7 KB) called concurrently, streamed as they arrive.
             - id: compose
               match: { path: /compose, methods: [GET] }
@@ -45,9 +50,9 @@ public final class GatewayYaml {
                   customers: { upstream: customers, path: /customers/42 }
                   reviews:   { upstream: reviews,   path: /reviews }
           """);
-    }
-    if (upstreams.containsKey("delay")) {
-      sb.append("""
+        }
+        if (upstreams.containsKey("delay")) {
+            sb.append("""
             # Seed 004: the 30 ms delay API three times, in parallel ...
             - id: compose-delay
               match: { path: /compose-delay, methods: [GET] }
@@ -69,17 +74,17 @@ public final class GatewayYaml {
                   d2: { upstream: delay, path: "/delay?index=2" }
                   d3: { upstream: delay, path: "/delay?index=3" }
           """);
-    }
-    if (upstreams.containsKey("blocking")) {
-      sb.append("""
+        }
+        if (upstreams.containsKey("blocking")) {
+            sb.append("""
             # Seed 001: each request waits 5 s on the upstream (blocking I/O).
             - id: blocking
               match: { path: /blocking, methods: [GET] }
               proxy: { upstream: blocking }
           """);
-    }
-    if (upstreams.containsKey("limited") && upstreams.containsKey("delay")) {
-      sb.append("""
+        }
+        if (upstreams.containsKey("limited") && upstreams.containsKey("delay")) {
+            sb.append("""
             # Seed 003: a parallelisable API 5 times and a rate-limited API (1 call / 200 ms, paced) 4 times.
             - id: slow-composition
               match: { path: /slow-composition, methods: [GET] }
@@ -96,15 +101,15 @@ public final class GatewayYaml {
                   l3: { upstream: limited, path: /limited }
                   l4: { upstream: limited, path: /limited }
           """);
-    }
-    if (upstreams.containsKey("sizes")) {
-      sb.append("""
+        }
+        if (upstreams.containsKey("sizes")) {
+            sb.append("""
             # Seed 002: a plain proxy of N-byte bodies.
             - id: bytes
               match: { path: "/bytes/**" }
               proxy: { upstream: sizes }
           """);
+        }
+        return sb.toString();
     }
-    return sb.toString();
-  }
 }

@@ -14,7 +14,7 @@ import java.util.List;
  */
 public final class LabMain {
 
-  static final String USAGE = """
+    static final String USAGE = """
       usage: sluice lab <scenario> [flags]
         paper    the paper: /compose (16/5/7 KB parts), 100 users; CPU, RSS, throughput per second
                  --duration 60s (300s for the paper's length) --warmup 10s --ramp-up 5s --connections 100
@@ -36,41 +36,42 @@ public final class LabMain {
         --wrk-threads N --project DIR
       """;
 
-  private LabMain() {}
+    private LabMain() {}
 
-  public static void main(String[] args) {
-    System.setProperty("java.awt.headless", "true");
-    System.exit(run(List.of(args)));
-  }
-
-  public static int run(List<String> args) {
-    try {
-      if (args.isEmpty() || List.of("help", "--help", "-h").contains(args.getFirst())) {
-        System.out.print(USAGE);
-        return args.isEmpty() ? 2 : 0;
-      }
-      return switch (args.getFirst()) {
-        case "paper" -> PaperScenario.run(args);
-        case "s001" -> S001Scenario.run(args);
-        case "s002" -> S002Scenario.run(args);
-        case "s003" -> S003Scenario.run(args);
-        case "s004" -> S004Scenario.run(args);
-        case "deploy" -> DeployScenario.run(args);
-        case "sizes-upstream" -> SizesUpstream.main(args.subList(1, args.size()));
-        default -> throw new UsageException("unknown scenario '" + args.getFirst()
-            + "' (expected: paper, s001, s002, s003, s004, deploy)");
-      };
-    } catch (UsageException e) {
-      System.err.println("sluice lab: " + e.getMessage());
-      System.err.print(USAGE);
-      return 2;
-    } catch (LabFailure e) {
-      System.err.println("sluice lab: " + e.getMessage());
-      return 1;
-    } catch (Exception e) {
-      System.err.println("sluice lab: " + e);
-      e.printStackTrace();
-      return 1;
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        System.exit(run(List.of(args)));
     }
-  }
+
+    public static int run(List<String> args) {
+        try {
+            if (args.isEmpty() || List.of("help", "--help", "-h").contains(args.getFirst())) {
+                System.out.print(USAGE);
+                return args.isEmpty() ? 2 : 0;
+            }
+            return switch (args.getFirst()) {
+                case "paper" -> PaperScenario.run(args);
+                case "s001" -> S001Scenario.run(args);
+                case "s002" -> S002Scenario.run(args);
+                case "s003" -> S003Scenario.run(args);
+                case "s004" -> S004Scenario.run(args);
+                case "deploy" -> DeployScenario.run(args);
+                case "sizes-upstream" -> SizesUpstream.main(args.subList(1, args.size()));
+                default ->
+                    throw new UsageException("unknown scenario '" + args.getFirst()
+                            + "' (expected: paper, s001, s002, s003, s004, deploy)");
+            };
+        } catch (UsageException e) {
+            System.err.println("sluice lab: " + e.getMessage());
+            System.err.print(USAGE);
+            return 2;
+        } catch (LabFailure e) {
+            System.err.println("sluice lab: " + e.getMessage());
+            return 1;
+        } catch (Exception e) {
+            System.err.println("sluice lab: " + e);
+            e.printStackTrace();
+            return 1;
+        }
+    }
 }

@@ -19,81 +19,87 @@ import org.eclipse.jetty.util.Callback;
  */
 public final class SizesUpstream {
 
-  static final int MIN = 16;
-  static final int MAX = 10 << 20;
+    static final int MIN = 16;
+    static final int MAX = 10 << 20;
 
-  private final ConcurrentHashMap<Integer, ByteBuffer> bodies = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, ByteBuffer> bodies = new ConcurrentHashMap<>();
 
-  private SizesUpstream() {}
+    private SizesUpstream() {}
 
-  /** {@code {"data":"xxxx...x"}} of exactly {@code n} bytes. */
-  static byte[] body(int n) {
-    if (n < MIN || n > MAX) {
-      throw new IllegalArgumentException("n: " + n + " (expected: " + MIN + ".." + MAX + ")");
+    /** {@code {"data":"xxxx...x"}} of exactly {@code n} bytes. */
+    static byte[] body(int n) {
+        if (n < MIN || n > MAX) {
+            throw new IllegalArgumentException("n: " + n + " (expected: " + MIN + ".." + MAX + ")");
+        }
+        byte[] b = new byte[n];
+        byte[] head = "{\"data\":\"".getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(head, 0, b, 0, head.length);
+        Arrays.fill(b, head.length, n - 2, (byte) 'x');
+        b[n - 2] = '"';
+        b[n - 1] = '}';
+        return b;
     }
-    byte[] b = new byte[n];
-    byte[] head = "{\"data\":\"".getBytes(StandardCharsets.US_ASCII);
-    System.arraycopy(head, 0, b, 0, head.length);
-    Arrays.fill(b, head.length, n - 2, (byte) 'x');
-    b[n - 2] = '"';
-    b[n - 1] = '}';
-    return b;
-  }
 
-  /** Starts the server on {@code 127.0.0.1:port}; returns it started. */
-  public static Server start(int port) throws Exception {
-    SizesUpstream upstream = new SizesUpstream();
-    Server server = new Server();
-    ServerConnector connector = new ServerConnector(server);
-    connector.setHost("127.0.0.1");
-    connector.setPort(port);
-    server.addConnector(connector);
-    server.setHandler(new Handler.Abstract.NonBlocking() {
-      @Override
-      public boolean handle(Request request, Response response, Callback callback) {
-        return upstream.serve(request, response, callback);
-      }
-    });
-    server.start();
-    return server;
-  }
+    /** Starts the server on {@code 127.0.0.1:port}; returns it started. */
+    public static Server start(int port) throws Exception {
+        SizesUpstream upstream = new SizesUpstream();
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(port);
+        server.addConnector(connector);
+        server.setHandler(new Handler.Abstract.NonBlocking() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                return upstream.serve(request, response, callback);
+            }
+        });
+        server.start();
+        return server;
+    }
 
-  private boolean serve(Request request, Response response, Callback callback) {
-    String path = Request.getPathInContext(request);
-    if (!path.startsWith("/bytes/")) {
-      return false;
+    private boolean serve(Request request, Response response, Callback callback) {
+        String path = Request.getPathInContext(request);
+        if (!path.startsWith("/bytes/")) {
+            return false;
+        }
+        int n;
+        try {
+            n = Integer.parseInt(path.substring("/bytes/".length()));
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        if (n < MIN || n > MAX) {
+            Response.writeError(
+                    request,
+                    response,
+                    callback,
+                    400,
+                    "size: '" + path.substring(7) + "' (expected: " + MIN + ".." + MAX + ")");
+            return true;
+        }
+        ByteBuffer body =
+                bodies.computeIfAbsent(n, k -> ByteBuffer.wrap(body(k)).asReadOnlyBuffer());
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, n);
+        response.write(true, body.slice(), callback);
+        return true;
     }
-    int n;
-    try {
-      n = Integer.parseInt(path.substring("/bytes/".length()));
-    } catch (NumberFormatException e) {
-      n = -1;
-    }
-    if (n < MIN || n > MAX) {
-      Response.writeError(request, response, callback, 400, "size: '" + path.substring(7) + "' (expected: " + MIN + ".." + MAX + ")");
-      return true;
-    }
-    ByteBuffer body = bodies.computeIfAbsent(n, k -> ByteBuffer.wrap(body(k)).asReadOnlyBuffer());
-    response.setStatus(200);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    response.getHeaders().put(HttpHeader.CONTENT_LENGTH, n);
-    response.write(true, body.slice(), callback);
-    return true;
-  }
 
-  /** {@code sizes-upstream --port N}: runs until killed. */
-  static int main(java.util.List<String> args) throws Exception {
-    int port = 0;
-    for (int i = 0; i < args.size(); i++) {
-      if (args.get(i).equals("--port") && i + 1 < args.size()) {
-        port = Integer.parseInt(args.get(++i));
-      }
+    /** {@code sizes-upstream --port N}: runs until killed. */
+    static int main(java.util.List<String> args) throws Exception {
+        int port = 0;
+        for (int i = 0; i < args.size(); i++) {
+            if (args.get(i).equals("--port") && i + 1 < args.size()) {
+                port = Integer.parseInt(args.get(++i));
+            }
+        }
+        Server server = start(port);
+        int actual = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+        System.out.println("sizes upstream started: http://127.0.0.1:" + actual + "/bytes/N");
+        System.out.flush();
+        server.join();
+        return 0;
     }
-    Server server = start(port);
-    int actual = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
-    System.out.println("sizes upstream started: http://127.0.0.1:" + actual + "/bytes/N");
-    System.out.flush();
-    server.join();
-    return 0;
-  }
 }

@@ -16,37 +16,38 @@ import java.util.function.Function;
 /** The blocking engine: Jetty 12 core handlers and a blocking upstream client, in {@code virtual} or {@code platform} mode. */
 public final class BlockingEngine implements Engine {
 
-  private final Function<UpstreamConfig, UpstreamClient> clients;
+    private final Function<UpstreamConfig, UpstreamClient> clients;
 
-  /** The engine as the service loader makes it: upstream calls on Sluice's own HTTP/1.1 client. */
-  public BlockingEngine() {
-    this(Http1UpstreamClient::new);
-  }
-
-  /**
-   * An engine with another upstream client, for measuring clients against each other.
-   *
-   * @param clients makes the client (and its pool) for one upstream
-   */
-  public BlockingEngine(Function<UpstreamConfig, UpstreamClient> clients) {
-    this.clients = requireNonNull(clients, "clients");
-  }
-
-  @Override
-  public Set<EngineMode> modes() {
-    return Set.of(EngineMode.VIRTUAL, EngineMode.PLATFORM);
-  }
-
-  @Override
-  public RunningGateway start(GatewayConfig config) throws Exception {
-    EngineMode mode = config.server().engine();
-    if (!modes().contains(mode)) {
-      throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: virtual or platform)");
+    /** The engine as the service loader makes it: upstream calls on Sluice's own HTTP/1.1 client. */
+    public BlockingEngine() {
+        this(Http1UpstreamClient::new);
     }
-    if (config.server().transport() == Transport.IO_URING) {
-      throw new IllegalArgumentException("server.transport: 'io_uring' needs engine 'reactive' (expected: auto or nio for engine '"
-          + mode.key() + "')");
+
+    /**
+     * An engine with another upstream client, for measuring clients against each other.
+     *
+     * @param clients makes the client (and its pool) for one upstream
+     */
+    public BlockingEngine(Function<UpstreamConfig, UpstreamClient> clients) {
+        this.clients = requireNonNull(clients, "clients");
     }
-    return JettyGateway.start(config, clients);
-  }
+
+    @Override
+    public Set<EngineMode> modes() {
+        return Set.of(EngineMode.VIRTUAL, EngineMode.PLATFORM);
+    }
+
+    @Override
+    public RunningGateway start(GatewayConfig config) throws Exception {
+        EngineMode mode = config.server().engine();
+        if (!modes().contains(mode)) {
+            throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: virtual or platform)");
+        }
+        if (config.server().transport() == Transport.IO_URING) {
+            throw new IllegalArgumentException(
+                    "server.transport: 'io_uring' needs engine 'reactive' (expected: auto or nio for engine '"
+                            + mode.key() + "')");
+        }
+        return JettyGateway.start(config, clients);
+    }
 }

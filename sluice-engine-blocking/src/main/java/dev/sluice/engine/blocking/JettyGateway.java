@@ -34,83 +34,91 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 final class JettyGateway implements RunningGateway {
 
-  private final Server server;
-  private final ServerConnector connector;
-  private final ExecutorService fanout;
-  private final ScheduledThreadPoolExecutor timer;
-  private final Map<String, UpstreamClient> clients;
+    private final Server server;
+    private final ServerConnector connector;
+    private final ExecutorService fanout;
+    private final ScheduledThreadPoolExecutor timer;
+    private final Map<String, UpstreamClient> clients;
 
-  private JettyGateway(GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clientFactory) {
-    ServerConfig sc = config.server();
-    QueuedThreadPool pool;
-    if (sc.engine() == EngineMode.VIRTUAL) {
-      pool = new QueuedThreadPool(16, 4);
-      pool.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-request-", 0).factory()));
-      fanout = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("sluice-part-", 0).factory());
-    } else {
-      pool = new QueuedThreadPool(sc.platformThreads() + 4, Math.min(8, sc.platformThreads()));
-      ThreadPoolExecutor parts = new ThreadPoolExecutor(sc.fanoutThreads(), sc.fanoutThreads(), 60, TimeUnit.SECONDS,
-          new LinkedBlockingQueue<>(), Thread.ofPlatform().name("sluice-part-", 0).daemon(true).factory());
-      parts.allowCoreThreadTimeOut(true);
-      fanout = parts;
+    private JettyGateway(GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clientFactory) {
+        ServerConfig sc = config.server();
+        QueuedThreadPool pool;
+        if (sc.engine() == EngineMode.VIRTUAL) {
+            pool = new QueuedThreadPool(16, 4);
+            pool.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(
+                    Thread.ofVirtual().name("sluice-request-", 0).factory()));
+            fanout = Executors.newThreadPerTaskExecutor(
+                    Thread.ofVirtual().name("sluice-part-", 0).factory());
+        } else {
+            pool = new QueuedThreadPool(sc.platformThreads() + 4, Math.min(8, sc.platformThreads()));
+            ThreadPoolExecutor parts = new ThreadPoolExecutor(
+                    sc.fanoutThreads(),
+                    sc.fanoutThreads(),
+                    60,
+                    TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(),
+                    Thread.ofPlatform().name("sluice-part-", 0).daemon(true).factory());
+            parts.allowCoreThreadTimeOut(true);
+            fanout = parts;
+        }
+        pool.setName("sluice");
+        server = new Server(pool);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        http.setSendDateHeader(false);
+        // no per-connection header cache: ~30-60 KB of heap on every client connection (a trie that Jetty
+        // keeps per HttpParser), which at 1,000 connections was most of a 96 MB heap
+        http.setHeaderCacheSize(0);
+        connector = new ServerConnector(server, 1, -1, new HttpConnectionFactory(http));
+        connector.setHost(sc.host());
+        connector.setPort(sc.port());
+        connector.setAcceptQueueSize(1024);
+        server.addConnector(connector);
+        timer = new ScheduledThreadPoolExecutor(
+                1, Thread.ofPlatform().name("sluice-timer").daemon(true).factory());
+        timer.setRemoveOnCancelPolicy(true);
+        clients = new LinkedHashMap<>();
+        for (UpstreamConfig upstream : config.upstreams().values()) {
+            clients.put(upstream.name(), clientFactory.apply(upstream));
+        }
+        GracefulHandler graceful = new GracefulHandler(new GatewayHandler(config, clients, fanout, timer));
+        server.setHandler(graceful);
+        server.setStopTimeout(sc.shutdownGrace().toMillis());
     }
-    pool.setName("sluice");
-    server = new Server(pool);
-    HttpConfiguration http = new HttpConfiguration();
-    http.setSendServerVersion(false);
-    http.setSendXPoweredBy(false);
-    http.setSendDateHeader(false);
-    // no per-connection header cache: ~30-60 KB of heap on every client connection (a trie that Jetty
-    // keeps per HttpParser), which at 1,000 connections was most of a 96 MB heap
-    http.setHeaderCacheSize(0);
-    connector = new ServerConnector(server, 1, -1, new HttpConnectionFactory(http));
-    connector.setHost(sc.host());
-    connector.setPort(sc.port());
-    connector.setAcceptQueueSize(1024);
-    server.addConnector(connector);
-    timer = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().name("sluice-timer").daemon(true).factory());
-    timer.setRemoveOnCancelPolicy(true);
-    clients = new LinkedHashMap<>();
-    for (UpstreamConfig upstream : config.upstreams().values()) {
-      clients.put(upstream.name(), clientFactory.apply(upstream));
+
+    static JettyGateway start(GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clients) throws Exception {
+        JettyGateway gateway = new JettyGateway(config, clients);
+        try {
+            gateway.server.start();
+        } catch (Exception e) {
+            gateway.close();
+            throw e;
+        }
+        return gateway;
     }
-    GracefulHandler graceful = new GracefulHandler(new GatewayHandler(config, clients, fanout, timer));
-    server.setHandler(graceful);
-    server.setStopTimeout(sc.shutdownGrace().toMillis());
-  }
 
-  static JettyGateway start(GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clients) throws Exception {
-    JettyGateway gateway = new JettyGateway(config, clients);
-    try {
-      gateway.server.start();
-    } catch (Exception e) {
-      gateway.close();
-      throw e;
+    @Override
+    public int port() {
+        return connector.getLocalPort();
     }
-    return gateway;
-  }
 
-  @Override
-  public int port() {
-    return connector.getLocalPort();
-  }
-
-  /** Jetty's selectors and the JDK's sockets are Java NIO. */
-  @Override
-  public String transport() {
-    return "nio";
-  }
-
-  @Override
-  public void close() {
-    try {
-      server.stop();
-    } catch (Exception ignored) {
-      // stopping is best effort: what follows frees the rest
-    } finally {
-      fanout.shutdownNow();
-      timer.shutdownNow();
-      clients.values().forEach(UpstreamClient::close);
+    /** Jetty's selectors and the JDK's sockets are Java NIO. */
+    @Override
+    public String transport() {
+        return "nio";
     }
-  }
+
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception ignored) {
+            // stopping is best effort: what follows frees the rest
+        } finally {
+            fanout.shutdownNow();
+            timer.shutdownNow();
+            clients.values().forEach(UpstreamClient::close);
+        }
+    }
 }

@@ -25,112 +25,117 @@ import org.eclipse.jetty.server.Response;
 /** Reverse proxy to one upstream: request and response bodies streamed through a 16 KB buffer. */
 final class ProxyRoute implements RouteHandler {
 
-  private static final int BUFFER = 16 * 1024;
+    private static final int BUFFER = 16 * 1024;
 
-  private final ProxyTarget target;
-  private final UpstreamClient client;
-  private final HeaderRules rules;
-  private final String basePath;
-  private final ScheduledExecutorService timer;
+    private final ProxyTarget target;
+    private final UpstreamClient client;
+    private final HeaderRules rules;
+    private final String basePath;
+    private final ScheduledExecutorService timer;
 
-  ProxyRoute(RouteConfig route, ProxyTarget target, UpstreamClient client, ScheduledExecutorService timer) {
-    this.target = target;
-    this.client = client;
-    this.rules = HeaderRules.of(route.filters());
-    this.basePath = client.config().basePath();
-    this.timer = timer;
-  }
-
-  @Override
-  public void handle(Request request, Response response, RouteTable.Result.Matched match) throws Exception {
-    UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match));
-    Requests.forwardHeaders(request, client.config(), rules, out);
-    long length = requestBodyLength(request.getHeaders());
-    if (length != 0) {
-      out.body(Request.asInputStream(request), length);
+    ProxyRoute(RouteConfig route, ProxyTarget target, UpstreamClient client, ScheduledExecutorService timer) {
+        this.target = target;
+        this.client = client;
+        this.rules = HeaderRules.of(route.filters());
+        this.basePath = client.config().basePath();
+        this.timer = timer;
     }
-    ScheduledFuture<?> deadline =
-        target.timeout().isEmpty() ? null : timer.schedule(out::cancel, target.timeout().get().toNanos(), TimeUnit.NANOSECONDS);
-    try (UpstreamResponse upstream = send(out)) {
-      relay(upstream, response, request.getComponents().getByteBufferPool());
-    } catch (UpstreamException e) {
-      throw out.isCancelled() ? new UpstreamException(UpstreamFailure.TIMEOUT, client.config().name(), e) : e;
-    } finally {
-      if (deadline != null) {
-        deadline.cancel(false);
-      }
-    }
-  }
 
-  private UpstreamResponse send(UpstreamRequest out) throws UpstreamException {
-    return client.send(out);
-  }
-
-  private void relay(UpstreamResponse upstream, Response response, ByteBufferPool pool)
-      throws IOException, UpstreamException {
-    response.setStatus(upstream.status());
-    HttpFields.Mutable headers = response.getHeaders();
-    String connection = upstream.header("Connection");
-    for (int i = 0, n = upstream.headerCount(); i < n; i++) {
-      String name = upstream.headerName(i);
-      if (rules.forwardResponse(name, connection)) {
-        headers.add(name, upstream.headerValue(i));
-      }
-    }
-    for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
-      headers.put(set.getKey(), set.getValue());
-    }
-    long expected = upstream.contentLength();
-    int size = expected >= 0 && expected < BUFFER ? (int) Math.max(expected, 1) : BUFFER;
-    RetainableByteBuffer pooled = pool.acquire(size, false); // writes block, so it is free again on release
-    try {
-      ByteBuffer buffer = pooled.getByteBuffer();
-      byte[] array = buffer.array();
-      int base = buffer.arrayOffset();
-      long relayed = 0;
-      while (true) {
-        int n = upstream.readArrived(array, base, size); // what already arrived goes out in the same write
-        if (n < 0) {
-          ClientOutput.send(response, true, ByteBuffer.allocate(0));
-          return;
+    @Override
+    public void handle(Request request, Response response, RouteTable.Result.Matched match) throws Exception {
+        UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match));
+        Requests.forwardHeaders(request, client.config(), rules, out);
+        long length = requestBodyLength(request.getHeaders());
+        if (length != 0) {
+            out.body(Request.asInputStream(request), length);
         }
-        relayed += n;
-        boolean last = expected >= 0 && relayed >= expected;
-        ClientOutput.send(response, last, ByteBuffer.wrap(array, base, n));
-        if (last) {
-          upstream.read(array, base, size); // sees the end of the body, so the connection is pooled
-          return;
+        ScheduledFuture<?> deadline = target.timeout().isEmpty()
+                ? null
+                : timer.schedule(out::cancel, target.timeout().get().toNanos(), TimeUnit.NANOSECONDS);
+        try (UpstreamResponse upstream = send(out)) {
+            relay(upstream, response, request.getComponents().getByteBufferPool());
+        } catch (UpstreamException e) {
+            throw out.isCancelled()
+                    ? new UpstreamException(
+                            UpstreamFailure.TIMEOUT, client.config().name(), e)
+                    : e;
+        } finally {
+            if (deadline != null) {
+                deadline.cancel(false);
+            }
         }
-      }
-    } finally {
-      pooled.release();
     }
-  }
 
-  private String upstreamTarget(Request request, RouteTable.Result.Matched match) {
-    if (target.path().isPresent()) {
-      return basePath + target.path().get().expand(match.variables(), Requests.lazyQuery(request), match.remainder());
+    private UpstreamResponse send(UpstreamRequest out) throws UpstreamException {
+        return client.send(out);
     }
-    String path = request.getHttpURI().getPath();
-    if (target.stripPrefix().isPresent()) {
-      String prefix = target.stripPrefix().get();
-      if (path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/')) {
-        path = path.substring(prefix.length());
-        if (path.isEmpty()) {
-          path = "/";
+
+    private void relay(UpstreamResponse upstream, Response response, ByteBufferPool pool)
+            throws IOException, UpstreamException {
+        response.setStatus(upstream.status());
+        HttpFields.Mutable headers = response.getHeaders();
+        String connection = upstream.header("Connection");
+        for (int i = 0, n = upstream.headerCount(); i < n; i++) {
+            String name = upstream.headerName(i);
+            if (rules.forwardResponse(name, connection)) {
+                headers.add(name, upstream.headerValue(i));
+            }
         }
-      }
+        for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
+            headers.put(set.getKey(), set.getValue());
+        }
+        long expected = upstream.contentLength();
+        int size = expected >= 0 && expected < BUFFER ? (int) Math.max(expected, 1) : BUFFER;
+        RetainableByteBuffer pooled = pool.acquire(size, false); // writes block, so it is free again on release
+        try {
+            ByteBuffer buffer = pooled.getByteBuffer();
+            byte[] array = buffer.array();
+            int base = buffer.arrayOffset();
+            long relayed = 0;
+            while (true) {
+                int n = upstream.readArrived(array, base, size); // what already arrived goes out in the same write
+                if (n < 0) {
+                    ClientOutput.send(response, true, ByteBuffer.allocate(0));
+                    return;
+                }
+                relayed += n;
+                boolean last = expected >= 0 && relayed >= expected;
+                ClientOutput.send(response, last, ByteBuffer.wrap(array, base, n));
+                if (last) {
+                    upstream.read(array, base, size); // sees the end of the body, so the connection is pooled
+                    return;
+                }
+            }
+        } finally {
+            pooled.release();
+        }
     }
-    String query = request.getHttpURI().getQuery();
-    return query == null ? basePath + path : basePath + path + '?' + query;
-  }
 
-  /** The request body's length: Content-Length, -1 for chunked, 0 for none. */
-  static long requestBodyLength(HttpFields headers) {
-    String length = headers.get(HttpHeader.CONTENT_LENGTH);
-    if (length != null) {
-      return Long.parseLong(length.trim());
+    private String upstreamTarget(Request request, RouteTable.Result.Matched match) {
+        if (target.path().isPresent()) {
+            return basePath
+                    + target.path().get().expand(match.variables(), Requests.lazyQuery(request), match.remainder());
+        }
+        String path = request.getHttpURI().getPath();
+        if (target.stripPrefix().isPresent()) {
+            String prefix = target.stripPrefix().get();
+            if (path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/')) {
+                path = path.substring(prefix.length());
+                if (path.isEmpty()) {
+                    path = "/";
+                }
+            }
+        }
+        String query = request.getHttpURI().getQuery();
+        return query == null ? basePath + path : basePath + path + '?' + query;
     }
-    return headers.contains(HttpHeader.TRANSFER_ENCODING) ? -1 : 0;
-  }
+
+    /** The request body's length: Content-Length, -1 for chunked, 0 for none. */
+    static long requestBodyLength(HttpFields headers) {
+        String length = headers.get(HttpHeader.CONTENT_LENGTH);
+        if (length != null) {
+            return Long.parseLong(length.trim());
+        }
+        return headers.contains(HttpHeader.TRANSFER_ENCODING) ? -1 : 0;
+    }
 }

@@ -15,57 +15,61 @@ import org.eclipse.jetty.util.Fields;
 /** What the proxy and composition both do with an incoming Jetty request. */
 final class Requests {
 
-  private Requests() {}
+    private Requests() {}
 
-  /** Copies the client's headers that cross the gateway, then Host, X-Forwarded-* and the route's sets. */
-  static void forwardHeaders(Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamRequest out) {
-    HttpFields headers = request.getHeaders();
-    String connection = headers.get(HttpHeader.CONNECTION);
-    for (HttpField field : headers) {
-      if (rules.forwardRequest(field.getName(), connection)) {
-        out.header(field.getName(), field.getValue());
-      }
-    }
-    addForwarding(request, upstream, rules, out);
-  }
-
-  /** Host, X-Forwarded-* and the route's sets, without copying any client header (composition parts). */
-  static void addForwarding(Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamRequest out) {
-    HttpFields headers = request.getHeaders();
-    out.header("Host", upstream.authority());
-    out.header("X-Forwarded-For", HeaderRules.forwardedFor(headers.get("X-Forwarded-For"), Request.getRemoteAddr(request)));
-    String proto = headers.get("X-Forwarded-Proto");
-    out.header("X-Forwarded-Proto", proto != null ? proto : request.getHttpURI().getScheme());
-    String host = headers.get("X-Forwarded-Host");
-    String clientHost = headers.get(HttpHeader.HOST);
-    if (host != null || clientHost != null) {
-      out.header("X-Forwarded-Host", host != null ? host : clientHost);
-    }
-    for (Map.Entry<String, String> set : rules.requestSets().entrySet()) {
-      out.header(set.getKey(), set.getValue());
-    }
-  }
-
-  /** The request's decoded query parameters, parsed only if a template asks for one. */
-  static Map<String, String> lazyQuery(Request request) {
-    return new AbstractMap<>() {
-      private Fields fields;
-
-      @Override
-      public String get(Object key) {
-        if (request.getHttpURI().getQuery() == null) {
-          return null;
+    /** Copies the client's headers that cross the gateway, then Host, X-Forwarded-* and the route's sets. */
+    static void forwardHeaders(Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamRequest out) {
+        HttpFields headers = request.getHeaders();
+        String connection = headers.get(HttpHeader.CONNECTION);
+        for (HttpField field : headers) {
+            if (rules.forwardRequest(field.getName(), connection)) {
+                out.header(field.getName(), field.getValue());
+            }
         }
-        if (fields == null) {
-          fields = Request.extractQueryParameters(request);
-        }
-        return fields.getValue((String) key);
-      }
+        addForwarding(request, upstream, rules, out);
+    }
 
-      @Override
-      public Set<Entry<String, String>> entrySet() {
-        throw new UnsupportedOperationException("only get() is supported");
-      }
-    };
-  }
+    /** Host, X-Forwarded-* and the route's sets, without copying any client header (composition parts). */
+    static void addForwarding(Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamRequest out) {
+        HttpFields headers = request.getHeaders();
+        out.header("Host", upstream.authority());
+        out.header(
+                "X-Forwarded-For",
+                HeaderRules.forwardedFor(headers.get("X-Forwarded-For"), Request.getRemoteAddr(request)));
+        String proto = headers.get("X-Forwarded-Proto");
+        out.header(
+                "X-Forwarded-Proto",
+                proto != null ? proto : request.getHttpURI().getScheme());
+        String host = headers.get("X-Forwarded-Host");
+        String clientHost = headers.get(HttpHeader.HOST);
+        if (host != null || clientHost != null) {
+            out.header("X-Forwarded-Host", host != null ? host : clientHost);
+        }
+        for (Map.Entry<String, String> set : rules.requestSets().entrySet()) {
+            out.header(set.getKey(), set.getValue());
+        }
+    }
+
+    /** The request's decoded query parameters, parsed only if a template asks for one. */
+    static Map<String, String> lazyQuery(Request request) {
+        return new AbstractMap<>() {
+            private Fields fields;
+
+            @Override
+            public String get(Object key) {
+                if (request.getHttpURI().getQuery() == null) {
+                    return null;
+                }
+                if (fields == null) {
+                    fields = Request.extractQueryParameters(request);
+                }
+                return fields.getValue((String) key);
+            }
+
+            @Override
+            public Set<Entry<String, String>> entrySet() {
+                throw new UnsupportedOperationException("only get() is supported");
+            }
+        };
+    }
 }

@@ -10,40 +10,40 @@ import java.util.concurrent.ArrayBlockingQueue;
  */
 final class RingPool {
 
-  private static final int MIN_SHIFT = 10;
-  private static final int MAX_SHIFT = 20;
+    private static final int MIN_SHIFT = 10;
+    private static final int MAX_SHIFT = 20;
 
-  private final ArrayBlockingQueue<byte[]>[] classes;
+    private final ArrayBlockingQueue<byte[]>[] classes;
 
-  @SuppressWarnings("unchecked")
-  RingPool(long maxRetainedBytes) {
-    int count = MAX_SHIFT - MIN_SHIFT + 1;
-    classes = new ArrayBlockingQueue[count];
-    for (int i = 0; i < count; i++) {
-      long perClass = maxRetainedBytes / count;
-      classes[i] = new ArrayBlockingQueue<>((int) Math.max(2, Math.min(4096, perClass >> (MIN_SHIFT + i))));
+    @SuppressWarnings("unchecked")
+    RingPool(long maxRetainedBytes) {
+        int count = MAX_SHIFT - MIN_SHIFT + 1;
+        classes = new ArrayBlockingQueue[count];
+        for (int i = 0; i < count; i++) {
+            long perClass = maxRetainedBytes / count;
+            classes[i] = new ArrayBlockingQueue<>((int) Math.max(2, Math.min(4096, perClass >> (MIN_SHIFT + i))));
+        }
     }
-  }
 
-  /** A ring of at least {@code size} bytes and at most {@code max(size, limit)}. */
-  byte[] take(int size, int limit) {
-    int shift = Math.max(MIN_SHIFT, 32 - Integer.numberOfLeadingZeros(size - 1));
-    if (shift > MAX_SHIFT || (1 << shift) > Math.max(size, limit)) {
-      return new byte[size];
+    /** A ring of at least {@code size} bytes and at most {@code max(size, limit)}. */
+    byte[] take(int size, int limit) {
+        int shift = Math.max(MIN_SHIFT, 32 - Integer.numberOfLeadingZeros(size - 1));
+        if (shift > MAX_SHIFT || (1 << shift) > Math.max(size, limit)) {
+            return new byte[size];
+        }
+        byte[] ring = classes[shift - MIN_SHIFT].poll();
+        return ring != null ? ring : new byte[1 << shift];
     }
-    byte[] ring = classes[shift - MIN_SHIFT].poll();
-    return ring != null ? ring : new byte[1 << shift];
-  }
 
-  /** Takes a ring back; nobody may touch it afterwards. Rings of other sizes are left to the GC. */
-  void give(byte[] ring) {
-    int length = ring.length;
-    if (Integer.bitCount(length) != 1) {
-      return;
+    /** Takes a ring back; nobody may touch it afterwards. Rings of other sizes are left to the GC. */
+    void give(byte[] ring) {
+        int length = ring.length;
+        if (Integer.bitCount(length) != 1) {
+            return;
+        }
+        int shift = Integer.numberOfTrailingZeros(length);
+        if (shift >= MIN_SHIFT && shift <= MAX_SHIFT) {
+            classes[shift - MIN_SHIFT].offer(ring); // dropped when that class is full
+        }
     }
-    int shift = Integer.numberOfTrailingZeros(length);
-    if (shift >= MIN_SHIFT && shift <= MAX_SHIFT) {
-      classes[shift - MIN_SHIFT].offer(ring); // dropped when that class is full
-    }
-  }
 }

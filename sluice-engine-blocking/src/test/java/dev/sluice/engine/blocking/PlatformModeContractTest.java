@@ -5,8 +5,8 @@ import dev.sluice.tck.EngineContract;
 
 /** The engine contract in {@code platform} mode. */
 class PlatformModeContractTest extends EngineContract {
-  @Override
-  protected EngineMode mode() {
-    return EngineMode.PLATFORM;
-  }
+    @Override
+    protected EngineMode mode() {
+        return EngineMode.PLATFORM;
+    }
 }

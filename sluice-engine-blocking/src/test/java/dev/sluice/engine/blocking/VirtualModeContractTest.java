@@ -5,8 +5,8 @@ import dev.sluice.tck.EngineContract;
 
 /** The engine contract in {@code virtual} mode. */
 class VirtualModeContractTest extends EngineContract {
-  @Override
-  protected EngineMode mode() {
-    return EngineMode.VIRTUAL;
-  }
+    @Override
+    protected EngineMode mode() {
+        return EngineMode.VIRTUAL;
+    }
 }

@@ -19,156 +19,158 @@ import reactor.netty.http.server.HttpServerRequest;
  */
 final class ClientRequest {
 
-  private static final String X_FORWARDED_FOR = "x-forwarded-for";
-  private static final String X_FORWARDED_PROTO = "x-forwarded-proto";
-  private static final String X_FORWARDED_HOST = "x-forwarded-host";
+    private static final String X_FORWARDED_FOR = "x-forwarded-for";
+    private static final String X_FORWARDED_PROTO = "x-forwarded-proto";
+    private static final String X_FORWARDED_HOST = "x-forwarded-host";
 
-  final HttpServerRequest request;
-  final String method;
-  final String path; // raw, without the query
-  final String rawQuery; // null when the target has no '?'
-  private Forwarding forwarding;
+    final HttpServerRequest request;
+    final String method;
+    final String path; // raw, without the query
+    final String rawQuery; // null when the target has no '?'
+    private Forwarding forwarding;
 
-  private ClientRequest(HttpServerRequest request, String method, String path, String rawQuery) {
-    this.request = request;
-    this.method = method;
-    this.path = path;
-    this.rawQuery = rawQuery;
-  }
-
-  static ClientRequest of(HttpServerRequest request) {
-    String target = request.uri();
-    if (!target.startsWith("/")) { // absolute-form: scheme://authority/path?query
-      int scheme = target.indexOf("://");
-      int slash = scheme < 0 ? -1 : target.indexOf('/', scheme + 3);
-      target = slash < 0 ? "/" : target.substring(slash);
+    private ClientRequest(HttpServerRequest request, String method, String path, String rawQuery) {
+        this.request = request;
+        this.method = method;
+        this.path = path;
+        this.rawQuery = rawQuery;
     }
-    int q = target.indexOf('?');
-    String path = q < 0 ? target : target.substring(0, q);
-    String query = q < 0 ? null : target.substring(q + 1);
-    return new ClientRequest(request, request.method().name(), path, query);
-  }
 
-  HttpHeaders headers() {
-    return request.requestHeaders();
-  }
-
-  /** The decoded query parameters, first value per name; parsed only if a template asks for one. */
-  Map<String, String> query() {
-    if (rawQuery == null || rawQuery.isEmpty()) {
-      return Map.of();
-    }
-    return new AbstractMap<>() {
-      private Map<String, String> values;
-
-      @Override
-      public String get(Object key) {
-        if (values == null) {
-          values = parse(rawQuery);
+    static ClientRequest of(HttpServerRequest request) {
+        String target = request.uri();
+        if (!target.startsWith("/")) { // absolute-form: scheme://authority/path?query
+            int scheme = target.indexOf("://");
+            int slash = scheme < 0 ? -1 : target.indexOf('/', scheme + 3);
+            target = slash < 0 ? "/" : target.substring(slash);
         }
-        return values.get(key);
-      }
+        int q = target.indexOf('?');
+        String path = q < 0 ? target : target.substring(0, q);
+        String query = q < 0 ? null : target.substring(q + 1);
+        return new ClientRequest(request, request.method().name(), path, query);
+    }
 
-      @Override
-      public Set<Entry<String, String>> entrySet() {
-        if (values == null) {
-          values = parse(rawQuery);
+    HttpHeaders headers() {
+        return request.requestHeaders();
+    }
+
+    /** The decoded query parameters, first value per name; parsed only if a template asks for one. */
+    Map<String, String> query() {
+        if (rawQuery == null || rawQuery.isEmpty()) {
+            return Map.of();
         }
-        return values.entrySet();
-      }
-    };
-  }
+        return new AbstractMap<>() {
+            private Map<String, String> values;
 
-  private static Map<String, String> parse(String rawQuery) {
-    Map<String, String> values = new HashMap<>();
-    int start = 0;
-    while (start <= rawQuery.length()) {
-      int amp = rawQuery.indexOf('&', start);
-      int end = amp < 0 ? rawQuery.length() : amp;
-      if (end > start) {
-        int eq = rawQuery.indexOf('=', start);
-        String name;
-        String value;
-        if (eq < 0 || eq > end) {
-          name = decode(rawQuery.substring(start, end));
-          value = "";
-        } else {
-          name = decode(rawQuery.substring(start, eq));
-          value = decode(rawQuery.substring(eq + 1, end));
+            @Override
+            public String get(Object key) {
+                if (values == null) {
+                    values = parse(rawQuery);
+                }
+                return values.get(key);
+            }
+
+            @Override
+            public Set<Entry<String, String>> entrySet() {
+                if (values == null) {
+                    values = parse(rawQuery);
+                }
+                return values.entrySet();
+            }
+        };
+    }
+
+    private static Map<String, String> parse(String rawQuery) {
+        Map<String, String> values = new HashMap<>();
+        int start = 0;
+        while (start <= rawQuery.length()) {
+            int amp = rawQuery.indexOf('&', start);
+            int end = amp < 0 ? rawQuery.length() : amp;
+            if (end > start) {
+                int eq = rawQuery.indexOf('=', start);
+                String name;
+                String value;
+                if (eq < 0 || eq > end) {
+                    name = decode(rawQuery.substring(start, end));
+                    value = "";
+                } else {
+                    name = decode(rawQuery.substring(start, eq));
+                    value = decode(rawQuery.substring(eq + 1, end));
+                }
+                values.putIfAbsent(name, value);
+            }
+            start = end + 1;
         }
-        values.putIfAbsent(name, value);
-      }
-      start = end + 1;
+        return values;
     }
-    return values;
-  }
 
-  private static String decode(String s) {
-    if (s.indexOf('%') < 0 && s.indexOf('+') < 0) {
-      return s;
+    private static String decode(String s) {
+        if (s.indexOf('%') < 0 && s.indexOf('+') < 0) {
+            return s;
+        }
+        try {
+            return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return s; // a malformed escape: keep the raw text
+        }
     }
-    try {
-      return URLDecoder.decode(s, StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      return s; // a malformed escape: keep the raw text
-    }
-  }
 
-  /** Copies the client's end-to-end headers that the route lets through (proxy only). */
-  void copyHeaders(HeaderRules rules, HttpHeaders out) {
-    HttpHeaders in = request.requestHeaders();
-    String connection = in.get(HttpHeaderNames.CONNECTION);
-    Iterator<Map.Entry<String, String>> it = in.iteratorAsString();
-    while (it.hasNext()) {
-      Map.Entry<String, String> header = it.next();
-      if (rules.forwardRequest(header.getKey(), connection)) {
-        out.add(header.getKey(), header.getValue());
-      }
+    /** Copies the client's end-to-end headers that the route lets through (proxy only). */
+    void copyHeaders(HeaderRules rules, HttpHeaders out) {
+        HttpHeaders in = request.requestHeaders();
+        String connection = in.get(HttpHeaderNames.CONNECTION);
+        Iterator<Map.Entry<String, String>> it = in.iteratorAsString();
+        while (it.hasNext()) {
+            Map.Entry<String, String> header = it.next();
+            if (rules.forwardRequest(header.getKey(), connection)) {
+                out.add(header.getKey(), header.getValue());
+            }
+        }
     }
-  }
 
-  /** Sets Host, the X-Forwarded-* trio and the route's request-header sets (proxy and parts). */
-  void addForwarding(HeaderRules rules, String authority, HttpHeaders out) {
-    forwarding().addTo(rules, authority, out);
-  }
-
-  /** The X-Forwarded-* values of this request, computed once; safe to use from any thread. */
-  Forwarding forwarding() {
-    Forwarding f = forwarding;
-    if (f == null) {
-      HttpHeaders in = request.requestHeaders();
-      String proto = in.get(X_FORWARDED_PROTO);
-      String host = in.get(X_FORWARDED_HOST);
-      if (host == null) {
-        host = in.get(HttpHeaderNames.HOST);
-      }
-      f = new Forwarding(HeaderRules.forwardedFor(in.get(X_FORWARDED_FOR), clientAddress()),
-          proto != null ? proto : request.scheme(), host);
-      forwarding = f;
+    /** Sets Host, the X-Forwarded-* trio and the route's request-header sets (proxy and parts). */
+    void addForwarding(HeaderRules rules, String authority, HttpHeaders out) {
+        forwarding().addTo(rules, authority, out);
     }
-    return f;
-  }
 
-  /** The values a request sends upstream besides the client's own headers. */
-  record Forwarding(String forwardedFor, String proto, String host) {
-    void addTo(HeaderRules rules, String authority, HttpHeaders out) {
-      out.set(HttpHeaderNames.HOST, authority);
-      out.set(X_FORWARDED_FOR, forwardedFor);
-      out.set(X_FORWARDED_PROTO, proto);
-      if (host != null) {
-        out.set(X_FORWARDED_HOST, host);
-      }
-      for (Map.Entry<String, String> set : rules.requestSets().entrySet()) {
-        out.set(set.getKey(), set.getValue());
-      }
+    /** The X-Forwarded-* values of this request, computed once; safe to use from any thread. */
+    Forwarding forwarding() {
+        Forwarding f = forwarding;
+        if (f == null) {
+            HttpHeaders in = request.requestHeaders();
+            String proto = in.get(X_FORWARDED_PROTO);
+            String host = in.get(X_FORWARDED_HOST);
+            if (host == null) {
+                host = in.get(HttpHeaderNames.HOST);
+            }
+            f = new Forwarding(
+                    HeaderRules.forwardedFor(in.get(X_FORWARDED_FOR), clientAddress()),
+                    proto != null ? proto : request.scheme(),
+                    host);
+            forwarding = f;
+        }
+        return f;
     }
-  }
 
-  private String clientAddress() {
-    InetSocketAddress remote = request.remoteAddress();
-    if (remote == null) {
-      return "unknown";
+    /** The values a request sends upstream besides the client's own headers. */
+    record Forwarding(String forwardedFor, String proto, String host) {
+        void addTo(HeaderRules rules, String authority, HttpHeaders out) {
+            out.set(HttpHeaderNames.HOST, authority);
+            out.set(X_FORWARDED_FOR, forwardedFor);
+            out.set(X_FORWARDED_PROTO, proto);
+            if (host != null) {
+                out.set(X_FORWARDED_HOST, host);
+            }
+            for (Map.Entry<String, String> set : rules.requestSets().entrySet()) {
+                out.set(set.getKey(), set.getValue());
+            }
+        }
     }
-    return remote.getAddress() != null ? remote.getAddress().getHostAddress() : remote.getHostString();
-  }
+
+    private String clientAddress() {
+        InetSocketAddress remote = request.remoteAddress();
+        if (remote == null) {
+            return "unknown";
+        }
+        return remote.getAddress() != null ? remote.getAddress().getHostAddress() : remote.getHostString();
+    }
 }

@@ -19,82 +19,84 @@ import reactor.netty.http.server.HttpServerResponse;
 /** A {@code compose:} route: what every one of its compositions shares, built once. */
 final class ComposeRoute {
 
-  final ComposeTarget target;
-  final List<PartConfig> parts;
-  final Upstream[] upstreams; // by part index
-  final JsonSplice splice;
-  final HeaderRules rules;
-  final int readAhead;
-  /** Parts are relayed in declared order (also when they are fetched one after another). */
-  final boolean declared;
-  final boolean sequential;
-  final boolean failFast;
-  final long timeoutNanos;
-  final long[] partTimeoutNanos; // by part index; 0 when the route's timeout is the tighter bound
-  final String[] fixedPaths; // by part index, base path included; null when the part's path has placeholders
-  private final ByteBuf[] firstKeys; // direct and unreleasable: spliced next to direct part buffers
-  private final ByteBuf[] laterKeys;
+    final ComposeTarget target;
+    final List<PartConfig> parts;
+    final Upstream[] upstreams; // by part index
+    final JsonSplice splice;
+    final HeaderRules rules;
+    final int readAhead;
+    /** Parts are relayed in declared order (also when they are fetched one after another). */
+    final boolean declared;
 
-  ComposeRoute(RouteConfig route, ComposeTarget target, Map<String, Upstream> upstreams, int readAhead) {
-    this.target = target;
-    this.parts = target.parts();
-    this.upstreams = new Upstream[parts.size()];
-    this.partTimeoutNanos = new long[parts.size()];
-    this.fixedPaths = new String[parts.size()];
-    this.timeoutNanos = target.timeout().toNanos();
-    for (int i = 0; i < parts.size(); i++) {
-      PartConfig part = parts.get(i);
-      this.upstreams[i] = upstreams.get(part.upstream());
-      if (part.path().variableNames().isEmpty()) {
-        String path = part.path().expand(Map.of(), Map.of(), "");
-        fixedPaths[i] = this.upstreams[i].basePath() + path;
-      }
-      long partTimeout = part.timeout().map(Duration::toNanos).orElse(Long.MAX_VALUE);
-      this.partTimeoutNanos[i] = partTimeout < timeoutNanos ? partTimeout : 0;
+    final boolean sequential;
+    final boolean failFast;
+    final long timeoutNanos;
+    final long[] partTimeoutNanos; // by part index; 0 when the route's timeout is the tighter bound
+    final String[] fixedPaths; // by part index, base path included; null when the part's path has placeholders
+    private final ByteBuf[] firstKeys; // direct and unreleasable: spliced next to direct part buffers
+    private final ByteBuf[] laterKeys;
+
+    ComposeRoute(RouteConfig route, ComposeTarget target, Map<String, Upstream> upstreams, int readAhead) {
+        this.target = target;
+        this.parts = target.parts();
+        this.upstreams = new Upstream[parts.size()];
+        this.partTimeoutNanos = new long[parts.size()];
+        this.fixedPaths = new String[parts.size()];
+        this.timeoutNanos = target.timeout().toNanos();
+        for (int i = 0; i < parts.size(); i++) {
+            PartConfig part = parts.get(i);
+            this.upstreams[i] = upstreams.get(part.upstream());
+            if (part.path().variableNames().isEmpty()) {
+                String path = part.path().expand(Map.of(), Map.of(), "");
+                fixedPaths[i] = this.upstreams[i].basePath() + path;
+            }
+            long partTimeout = part.timeout().map(Duration::toNanos).orElse(Long.MAX_VALUE);
+            this.partTimeoutNanos[i] = partTimeout < timeoutNanos ? partTimeout : 0;
+        }
+        this.splice = new JsonSplice(parts.stream().map(PartConfig::name).toList());
+        this.firstKeys = new ByteBuf[parts.size()];
+        this.laterKeys = new ByteBuf[parts.size()];
+        for (int i = 0; i < parts.size(); i++) {
+            firstKeys[i] = constant(splice.key(i, true));
+            laterKeys[i] = constant(splice.key(i, false));
+        }
+        this.rules = HeaderRules.of(route.filters());
+        this.readAhead = Math.max(1, readAhead);
+        this.sequential = target.fanout() == ComposeTarget.Fanout.SEQUENTIAL;
+        this.declared = sequential || target.order() == ComposeTarget.Order.DECLARED;
+        this.failFast = target.onError() == ComposeTarget.OnError.FAIL;
     }
-    this.splice = new JsonSplice(parts.stream().map(PartConfig::name).toList());
-    this.firstKeys = new ByteBuf[parts.size()];
-    this.laterKeys = new ByteBuf[parts.size()];
-    for (int i = 0; i < parts.size(); i++) {
-      firstKeys[i] = constant(splice.key(i, true));
-      laterKeys[i] = constant(splice.key(i, false));
+
+    /**
+     * The key that opens part {@code index}, as a buffer the caller may write and release. It is
+     * direct, like the parts' buffers, so a key and a part buffer go out in one gathering write with
+     * no copy.
+     */
+    ByteBuf key(int index, boolean first) {
+        return (first ? firstKeys[index] : laterKeys[index]).duplicate();
     }
-    this.rules = HeaderRules.of(route.filters());
-    this.readAhead = Math.max(1, readAhead);
-    this.sequential = target.fanout() == ComposeTarget.Fanout.SEQUENTIAL;
-    this.declared = sequential || target.order() == ComposeTarget.Order.DECLARED;
-    this.failFast = target.onError() == ComposeTarget.OnError.FAIL;
-  }
 
-  /**
-   * The key that opens part {@code index}, as a buffer the caller may write and release. It is
-   * direct, like the parts' buffers, so a key and a part buffer go out in one gathering write with
-   * no copy.
-   */
-  ByteBuf key(int index, boolean first) {
-    return (first ? firstKeys[index] : laterKeys[index]).duplicate();
-  }
-
-  private static ByteBuf constant(byte[] bytes) {
-    ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
-    return Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(direct));
-  }
-
-  /**
-   * Expands every part's path before any part is sent.
-   *
-   * @throws dev.sluice.routing.PathTemplate.MissingVariableException when a template lacks a value
-   *     (the caller answers 400)
-   */
-  Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {
-    String[] paths = new String[parts.size()];
-    Map<String, String> query = in.query();
-    for (int i = 0; i < paths.length; i++) {
-      paths[i] = fixedPaths[i];
-      if (paths[i] == null) {
-        paths[i] = upstreams[i].basePath() + parts.get(i).path().expand(match.variables(), query, match.remainder());
-      }
+    private static ByteBuf constant(byte[] bytes) {
+        ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
+        return Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(direct));
     }
-    return new Composition(this, in, response, channel, paths).run();
-  }
+
+    /**
+     * Expands every part's path before any part is sent.
+     *
+     * @throws dev.sluice.routing.PathTemplate.MissingVariableException when a template lacks a value
+     *     (the caller answers 400)
+     */
+    Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {
+        String[] paths = new String[parts.size()];
+        Map<String, String> query = in.query();
+        for (int i = 0; i < paths.length; i++) {
+            paths[i] = fixedPaths[i];
+            if (paths[i] == null) {
+                paths[i] = upstreams[i].basePath()
+                        + parts.get(i).path().expand(match.variables(), query, match.remainder());
+            }
+        }
+        return new Composition(this, in, response, channel, paths).run();
+    }
 }

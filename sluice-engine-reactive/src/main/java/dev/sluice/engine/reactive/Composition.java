@@ -37,349 +37,359 @@ import reactor.netty.http.server.HttpServerResponse;
  */
 final class Composition {
 
-  private static final byte[] NULL = JsonSplice.NULL;
+    private static final byte[] NULL = JsonSplice.NULL;
 
-  final ComposeRoute route;
-  final EventLoop home;
-  private final HttpServerResponse response;
-  private final Channel channel;
-  private final long start = System.nanoTime();
-  private final Part[] parts;
-  private final ArrayDeque<Part> ready; // arrival order only
-  private final PartOutcome[] outcomes;
-  private final ScheduledFuture<?>[] timers;
+    final ComposeRoute route;
+    final EventLoop home;
+    private final HttpServerResponse response;
+    private final Channel channel;
+    private final long start = System.nanoTime();
+    private final Part[] parts;
+    private final ArrayDeque<Part> ready; // arrival order only
+    private final PartOutcome[] outcomes;
+    private final ScheduledFuture<?>[] timers;
 
-  private final WriteGate gate; // null only if the connection has none (then no flow control hint)
-  private final Runnable flush = this::flush;
-  private MonoSink<Void> sink;
-  private boolean open; // the status line is out: body bytes may be written
-  private boolean flushPending;
-  private boolean draining;
-  private boolean missed;
-  private boolean committed;
-  private boolean finished;
-  private Part relaying;
-  private ByteBuf pendingKey; // the key of the part being relayed, not yet written
-  private boolean firstWritten;
-  private int nextDeclared;
-  private int written;
+    private final WriteGate gate; // null only if the connection has none (then no flow control hint)
+    private final Runnable flush = this::flush;
+    private MonoSink<Void> sink;
+    private boolean open; // the status line is out: body bytes may be written
+    private boolean flushPending;
+    private boolean draining;
+    private boolean missed;
+    private boolean committed;
+    private boolean finished;
+    private Part relaying;
+    private ByteBuf pendingKey; // the key of the part being relayed, not yet written
+    private boolean firstWritten;
+    private int nextDeclared;
+    private int written;
 
-  Composition(ComposeRoute route, ClientRequest in, HttpServerResponse response, Channel channel, String[] paths) {
-    this.route = route;
-    this.response = response;
-    this.channel = channel;
-    this.home = channel.eventLoop();
-    this.gate = channel.pipeline().get(WriteGate.NAME) instanceof WriteGate g ? g : null;
-    int n = paths.length;
-    this.parts = new Part[n];
-    ClientRequest.Forwarding forwarding = in.forwarding();
-    for (int i = 0; i < n; i++) {
-      parts[i] = new Part(this, i, route.parts.get(i), route.upstreams[i], paths[i], forwarding,
-          route.readAhead, route.target.validateJson());
-    }
-    this.ready = route.declared ? null : new ArrayDeque<>(n);
-    this.outcomes = new PartOutcome[n];
-    this.timers = new ScheduledFuture<?>[n + 1];
-  }
-
-  /** The handler's answer: completes when the response has been written, failed or aborted. */
-  Mono<Void> run() {
-    return Mono.create(sink -> {
-      this.sink = sink;
-      sink.onCancel(() -> onLoop(this::stop));
-      onLoop(this::begin);
-    });
-  }
-
-  /** Runs {@code task} on the home loop, now when already on it. */
-  void onLoop(Runnable task) {
-    if (home.inEventLoop()) {
-      task.run();
-    } else {
-      home.execute(task);
-    }
-  }
-
-  private void begin() {
-    if (finished) {
-      return;
-    }
-    timers[parts.length] = home.schedule(this::routeTimeout, route.timeoutNanos, TimeUnit.NANOSECONDS);
-    for (Part part : parts) {
-      long t = route.partTimeoutNanos[part.index];
-      if (t > 0) {
-        timers[part.index] = home.schedule(() -> partTimeout(part), t, TimeUnit.NANOSECONDS);
-      }
-    }
-    if (route.sequential) {
-      parts[0].begin();
-    } else {
-      for (Part part : parts) {
-        part.begin();
-      }
-    }
-    drain();
-  }
-
-  // ---- part events (home loop) ----
-
-  /** A part answered, buffered bytes, ended or failed. */
-  void changed(Part part) {
-    if (finished) {
-      return;
-    }
-    if (ready != null && !part.queued && !part.relayStarted && part.isReady()) {
-      part.queued = true;
-      ready.add(part);
-    }
-    if (route.sequential && part.begun && !part.successorStarted && (part.ended || part.failed)) {
-      part.successorStarted = true;
-      for (int i = part.index + 1; i < parts.length; i++) {
-        if (!parts[i].failed) {
-          parts[i].begin();
-          break;
+    Composition(ComposeRoute route, ClientRequest in, HttpServerResponse response, Channel channel, String[] paths) {
+        this.route = route;
+        this.response = response;
+        this.channel = channel;
+        this.home = channel.eventLoop();
+        this.gate = channel.pipeline().get(WriteGate.NAME) instanceof WriteGate g ? g : null;
+        int n = paths.length;
+        this.parts = new Part[n];
+        ClientRequest.Forwarding forwarding = in.forwarding();
+        for (int i = 0; i < n; i++) {
+            parts[i] = new Part(
+                    this,
+                    i,
+                    route.parts.get(i),
+                    route.upstreams[i],
+                    paths[i],
+                    forwarding,
+                    route.readAhead,
+                    route.target.validateJson());
         }
-      }
+        this.ready = route.declared ? null : new ArrayDeque<>(n);
+        this.outcomes = new PartOutcome[n];
+        this.timers = new ScheduledFuture<?>[n + 1];
     }
-    drain();
-  }
 
-  private void partTimeout(Part part) {
-    timers[part.index] = null;
-    if (finished || part.failed) {
-      return;
+    /** The handler's answer: completes when the response has been written, failed or aborted. */
+    Mono<Void> run() {
+        return Mono.create(sink -> {
+            this.sink = sink;
+            sink.onCancel(() -> onLoop(this::stop));
+            onLoop(this::begin);
+        });
     }
-    if (!part.relayStarted) {
-      part.fail("timeout", true);
-    } else if (!part.ended) {
-      abort();
-    }
-  }
 
-  private void routeTimeout() {
-    timers[parts.length] = null;
-    if (finished) {
-      return;
+    /** Runs {@code task} on the home loop, now when already on it. */
+    void onLoop(Runnable task) {
+        if (home.inEventLoop()) {
+            task.run();
+        } else {
+            home.execute(task);
+        }
     }
-    draining = true; // fail them all, then write once
-    try {
-      for (Part part : parts) {
+
+    private void begin() {
+        if (finished) {
+            return;
+        }
+        timers[parts.length] = home.schedule(this::routeTimeout, route.timeoutNanos, TimeUnit.NANOSECONDS);
+        for (Part part : parts) {
+            long t = route.partTimeoutNanos[part.index];
+            if (t > 0) {
+                timers[part.index] = home.schedule(() -> partTimeout(part), t, TimeUnit.NANOSECONDS);
+            }
+        }
+        if (route.sequential) {
+            parts[0].begin();
+        } else {
+            for (Part part : parts) {
+                part.begin();
+            }
+        }
+        drain();
+    }
+
+    // ---- part events (home loop) ----
+
+    /** A part answered, buffered bytes, ended or failed. */
+    void changed(Part part) {
+        if (finished) {
+            return;
+        }
+        if (ready != null && !part.queued && !part.relayStarted && part.isReady()) {
+            part.queued = true;
+            ready.add(part);
+        }
+        if (route.sequential && part.begun && !part.successorStarted && (part.ended || part.failed)) {
+            part.successorStarted = true;
+            for (int i = part.index + 1; i < parts.length; i++) {
+                if (!parts[i].failed) {
+                    parts[i].begin();
+                    break;
+                }
+            }
+        }
+        drain();
+    }
+
+    private void partTimeout(Part part) {
+        timers[part.index] = null;
+        if (finished || part.failed) {
+            return;
+        }
         if (!part.relayStarted) {
-          part.fail("timeout", true);
+            part.fail("timeout", true);
+        } else if (!part.ended) {
+            abort();
         }
-      }
-    } finally {
-      draining = false;
     }
-    if (relaying != null && !relaying.failed && !relaying.ended) {
-      abort();
-      return;
-    }
-    drain();
-  }
 
-  // ---- the response ----
-
-  private void drain() {
-    if (draining) {
-      missed = true;
-      return;
-    }
-    draining = true;
-    try {
-      do {
-        missed = false;
-        step();
-      } while (missed && !finished);
-    } finally {
-      draining = false;
-    }
-  }
-
-  private void step() {
-    if (finished) {
-      return;
-    }
-    if (!committed && !commit()) {
-      return;
-    }
-    while (open && !finished && channel.isWritable()) {
-      if (relaying == null) {
-        Part next = nextReady();
-        if (next == null) {
-          if (written == parts.length) {
-            finish();
-          }
-          return;
+    private void routeTimeout() {
+        timers[parts.length] = null;
+        if (finished) {
+            return;
         }
-        boolean first = !firstWritten;
-        firstWritten = true;
-        if (next.failed) {
-          emit(Unpooled.wrappedBuffer(route.splice.key(next.index, first), NULL));
-          settle(next);
-          continue;
+        draining = true; // fail them all, then write once
+        try {
+            for (Part part : parts) {
+                if (!part.relayStarted) {
+                    part.fail("timeout", true);
+                }
+            }
+        } finally {
+            draining = false;
         }
-        next.relayStarted = true;
-        relaying = next;
-        pendingKey = route.key(next.index, first);
-      }
-      Part part = relaying;
-      ByteBuf chunk = part.poll();
-      if (chunk != null) {
-        part.relayed += chunk.readableBytes();
-        if (pendingKey != null) {
-          chunk = Unpooled.wrappedBuffer(pendingKey, chunk);
-          pendingKey = null;
+        if (relaying != null && !relaying.failed && !relaying.ended) {
+            abort();
+            return;
         }
-        emit(chunk);
-        part.requestMore(); // may deliver, end or fail the part right here
-      } else if (part.isDrained()) {
-        if (pendingKey != null) { // cannot happen: a part that ended has bytes
-          emit(pendingKey);
-          pendingKey = null;
-        }
-        relaying = null;
-        settle(part);
-      } else {
-        return; // waiting for the part's next bytes
-      }
+        drain();
     }
-  }
 
-  private Part nextReady() {
-    if (ready != null) {
-      return ready.poll();
-    }
-    if (nextDeclared < parts.length && parts[nextDeclared].isReady()) {
-      return parts[nextDeclared++];
-    }
-    return null;
-  }
+    // ---- the response ----
 
-  private void settle(Part part) {
-    outcomes[part.index] = part.outcome(start);
-    written++;
-    ScheduledFuture<?> timer = timers[part.index];
-    if (timer != null) {
-      timer.cancel(false);
-      timers[part.index] = null;
-    }
-  }
-
-  /**
-   * Decides whether to send the status line now. Returns false while waiting, or when it answered
-   * an error instead.
-   */
-  private boolean commit() {
-    if (route.failFast) {
-      for (Part part : parts) {
-        if (part.failed && !part.config.optional()) {
-          failResponse(part);
-          return false;
+    private void drain() {
+        if (draining) {
+            missed = true;
+            return;
         }
-      }
-      boolean blocked = false;
-      boolean waiting = false;
-      for (Part part : parts) {
-        waiting |= !part.answered && !part.failed;
-        blocked |= part.isBlocked();
-      }
-      // Fetched one after another, a part whose read-ahead is full can only end by being relayed.
-      if (waiting && !(route.sequential && blocked)) {
-        return false;
-      }
-    } else if (ready != null ? ready.isEmpty() : !parts[nextDeclared].isReady()) {
-      return false;
+        draining = true;
+        try {
+            do {
+                missed = false;
+                step();
+            } while (missed && !finished);
+        } finally {
+            draining = false;
+        }
     }
-    committed = true;
-    response.status(HttpResponseStatus.OK);
-    HttpHeaders headers = response.responseHeaders();
-    headers.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
-    if (route.rules.dropsResponse("content-type")) {
-      headers.remove(HttpHeaderNames.CONTENT_TYPE);
+
+    private void step() {
+        if (finished) {
+            return;
+        }
+        if (!committed && !commit()) {
+            return;
+        }
+        while (open && !finished && channel.isWritable()) {
+            if (relaying == null) {
+                Part next = nextReady();
+                if (next == null) {
+                    if (written == parts.length) {
+                        finish();
+                    }
+                    return;
+                }
+                boolean first = !firstWritten;
+                firstWritten = true;
+                if (next.failed) {
+                    emit(Unpooled.wrappedBuffer(route.splice.key(next.index, first), NULL));
+                    settle(next);
+                    continue;
+                }
+                next.relayStarted = true;
+                relaying = next;
+                pendingKey = route.key(next.index, first);
+            }
+            Part part = relaying;
+            ByteBuf chunk = part.poll();
+            if (chunk != null) {
+                part.relayed += chunk.readableBytes();
+                if (pendingKey != null) {
+                    chunk = Unpooled.wrappedBuffer(pendingKey, chunk);
+                    pendingKey = null;
+                }
+                emit(chunk);
+                part.requestMore(); // may deliver, end or fail the part right here
+            } else if (part.isDrained()) {
+                if (pendingKey != null) { // cannot happen: a part that ended has bytes
+                    emit(pendingKey);
+                    pendingKey = null;
+                }
+                relaying = null;
+                settle(part);
+            } else {
+                return; // waiting for the part's next bytes
+            }
+        }
     }
-    for (Map.Entry<String, String> set : route.rules.responseSets().entrySet()) {
-      headers.set(set.getKey(), set.getValue());
+
+    private Part nextReady() {
+        if (ready != null) {
+            return ready.poll();
+        }
+        if (nextDeclared < parts.length && parts[nextDeclared].isReady()) {
+            return parts[nextDeclared++];
+        }
+        return null;
     }
-    if (gate != null) {
-      gate.holdHead(); // the status line leaves with the first body bytes
-      gate.onWritable(this::drain);
+
+    private void settle(Part part) {
+        outcomes[part.index] = part.outcome(start);
+        written++;
+        ScheduledFuture<?> timer = timers[part.index];
+        if (timer != null) {
+            timer.cancel(false);
+            timers[part.index] = null;
+        }
     }
-    response.then().subscribe(null, error -> onLoop(() -> {
-      if (!finished) { // the client is gone
+
+    /**
+     * Decides whether to send the status line now. Returns false while waiting, or when it answered
+     * an error instead.
+     */
+    private boolean commit() {
+        if (route.failFast) {
+            for (Part part : parts) {
+                if (part.failed && !part.config.optional()) {
+                    failResponse(part);
+                    return false;
+                }
+            }
+            boolean blocked = false;
+            boolean waiting = false;
+            for (Part part : parts) {
+                waiting |= !part.answered && !part.failed;
+                blocked |= part.isBlocked();
+            }
+            // Fetched one after another, a part whose read-ahead is full can only end by being relayed.
+            if (waiting && !(route.sequential && blocked)) {
+                return false;
+            }
+        } else if (ready != null ? ready.isEmpty() : !parts[nextDeclared].isReady()) {
+            return false;
+        }
+        committed = true;
+        response.status(HttpResponseStatus.OK);
+        HttpHeaders headers = response.responseHeaders();
+        headers.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        if (route.rules.dropsResponse("content-type")) {
+            headers.remove(HttpHeaderNames.CONTENT_TYPE);
+        }
+        for (Map.Entry<String, String> set : route.rules.responseSets().entrySet()) {
+            headers.set(set.getKey(), set.getValue());
+        }
+        if (gate != null) {
+            gate.holdHead(); // the status line leaves with the first body bytes
+            gate.onWritable(this::drain);
+        }
+        response.then()
+                .subscribe(
+                        null,
+                        error -> onLoop(() -> {
+                            if (!finished) { // the client is gone
+                                stop();
+                                done();
+                            }
+                        }));
+        open = channel.isActive();
+        return true;
+    }
+
+    private void failResponse(Part part) {
+        committed = true;
         stop();
+        int status = part.timedOut ? 504 : 502;
+        String code = part.timedOut ? "part_timeout" : "part_failed";
+        byte[] body = ErrorBody.of(status, code, "part '" + part.config.name() + "': " + part.error);
+        Responses.error(response, status, body).subscribe(null, error -> done(), this::done);
+    }
+
+    private void finish() {
+        byte[] meta = JsonSplice.meta(Arrays.asList(outcomes), System.nanoTime() - start);
+        emit(Unpooled.wrappedBuffer(meta));
+        stop();
+        done(); // Reactor Netty writes the last chunk and flushes everything
+    }
+
+    /** Writes {@code chunk} to the connection; it is flushed at the end of this turn of the loop. */
+    private void emit(ByteBuf chunk) {
+        if (!channel.isActive()) {
+            chunk.release();
+            return;
+        }
+        channel.write(chunk, channel.voidPromise());
+        if (!flushPending) {
+            flushPending = true;
+            home.execute(flush);
+        }
+    }
+
+    private void flush() {
+        flushPending = false;
+        channel.flush();
+    }
+
+    /** A part broke after its bytes began to reach the client: close the connection, no clean end. */
+    void abort() {
+        if (finished) {
+            return;
+        }
+        stop();
+        Responses.abort(channel);
         done();
-      }
-    }));
-    open = channel.isActive();
-    return true;
-  }
-
-  private void failResponse(Part part) {
-    committed = true;
-    stop();
-    int status = part.timedOut ? 504 : 502;
-    String code = part.timedOut ? "part_timeout" : "part_failed";
-    byte[] body = ErrorBody.of(status, code, "part '" + part.config.name() + "': " + part.error);
-    Responses.error(response, status, body).subscribe(null, error -> done(), this::done);
-  }
-
-  private void finish() {
-    byte[] meta = JsonSplice.meta(Arrays.asList(outcomes), System.nanoTime() - start);
-    emit(Unpooled.wrappedBuffer(meta));
-    stop();
-    done(); // Reactor Netty writes the last chunk and flushes everything
-  }
-
-  /** Writes {@code chunk} to the connection; it is flushed at the end of this turn of the loop. */
-  private void emit(ByteBuf chunk) {
-    if (!channel.isActive()) {
-      chunk.release();
-      return;
     }
-    channel.write(chunk, channel.voidPromise());
-    if (!flushPending) {
-      flushPending = true;
-      home.execute(flush);
-    }
-  }
 
-  private void flush() {
-    flushPending = false;
-    channel.flush();
-  }
+    /** Ends the composition: timers and parts stop, buffers are released. Idempotent. */
+    private void stop() {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        if (gate != null) {
+            gate.release();
+        }
+        for (int i = 0; i < timers.length; i++) {
+            if (timers[i] != null) {
+                timers[i].cancel(false);
+                timers[i] = null;
+            }
+        }
+        for (Part part : parts) {
+            part.close();
+        }
+    }
 
-  /** A part broke after its bytes began to reach the client: close the connection, no clean end. */
-  void abort() {
-    if (finished) {
-      return;
+    private void done() {
+        sink.success();
     }
-    stop();
-    Responses.abort(channel);
-    done();
-  }
-
-  /** Ends the composition: timers and parts stop, buffers are released. Idempotent. */
-  private void stop() {
-    if (finished) {
-      return;
-    }
-    finished = true;
-    if (gate != null) {
-      gate.release();
-    }
-    for (int i = 0; i < timers.length; i++) {
-      if (timers[i] != null) {
-        timers[i].cancel(false);
-        timers[i] = null;
-      }
-    }
-    for (Part part : parts) {
-      part.close();
-    }
-  }
-
-  private void done() {
-    sink.success();
-  }
 }

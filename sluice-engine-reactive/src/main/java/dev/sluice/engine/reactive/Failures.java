@@ -11,57 +11,57 @@ import java.nio.channels.ClosedChannelException;
 /** Which {@link UpstreamFailure} an exception from the upstream client ({@link Lane}, {@link UpstreamConnection}) stands for. */
 final class Failures {
 
-  private Failures() {}
+    private Failures() {}
 
-  /** The route's (or a part's) own timeout passed: raised by the engine, never by the client. */
-  static final class Deadline extends RuntimeException {
-    static final Deadline INSTANCE = new Deadline();
+    /** The route's (or a part's) own timeout passed: raised by the engine, never by the client. */
+    static final class Deadline extends RuntimeException {
+        static final Deadline INSTANCE = new Deadline();
 
-    private Deadline() {
-      super("the route's timeout passed", null, false, false);
+        private Deadline() {
+            super("the route's timeout passed", null, false, false);
+        }
     }
-  }
 
-  static UpstreamFailure classify(Throwable error) {
-    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      UpstreamFailure failure = direct(t);
-      if (failure != null) {
-        return failure;
-      }
+    static UpstreamFailure classify(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            UpstreamFailure failure = direct(t);
+            if (failure != null) {
+                return failure;
+            }
+        }
+        return UpstreamFailure.BAD_RESPONSE;
     }
-    return UpstreamFailure.BAD_RESPONSE;
-  }
 
-  private static UpstreamFailure direct(Throwable t) {
-    if (t instanceof Deadline) {
-      return UpstreamFailure.TIMEOUT;
+    private static UpstreamFailure direct(Throwable t) {
+        if (t instanceof Deadline) {
+            return UpstreamFailure.TIMEOUT;
+        }
+        if (t instanceof Lane.Exhausted) {
+            return UpstreamFailure.POOL_EXHAUSTED;
+        }
+        if (t instanceof ConnectTimeoutException) {
+            return UpstreamFailure.CONNECT_TIMEOUT;
+        }
+        if (t instanceof ConnectException) {
+            return UpstreamFailure.REFUSED;
+        }
+        if (t instanceof ReadTimeoutException) {
+            return UpstreamFailure.READ_TIMEOUT;
+        }
+        if (t instanceof ClosedChannelException) {
+            return UpstreamFailure.RESET;
+        }
+        if (t instanceof DecoderException || t instanceof IllegalArgumentException) {
+            return UpstreamFailure.BAD_RESPONSE;
+        }
+        if (t instanceof IOException) {
+            return UpstreamFailure.RESET;
+        }
+        return null;
     }
-    if (t instanceof Lane.Exhausted) {
-      return UpstreamFailure.POOL_EXHAUSTED;
-    }
-    if (t instanceof ConnectTimeoutException) {
-      return UpstreamFailure.CONNECT_TIMEOUT;
-    }
-    if (t instanceof ConnectException) {
-      return UpstreamFailure.REFUSED;
-    }
-    if (t instanceof ReadTimeoutException) {
-      return UpstreamFailure.READ_TIMEOUT;
-    }
-    if (t instanceof ClosedChannelException) {
-      return UpstreamFailure.RESET;
-    }
-    if (t instanceof DecoderException || t instanceof IllegalArgumentException) {
-      return UpstreamFailure.BAD_RESPONSE;
-    }
-    if (t instanceof IOException) {
-      return UpstreamFailure.RESET;
-    }
-    return null;
-  }
 
-  /** Whether the failure is a timeout (a composition in {@code on-error: fail} answers 504 for it). */
-  static boolean isTimeout(UpstreamFailure failure) {
-    return failure.status() == 504;
-  }
+    /** Whether the failure is a timeout (a composition in {@code on-error: fail} answers 504 for it). */
+    static boolean isTimeout(UpstreamFailure failure) {
+        return failure.status() == 504;
+    }
 }

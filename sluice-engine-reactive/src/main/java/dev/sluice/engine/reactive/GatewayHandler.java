@@ -24,52 +24,57 @@ import reactor.netty.http.server.HttpServerResponse;
  */
 final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> {
 
-  private final RouteTable table;
-  private final Map<RouteConfig, ProxyRoute> proxies = new IdentityHashMap<>();
-  private final Map<RouteConfig, ComposeRoute> compositions = new IdentityHashMap<>();
+    private final RouteTable table;
+    private final Map<RouteConfig, ProxyRoute> proxies = new IdentityHashMap<>();
+    private final Map<RouteConfig, ComposeRoute> compositions = new IdentityHashMap<>();
 
-  GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams) {
-    this.table = new RouteTable(config.routes());
-    for (RouteConfig route : config.routes()) {
-      switch (route.target()) {
-        case ProxyTarget proxy -> proxies.put(route, new ProxyRoute(route, proxy, upstreams.get(proxy.upstream())));
-        case ComposeTarget compose ->
-            compositions.put(route, new ComposeRoute(route, compose, upstreams, config.server().readAhead()));
-      }
-    }
-  }
-
-  @Override
-  public Publisher<Void> apply(HttpServerRequest request, HttpServerResponse response) {
-    ClientRequest in = ClientRequest.of(request);
-    HttpHeaders headers = request.requestHeaders();
-    RouteTable.Result result = table.match(in.method, headers.get(HttpHeaderNames.HOST), in.path, headers::get);
-    try {
-      return switch (result) {
-        case RouteTable.Result.Matched matched -> route(in, response, matched);
-        case RouteTable.Result.MethodNotAllowed notAllowed -> {
-          response.header(HttpHeaderNames.ALLOW, String.join(", ", new TreeSet<>(notAllowed.allowed())));
-          yield Responses.send(response, 405, ErrorBody.methodNotAllowed(in.method, in.path));
+    GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams) {
+        this.table = new RouteTable(config.routes());
+        for (RouteConfig route : config.routes()) {
+            switch (route.target()) {
+                case ProxyTarget proxy ->
+                    proxies.put(route, new ProxyRoute(route, proxy, upstreams.get(proxy.upstream())));
+                case ComposeTarget compose ->
+                    compositions.put(
+                            route,
+                            new ComposeRoute(
+                                    route, compose, upstreams, config.server().readAhead()));
+            }
         }
-        case RouteTable.Result.NotFound notFound -> Responses.error(response, 404, ErrorBody.notFound(in.method, in.path));
-      };
-    } catch (PathTemplate.MissingVariableException e) {
-      return Responses.error(response, 400, ErrorBody.of(400, "bad_request", e.getMessage()));
     }
-  }
 
-  private Publisher<Void> route(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched matched) {
-    Channel channel = channel(in);
-    ProxyRoute proxy = proxies.get(matched.route());
-    if (proxy != null) {
-      return proxy.handle(in, response, matched, channel);
+    @Override
+    public Publisher<Void> apply(HttpServerRequest request, HttpServerResponse response) {
+        ClientRequest in = ClientRequest.of(request);
+        HttpHeaders headers = request.requestHeaders();
+        RouteTable.Result result = table.match(in.method, headers.get(HttpHeaderNames.HOST), in.path, headers::get);
+        try {
+            return switch (result) {
+                case RouteTable.Result.Matched matched -> route(in, response, matched);
+                case RouteTable.Result.MethodNotAllowed notAllowed -> {
+                    response.header(HttpHeaderNames.ALLOW, String.join(", ", new TreeSet<>(notAllowed.allowed())));
+                    yield Responses.send(response, 405, ErrorBody.methodNotAllowed(in.method, in.path));
+                }
+                case RouteTable.Result.NotFound notFound ->
+                    Responses.error(response, 404, ErrorBody.notFound(in.method, in.path));
+            };
+        } catch (PathTemplate.MissingVariableException e) {
+            return Responses.error(response, 400, ErrorBody.of(400, "bad_request", e.getMessage()));
+        }
     }
-    return compositions.get(matched.route()).handle(in, response, matched, channel);
-  }
 
-  private static Channel channel(ClientRequest in) {
-    Channel[] channel = new Channel[1];
-    in.request.withConnection(connection -> channel[0] = connection.channel());
-    return channel[0];
-  }
+    private Publisher<Void> route(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched matched) {
+        Channel channel = channel(in);
+        ProxyRoute proxy = proxies.get(matched.route());
+        if (proxy != null) {
+            return proxy.handle(in, response, matched, channel);
+        }
+        return compositions.get(matched.route()).handle(in, response, matched, channel);
+    }
+
+    private static Channel channel(ClientRequest in) {
+        Channel[] channel = new Channel[1];
+        in.request.withConnection(connection -> channel[0] = connection.channel());
+        return channel[0];
+    }
 }

@@ -30,209 +30,220 @@ import java.util.concurrent.TimeUnit;
  */
 final class Lane {
 
-  /** Whoever asked for a connection. Called on the lane's loop, exactly once. */
-  interface Acquirer {
-    void acquired(UpstreamConnection connection);
+    /** Whoever asked for a connection. Called on the lane's loop, exactly once. */
+    interface Acquirer {
+        void acquired(UpstreamConnection connection);
 
-    void failed(Throwable error);
-  }
-
-  /** No connection within {@code acquire-timeout}, or more than {@code max-pending} waiting. */
-  static final class Exhausted extends RuntimeException {
-    Exhausted(String message) {
-      super(message, null, false, false);
+        void failed(Throwable error);
     }
-  }
 
-  /** Largest body piece the response decoder hands over: a whole socket read, not 8 KB slices of it. */
-  private static final int MAX_CHUNK = 64 * 1024;
-
-  private final EventLoop loop;
-  private final Bootstrap bootstrap;
-  private final int maxConnections;
-  private final int maxPending;
-  private final long acquireTimeoutNanos;
-  private final long idleTimeoutNanos;
-  private final ArrayDeque<UpstreamConnection> idle = new ArrayDeque<>(); // most recent first
-  private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
-  private int open; // connections open or being opened
-  private boolean sweeping;
-  private boolean closed;
-
-  private static final class Waiter {
-    final Acquirer acquirer;
-    ScheduledFuture<?> timer;
-
-    Waiter(Acquirer acquirer) {
-      this.acquirer = acquirer;
+    /** No connection within {@code acquire-timeout}, or more than {@code max-pending} waiting. */
+    static final class Exhausted extends RuntimeException {
+        Exhausted(String message) {
+            super(message, null, false, false);
+        }
     }
-  }
 
-  Lane(EventLoop loop, Class<? extends Channel> type, InetSocketAddress address, int connectTimeoutMillis,
-      long readTimeoutNanos, int maxConnections, int maxPending, long acquireTimeoutNanos, long idleTimeoutNanos) {
-    this.loop = loop;
-    this.maxConnections = maxConnections;
-    this.maxPending = maxPending;
-    this.acquireTimeoutNanos = acquireTimeoutNanos;
-    this.idleTimeoutNanos = idleTimeoutNanos;
-    HttpDecoderConfig decoding = new HttpDecoderConfig().setMaxChunkSize(MAX_CHUNK);
-    this.bootstrap = new Bootstrap()
-        .group(loop)
-        .channel(type)
-        .remoteAddress(address)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
-        .option(ChannelOption.AUTO_READ, false)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .handler(new ChannelInitializer<>() {
-          @Override
-          protected void initChannel(Channel channel) {
-            ReadStall stall = new ReadStall(readTimeoutNanos);
-            channel.pipeline()
-                .addLast(new HttpClientCodec(decoding, false, false))
-                .addLast(ReadStall.NAME, stall)
-                .addLast(UpstreamConnection.NAME, new UpstreamConnection(Lane.this, channel, stall));
-          }
+    /** Largest body piece the response decoder hands over: a whole socket read, not 8 KB slices of it. */
+    private static final int MAX_CHUNK = 64 * 1024;
+
+    private final EventLoop loop;
+    private final Bootstrap bootstrap;
+    private final int maxConnections;
+    private final int maxPending;
+    private final long acquireTimeoutNanos;
+    private final long idleTimeoutNanos;
+    private final ArrayDeque<UpstreamConnection> idle = new ArrayDeque<>(); // most recent first
+    private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
+    private int open; // connections open or being opened
+    private boolean sweeping;
+    private boolean closed;
+
+    private static final class Waiter {
+        final Acquirer acquirer;
+        ScheduledFuture<?> timer;
+
+        Waiter(Acquirer acquirer) {
+            this.acquirer = acquirer;
+        }
+    }
+
+    Lane(
+            EventLoop loop,
+            Class<? extends Channel> type,
+            InetSocketAddress address,
+            int connectTimeoutMillis,
+            long readTimeoutNanos,
+            int maxConnections,
+            int maxPending,
+            long acquireTimeoutNanos,
+            long idleTimeoutNanos) {
+        this.loop = loop;
+        this.maxConnections = maxConnections;
+        this.maxPending = maxPending;
+        this.acquireTimeoutNanos = acquireTimeoutNanos;
+        this.idleTimeoutNanos = idleTimeoutNanos;
+        HttpDecoderConfig decoding = new HttpDecoderConfig().setMaxChunkSize(MAX_CHUNK);
+        this.bootstrap = new Bootstrap()
+                .group(loop)
+                .channel(type)
+                .remoteAddress(address)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
+                .option(ChannelOption.AUTO_READ, false)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel channel) {
+                        ReadStall stall = new ReadStall(readTimeoutNanos);
+                        channel.pipeline()
+                                .addLast(new HttpClientCodec(decoding, false, false))
+                                .addLast(ReadStall.NAME, stall)
+                                .addLast(UpstreamConnection.NAME, new UpstreamConnection(Lane.this, channel, stall));
+                    }
+                });
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    /** Finds {@code acquirer} a connection, now or later; or fails it. */
+    void acquire(Acquirer acquirer) {
+        if (!loop.inEventLoop()) {
+            loop.execute(() -> acquire(acquirer));
+            return;
+        }
+        if (closed) {
+            acquirer.failed(new Exhausted("the gateway is stopping"));
+            return;
+        }
+        UpstreamConnection connection;
+        while ((connection = idle.pollFirst()) != null) {
+            if (connection.channel.isActive()) {
+                acquirer.acquired(connection);
+                return;
+            }
+        }
+        if (open < maxConnections) {
+            connect(acquirer);
+            return;
+        }
+        if (waiting.size() >= maxPending) {
+            acquirer.failed(new Exhausted("more than max-pending requests wait for a connection"));
+            return;
+        }
+        Waiter waiter = new Waiter(acquirer);
+        waiter.timer = loop.schedule(
+                () -> {
+                    if (waiting.remove(waiter)) {
+                        acquirer.failed(new Exhausted("no connection within acquire-timeout"));
+                    }
+                },
+                acquireTimeoutNanos,
+                TimeUnit.NANOSECONDS);
+        waiting.add(waiter);
+    }
+
+    /**
+     * {@code acquirer} no longer wants a connection (its request is over): it leaves the line, so
+     * that it holds no {@code max-pending} slot. A connection it is already being given still reaches
+     * it; it hands that back with {@link #release}.
+     */
+    void cancel(Acquirer acquirer) {
+        if (!loop.inEventLoop()) {
+            loop.execute(() -> cancel(acquirer));
+            return;
+        }
+        for (var it = waiting.iterator(); it.hasNext(); ) {
+            Waiter waiter = it.next();
+            if (waiter.acquirer == acquirer) {
+                it.remove();
+                waiter.timer.cancel(false);
+                return;
+            }
+        }
+    }
+
+    private void connect(Acquirer acquirer) {
+        open++;
+        ChannelFuture future = bootstrap.connect();
+        Channel channel = future.channel();
+        channel.closeFuture().addListener(f -> closed(channel));
+        future.addListener(f -> {
+            if (f.isSuccess() && channel.pipeline().get(UpstreamConnection.NAME) instanceof UpstreamConnection c) {
+                acquirer.acquired(c);
+            } else {
+                channel.close();
+                acquirer.failed(f.cause() != null ? f.cause() : new java.nio.channels.ClosedChannelException());
+            }
         });
-  }
+    }
 
-  EventLoop loop() {
-    return loop;
-  }
+    /** {@code connection} finished its exchange cleanly and may carry another. On the lane's loop. */
+    void release(UpstreamConnection connection) {
+        if (closed || !connection.channel.isActive()) {
+            connection.channel.close();
+            return;
+        }
+        Waiter waiter = waiting.pollFirst();
+        if (waiter != null) {
+            waiter.timer.cancel(false);
+            waiter.acquirer.acquired(connection);
+            return;
+        }
+        connection.idleSince = System.nanoTime();
+        idle.addFirst(connection);
+        if (!sweeping) {
+            sweeping = true;
+            loop.schedule(this::sweep, idleTimeoutNanos, TimeUnit.NANOSECONDS);
+        }
+    }
 
-  /** Finds {@code acquirer} a connection, now or later; or fails it. */
-  void acquire(Acquirer acquirer) {
-    if (!loop.inEventLoop()) {
-      loop.execute(() -> acquire(acquirer));
-      return;
+    /** A connection closed (or failed to open): its slot is free for whoever waits. */
+    private void closed(Channel channel) {
+        open--;
+        if (!idle.isEmpty()) {
+            idle.removeIf(c -> c.channel == channel);
+        }
+        if (!closed && open < maxConnections) {
+            Waiter waiter = waiting.pollFirst();
+            if (waiter != null) {
+                waiter.timer.cancel(false);
+                connect(waiter.acquirer);
+            }
+        }
     }
-    if (closed) {
-      acquirer.failed(new Exhausted("the gateway is stopping"));
-      return;
-    }
-    UpstreamConnection connection;
-    while ((connection = idle.pollFirst()) != null) {
-      if (connection.channel.isActive()) {
-        acquirer.acquired(connection);
-        return;
-      }
-    }
-    if (open < maxConnections) {
-      connect(acquirer);
-      return;
-    }
-    if (waiting.size() >= maxPending) {
-      acquirer.failed(new Exhausted("more than max-pending requests wait for a connection"));
-      return;
-    }
-    Waiter waiter = new Waiter(acquirer);
-    waiter.timer = loop.schedule(() -> {
-      if (waiting.remove(waiter)) {
-        acquirer.failed(new Exhausted("no connection within acquire-timeout"));
-      }
-    }, acquireTimeoutNanos, TimeUnit.NANOSECONDS);
-    waiting.add(waiter);
-  }
 
-  /**
-   * {@code acquirer} no longer wants a connection (its request is over): it leaves the line, so
-   * that it holds no {@code max-pending} slot. A connection it is already being given still reaches
-   * it; it hands that back with {@link #release}.
-   */
-  void cancel(Acquirer acquirer) {
-    if (!loop.inEventLoop()) {
-      loop.execute(() -> cancel(acquirer));
-      return;
+    /** Closes the connections idle for {@code idle-timeout}; the oldest are at the tail. */
+    private void sweep() {
+        sweeping = false;
+        long now = System.nanoTime();
+        UpstreamConnection oldest;
+        while ((oldest = idle.peekLast()) != null && now - oldest.idleSince >= idleTimeoutNanos) {
+            idle.pollLast();
+            oldest.channel.close();
+        }
+        if (oldest != null && !closed) {
+            sweeping = true;
+            loop.schedule(this::sweep, idleTimeoutNanos - (now - oldest.idleSince), TimeUnit.NANOSECONDS);
+        }
     }
-    for (var it = waiting.iterator(); it.hasNext(); ) {
-      Waiter waiter = it.next();
-      if (waiter.acquirer == acquirer) {
-        it.remove();
-        waiter.timer.cancel(false);
-        return;
-      }
-    }
-  }
 
-  private void connect(Acquirer acquirer) {
-    open++;
-    ChannelFuture future = bootstrap.connect();
-    Channel channel = future.channel();
-    channel.closeFuture().addListener(f -> closed(channel));
-    future.addListener(f -> {
-      if (f.isSuccess() && channel.pipeline().get(UpstreamConnection.NAME) instanceof UpstreamConnection c) {
-        acquirer.acquired(c);
-      } else {
-        channel.close();
-        acquirer.failed(f.cause() != null ? f.cause() : new java.nio.channels.ClosedChannelException());
-      }
-    });
-  }
-
-  /** {@code connection} finished its exchange cleanly and may carry another. On the lane's loop. */
-  void release(UpstreamConnection connection) {
-    if (closed || !connection.channel.isActive()) {
-      connection.channel.close();
-      return;
+    /** Closes the idle connections and fails whoever waits; busy ones close with their exchanges. */
+    void close() {
+        if (!loop.inEventLoop()) {
+            loop.execute(this::close);
+            return;
+        }
+        closed = true;
+        UpstreamConnection connection;
+        while ((connection = idle.pollFirst()) != null) {
+            connection.channel.close();
+        }
+        Waiter waiter;
+        while ((waiter = waiting.pollFirst()) != null) {
+            waiter.timer.cancel(false);
+            waiter.acquirer.failed(new Exhausted("the gateway is stopping"));
+        }
     }
-    Waiter waiter = waiting.pollFirst();
-    if (waiter != null) {
-      waiter.timer.cancel(false);
-      waiter.acquirer.acquired(connection);
-      return;
-    }
-    connection.idleSince = System.nanoTime();
-    idle.addFirst(connection);
-    if (!sweeping) {
-      sweeping = true;
-      loop.schedule(this::sweep, idleTimeoutNanos, TimeUnit.NANOSECONDS);
-    }
-  }
-
-  /** A connection closed (or failed to open): its slot is free for whoever waits. */
-  private void closed(Channel channel) {
-    open--;
-    if (!idle.isEmpty()) {
-      idle.removeIf(c -> c.channel == channel);
-    }
-    if (!closed && open < maxConnections) {
-      Waiter waiter = waiting.pollFirst();
-      if (waiter != null) {
-        waiter.timer.cancel(false);
-        connect(waiter.acquirer);
-      }
-    }
-  }
-
-  /** Closes the connections idle for {@code idle-timeout}; the oldest are at the tail. */
-  private void sweep() {
-    sweeping = false;
-    long now = System.nanoTime();
-    UpstreamConnection oldest;
-    while ((oldest = idle.peekLast()) != null && now - oldest.idleSince >= idleTimeoutNanos) {
-      idle.pollLast();
-      oldest.channel.close();
-    }
-    if (oldest != null && !closed) {
-      sweeping = true;
-      loop.schedule(this::sweep, idleTimeoutNanos - (now - oldest.idleSince), TimeUnit.NANOSECONDS);
-    }
-  }
-
-  /** Closes the idle connections and fails whoever waits; busy ones close with their exchanges. */
-  void close() {
-    if (!loop.inEventLoop()) {
-      loop.execute(this::close);
-      return;
-    }
-    closed = true;
-    UpstreamConnection connection;
-    while ((connection = idle.pollFirst()) != null) {
-      connection.channel.close();
-    }
-    Waiter waiter;
-    while ((waiter = waiting.pollFirst()) != null) {
-      waiter.timer.cancel(false);
-      waiter.acquirer.failed(new Exhausted("the gateway is stopping"));
-    }
-  }
 }

@@ -11,13 +11,13 @@ import reactor.core.publisher.Mono;
  */
 final class LoopTimer {
 
-  private LoopTimer() {}
+    private LoopTimer() {}
 
-  /** Emits {@code true} on {@code loop} after {@code nanos}. */
-  static Mono<Boolean> after(EventLoop loop, long nanos) {
-    return Mono.create(sink -> {
-      ScheduledFuture<?> timer = loop.schedule(() -> sink.success(Boolean.TRUE), nanos, TimeUnit.NANOSECONDS);
-      sink.onCancel(() -> timer.cancel(false));
-    });
-  }
+    /** Emits {@code true} on {@code loop} after {@code nanos}. */
+    static Mono<Boolean> after(EventLoop loop, long nanos) {
+        return Mono.create(sink -> {
+            ScheduledFuture<?> timer = loop.schedule(() -> sink.success(Boolean.TRUE), nanos, TimeUnit.NANOSECONDS);
+            sink.onCancel(() -> timer.cancel(false));
+        });
+    }
 }

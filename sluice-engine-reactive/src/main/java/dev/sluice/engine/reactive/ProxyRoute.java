@@ -43,382 +43,386 @@ import reactor.netty.http.server.HttpServerResponse;
  */
 final class ProxyRoute {
 
-  private final ProxyTarget target;
-  private final Upstream upstream;
-  private final HeaderRules rules;
-  private final long timeoutNanos; // 0 when the route has none
+    private final ProxyTarget target;
+    private final Upstream upstream;
+    private final HeaderRules rules;
+    private final long timeoutNanos; // 0 when the route has none
 
-  ProxyRoute(RouteConfig route, ProxyTarget target, Upstream upstream) {
-    this.target = target;
-    this.upstream = upstream;
-    this.rules = HeaderRules.of(route.filters());
-    this.timeoutNanos = target.timeout().map(Duration::toNanos).orElse(0L);
-  }
-
-  /**
-   * @throws dev.sluice.routing.PathTemplate.MissingVariableException when the path template lacks
-   *     a value (the caller answers 400)
-   */
-  Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {
-    String uri = upstreamTarget(in, match);
-    EventLoop home = channel.eventLoop();
-    Mono<Void> exchange = Mono.create(sink -> new Call(in, response, channel, uri, sink).start());
-    long wait = upstream.reserveStart();
-    if (wait > 0) { // the pacing wait, on this request's loop, where the call then starts
-      exchange = LoopTimer.after(home, wait).then(exchange);
-    }
-    if (timeoutNanos > 0) { // the route's timeout, pacing included, fires on this loop too
-      exchange = exchange.timeout(LoopTimer.after(home, timeoutNanos), Mono.error(Failures.Deadline.INSTANCE));
-    }
-    return exchange.onErrorResume(error -> failed(error, response, channel));
-  }
-
-  /**
-   * One proxied exchange: it takes a connection from the upstream's {@link Lane}, writes the request
-   * head and streams the client's body after it, then relays the answer. It is also the publisher
-   * of the response body that Reactor Netty's server writes to the client: it reads the upstream
-   * only while the server asks for buffers, so a slow client stops the upstream reads. Its state
-   * lives on the client connection's loop (the home loop).
-   */
-  private final class Call implements Lane.Acquirer, UpstreamConnection.Exchange, Publisher<ByteBuf>, Subscription {
-    private final ClientRequest in;
-    private final HttpServerResponse response;
-    private final Channel channel;
-    private final EventLoop home;
-    private final String uri;
-    private final MonoSink<Void> sink;
-    private final boolean resendable;
-    private final ArrayDeque<ByteBuf> body = new ArrayDeque<>(4);
-    private UpstreamConnection connection; // while the exchange has one
-    private boolean acquiring; // asked the lane for a connection, none given yet
-    private boolean resent;
-    private boolean answered; // the upstream's status line arrived: never send this call again
-    private boolean stopped;
-    private boolean ended; // the upstream's body ended
-    private Throwable broken; // the upstream failed after its status line
-    private Subscriber<? super ByteBuf> relay;
-    private long demand;
-    private boolean reading;
-    private boolean relayDone;
-    private boolean draining;
-    private boolean missed;
-
-    Call(ClientRequest in, HttpServerResponse response, Channel channel, String uri, MonoSink<Void> sink) {
-      this.in = in;
-      this.response = response;
-      this.channel = channel;
-      this.home = channel.eventLoop();
-      this.uri = uri;
-      this.sink = sink;
-      this.resendable = RetryRule.mayResend(in.method, hasBody(in.headers()));
-    }
-
-    void start() {
-      sink.onCancel(() -> onLoop(this::stop));
-      acquire();
-    }
-
-    private void acquire() {
-      acquiring = true;
-      upstream.lane(home).acquire(this);
-    }
-
-    private void onLoop(Runnable task) {
-      if (home.inEventLoop()) {
-        task.run();
-      } else {
-        home.execute(task);
-      }
-    }
-
-    @Override
-    public void acquired(UpstreamConnection c) {
-      onLoop(() -> send(c));
-    }
-
-    @Override
-    public void failed(Throwable error) {
-      onLoop(() -> acquiring = false);
-      onError(error);
-    }
-
-    /** The request head, then its body as it arrives. */
-    private void send(UpstreamConnection c) {
-      acquiring = false;
-      if (stopped) {
-        c.lane.release(c); // never used: fit for the next call
-        return;
-      }
-      connection = c;
-      HttpHeaders incoming = in.headers();
-      String lengthHeader = incoming.get(HttpHeaderNames.CONTENT_LENGTH);
-      long length = lengthHeader != null ? parseLength(lengthHeader) : -1;
-      HttpHeaders headers = UpstreamConnection.newHeaders();
-      in.copyHeaders(rules, headers);
-      in.addForwarding(rules, upstream.authority(), headers);
-      HttpMethod method = in.request.method();
-      boolean streamed = false;
-      if (length >= 0) {
-        headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
-        streamed = length > 0;
-      } else if (incoming.containsValue(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED, true)) {
-        headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-        streamed = true;
-      }
-      if (!streamed) {
-        c.send(this, method, uri, headers);
-        return;
-      }
-      c.send(this, new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri, headers), true);
-      in.request.receive().retain().subscribe(new BodyWriter(c));
-    }
-
-    /** The status line and headers: on the upstream connection's loop. */
-    @Override
-    public void onHead(HttpResponse head, UpstreamConnection c) {
-      onLoop(() -> answered(head));
-    }
-
-    @Override
-    public void onContent(ByteBuf content) {
-      onLoop(() -> {
-        if (stopped) {
-          content.release();
-          return;
-        }
-        reading = false;
-        body.add(content);
-        drain();
-      });
-    }
-
-    @Override
-    public void onEnd() {
-      onLoop(() -> {
-        connection = null; // back in its lane, or closed
-        ended = true;
-        drain();
-      });
-    }
-
-    @Override
-    public void onError(Throwable error) {
-      onLoop(() -> {
-        connection = null;
-        if (stopped || ended) {
-          return;
-        }
-        if (!answered) {
-          if (resendable && !resent && Failures.classify(error) == UpstreamFailure.RESET) {
-            resent = true;
-            acquire();
-            return;
-          }
-          stopped = true;
-          sink.error(error);
-          return;
-        }
-        broken = error;
-        drain();
-      });
+    ProxyRoute(RouteConfig route, ProxyTarget target, Upstream upstream) {
+        this.target = target;
+        this.upstream = upstream;
+        this.rules = HeaderRules.of(route.filters());
+        this.timeoutNanos = target.timeout().map(Duration::toNanos).orElse(0L);
     }
 
     /**
-     * The status line and headers go back as they came (less hop-by-hop), then the body streams.
-     * A body of known length follows its head at once, so the head waits for the first body bytes
-     * and leaves with them in one write (Reactor Netty would flush it alone first: a second system
-     * call, and a second wake-up of the client, per response). Streamed (chunked) bodies may be
-     * long in coming, and their heads go out at once.
+     * @throws dev.sluice.routing.PathTemplate.MissingVariableException when the path template lacks
+     *     a value (the caller answers 400)
      */
-    private void answered(HttpResponse head) {
-      if (stopped) {
-        return;
-      }
-      answered = true;
-      response.status(head.status());
-      HttpHeaders from = head.headers();
-      HttpHeaders to = response.responseHeaders();
-      String connectionHeader = from.get(HttpHeaderNames.CONNECTION);
-      Iterator<Map.Entry<String, String>> it = from.iteratorAsString();
-      while (it.hasNext()) {
-        Map.Entry<String, String> header = it.next();
-        if (rules.forwardResponse(header.getKey(), connectionHeader)) {
-          to.add(header.getKey(), header.getValue());
+    Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {
+        String uri = upstreamTarget(in, match);
+        EventLoop home = channel.eventLoop();
+        Mono<Void> exchange = Mono.create(sink -> new Call(in, response, channel, uri, sink).start());
+        long wait = upstream.reserveStart();
+        if (wait > 0) { // the pacing wait, on this request's loop, where the call then starts
+            exchange = LoopTimer.after(home, wait).then(exchange);
         }
-      }
-      for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
-        to.set(set.getKey(), set.getValue());
-      }
-      if (bodyFollows(in.request.method(), head, from) && channel.pipeline().get(WriteGate.NAME) instanceof WriteGate gate) {
-        gate.holdHeadForBody();
-      }
-      response.send(this).then().subscribe(null, sink::error, sink::success);
-    }
-
-    // ---- the response body, as a publisher for Reactor Netty's server (home loop) ----
-
-    @Override
-    public void subscribe(Subscriber<? super ByteBuf> subscriber) {
-      onLoop(() -> {
-        if (relay != null) {
-          Operators.error(subscriber, new IllegalStateException("one subscriber only"));
-          return;
+        if (timeoutNanos > 0) { // the route's timeout, pacing included, fires on this loop too
+            exchange = exchange.timeout(LoopTimer.after(home, timeoutNanos), Mono.error(Failures.Deadline.INSTANCE));
         }
-        relay = subscriber;
-        subscriber.onSubscribe(this);
-        drain();
-      });
+        return exchange.onErrorResume(error -> failed(error, response, channel));
     }
 
-    @Override
-    public void request(long n) {
-      onLoop(() -> {
-        demand = Operators.addCap(demand, n);
-        drain();
-      });
+    /**
+     * One proxied exchange: it takes a connection from the upstream's {@link Lane}, writes the request
+     * head and streams the client's body after it, then relays the answer. It is also the publisher
+     * of the response body that Reactor Netty's server writes to the client: it reads the upstream
+     * only while the server asks for buffers, so a slow client stops the upstream reads. Its state
+     * lives on the client connection's loop (the home loop).
+     */
+    private final class Call implements Lane.Acquirer, UpstreamConnection.Exchange, Publisher<ByteBuf>, Subscription {
+        private final ClientRequest in;
+        private final HttpServerResponse response;
+        private final Channel channel;
+        private final EventLoop home;
+        private final String uri;
+        private final MonoSink<Void> sink;
+        private final boolean resendable;
+        private final ArrayDeque<ByteBuf> body = new ArrayDeque<>(4);
+        private UpstreamConnection connection; // while the exchange has one
+        private boolean acquiring; // asked the lane for a connection, none given yet
+        private boolean resent;
+        private boolean answered; // the upstream's status line arrived: never send this call again
+        private boolean stopped;
+        private boolean ended; // the upstream's body ended
+        private Throwable broken; // the upstream failed after its status line
+        private Subscriber<? super ByteBuf> relay;
+        private long demand;
+        private boolean reading;
+        private boolean relayDone;
+        private boolean draining;
+        private boolean missed;
+
+        Call(ClientRequest in, HttpServerResponse response, Channel channel, String uri, MonoSink<Void> sink) {
+            this.in = in;
+            this.response = response;
+            this.channel = channel;
+            this.home = channel.eventLoop();
+            this.uri = uri;
+            this.sink = sink;
+            this.resendable = RetryRule.mayResend(in.method, hasBody(in.headers()));
+        }
+
+        void start() {
+            sink.onCancel(() -> onLoop(this::stop));
+            acquire();
+        }
+
+        private void acquire() {
+            acquiring = true;
+            upstream.lane(home).acquire(this);
+        }
+
+        private void onLoop(Runnable task) {
+            if (home.inEventLoop()) {
+                task.run();
+            } else {
+                home.execute(task);
+            }
+        }
+
+        @Override
+        public void acquired(UpstreamConnection c) {
+            onLoop(() -> send(c));
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            onLoop(() -> acquiring = false);
+            onError(error);
+        }
+
+        /** The request head, then its body as it arrives. */
+        private void send(UpstreamConnection c) {
+            acquiring = false;
+            if (stopped) {
+                c.lane.release(c); // never used: fit for the next call
+                return;
+            }
+            connection = c;
+            HttpHeaders incoming = in.headers();
+            String lengthHeader = incoming.get(HttpHeaderNames.CONTENT_LENGTH);
+            long length = lengthHeader != null ? parseLength(lengthHeader) : -1;
+            HttpHeaders headers = UpstreamConnection.newHeaders();
+            in.copyHeaders(rules, headers);
+            in.addForwarding(rules, upstream.authority(), headers);
+            HttpMethod method = in.request.method();
+            boolean streamed = false;
+            if (length >= 0) {
+                headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
+                streamed = length > 0;
+            } else if (incoming.containsValue(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED, true)) {
+                headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+                streamed = true;
+            }
+            if (!streamed) {
+                c.send(this, method, uri, headers);
+                return;
+            }
+            c.send(this, new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri, headers), true);
+            in.request.receive().retain().subscribe(new BodyWriter(c));
+        }
+
+        /** The status line and headers: on the upstream connection's loop. */
+        @Override
+        public void onHead(HttpResponse head, UpstreamConnection c) {
+            onLoop(() -> answered(head));
+        }
+
+        @Override
+        public void onContent(ByteBuf content) {
+            onLoop(() -> {
+                if (stopped) {
+                    content.release();
+                    return;
+                }
+                reading = false;
+                body.add(content);
+                drain();
+            });
+        }
+
+        @Override
+        public void onEnd() {
+            onLoop(() -> {
+                connection = null; // back in its lane, or closed
+                ended = true;
+                drain();
+            });
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            onLoop(() -> {
+                connection = null;
+                if (stopped || ended) {
+                    return;
+                }
+                if (!answered) {
+                    if (resendable && !resent && Failures.classify(error) == UpstreamFailure.RESET) {
+                        resent = true;
+                        acquire();
+                        return;
+                    }
+                    stopped = true;
+                    sink.error(error);
+                    return;
+                }
+                broken = error;
+                drain();
+            });
+        }
+
+        /**
+         * The status line and headers go back as they came (less hop-by-hop), then the body streams.
+         * A body of known length follows its head at once, so the head waits for the first body bytes
+         * and leaves with them in one write (Reactor Netty would flush it alone first: a second system
+         * call, and a second wake-up of the client, per response). Streamed (chunked) bodies may be
+         * long in coming, and their heads go out at once.
+         */
+        private void answered(HttpResponse head) {
+            if (stopped) {
+                return;
+            }
+            answered = true;
+            response.status(head.status());
+            HttpHeaders from = head.headers();
+            HttpHeaders to = response.responseHeaders();
+            String connectionHeader = from.get(HttpHeaderNames.CONNECTION);
+            Iterator<Map.Entry<String, String>> it = from.iteratorAsString();
+            while (it.hasNext()) {
+                Map.Entry<String, String> header = it.next();
+                if (rules.forwardResponse(header.getKey(), connectionHeader)) {
+                    to.add(header.getKey(), header.getValue());
+                }
+            }
+            for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
+                to.set(set.getKey(), set.getValue());
+            }
+            if (bodyFollows(in.request.method(), head, from)
+                    && channel.pipeline().get(WriteGate.NAME) instanceof WriteGate gate) {
+                gate.holdHeadForBody();
+            }
+            response.send(this).then().subscribe(null, sink::error, sink::success);
+        }
+
+        // ---- the response body, as a publisher for Reactor Netty's server (home loop) ----
+
+        @Override
+        public void subscribe(Subscriber<? super ByteBuf> subscriber) {
+            onLoop(() -> {
+                if (relay != null) {
+                    Operators.error(subscriber, new IllegalStateException("one subscriber only"));
+                    return;
+                }
+                relay = subscriber;
+                subscriber.onSubscribe(this);
+                drain();
+            });
+        }
+
+        @Override
+        public void request(long n) {
+            onLoop(() -> {
+                demand = Operators.addCap(demand, n);
+                drain();
+            });
+        }
+
+        @Override
+        public void cancel() {
+            onLoop(this::stop);
+        }
+
+        private void drain() {
+            if (draining) {
+                missed = true;
+                return;
+            }
+            draining = true;
+            try {
+                do {
+                    missed = false;
+                    if (relay == null || relayDone) {
+                        return;
+                    }
+                    while (demand > 0 && !body.isEmpty() && !stopped) {
+                        demand--;
+                        relay.onNext(body.poll());
+                    }
+                    if (stopped || !body.isEmpty()) {
+                        continue;
+                    }
+                    if (broken != null) {
+                        relayDone = true;
+                        relay.onError(broken);
+                    } else if (ended) {
+                        relayDone = true;
+                        relay.onComplete();
+                    } else if (demand > 0 && !reading && connection != null) {
+                        reading = true;
+                        connection.read();
+                    }
+                } while (missed);
+            } finally {
+                draining = false;
+            }
+        }
+
+        /** The exchange is over for the gateway (cancelled, timed out, or the client went away). */
+        private void stop() {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            if (connection != null) {
+                connection.abandon(this);
+                connection = null;
+            }
+            if (acquiring) {
+                acquiring = false;
+                upstream.lane(home).cancel(this);
+            }
+            ByteBuf chunk;
+            while ((chunk = body.poll()) != null) {
+                chunk.release();
+            }
+        }
+
+        /** Writes the client's request body upstream, a buffer at a time, as the connection takes it. */
+        private final class BodyWriter extends BaseSubscriber<ByteBuf> {
+            private final UpstreamConnection target;
+
+            BodyWriter(UpstreamConnection target) {
+                this.target = target;
+            }
+
+            @Override
+            protected void hookOnSubscribe(Subscription subscription) {
+                request(1);
+            }
+
+            @Override
+            protected void hookOnNext(ByteBuf chunk) {
+                target.writeBody(new DefaultHttpContent(chunk)).addListener(written -> {
+                    if (written.isSuccess()) {
+                        request(1);
+                    } else {
+                        cancel();
+                    }
+                });
+            }
+
+            @Override
+            protected void hookOnComplete() {
+                target.endBody(Call.this);
+            }
+
+            @Override
+            protected void hookOnError(Throwable error) {
+                target.abandon(Call.this); // the client's body broke: the upstream must not take it as whole
+            }
+        }
     }
 
-    @Override
-    public void cancel() {
-      onLoop(this::stop);
+    private Mono<Void> failed(Throwable error, HttpServerResponse response, Channel channel) {
+        if (response.hasSentHeaders()) {
+            Responses.abort(channel);
+            return Mono.empty();
+        }
+        UpstreamFailure failure = Failures.classify(error);
+        return Responses.error(response, failure.status(), ErrorBody.of(failure, upstream.name()));
     }
 
-    private void drain() {
-      if (draining) {
-        missed = true;
-        return;
-      }
-      draining = true;
-      try {
-        do {
-          missed = false;
-          if (relay == null || relayDone) {
-            return;
-          }
-          while (demand > 0 && !body.isEmpty() && !stopped) {
-            demand--;
-            relay.onNext(body.poll());
-          }
-          if (stopped || !body.isEmpty()) {
-            continue;
-          }
-          if (broken != null) {
-            relayDone = true;
-            relay.onError(broken);
-          } else if (ended) {
-            relayDone = true;
-            relay.onComplete();
-          } else if (demand > 0 && !reading && connection != null) {
-            reading = true;
-            connection.read();
-          }
-        } while (missed);
-      } finally {
-        draining = false;
-      }
+    private String upstreamTarget(ClientRequest in, RouteTable.Result.Matched match) {
+        String base = upstream.basePath();
+        if (target.path().isPresent()) {
+            return base + target.path().get().expand(match.variables(), in.query(), match.remainder());
+        }
+        String path = in.path;
+        if (target.stripPrefix().isPresent()) {
+            String prefix = target.stripPrefix().get();
+            if (path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/')) {
+                path = path.length() == prefix.length() ? "/" : path.substring(prefix.length());
+            }
+        }
+        return in.rawQuery == null ? base + path : base + path + '?' + in.rawQuery;
     }
 
-    /** The exchange is over for the gateway (cancelled, timed out, or the client went away). */
-    private void stop() {
-      if (stopped) {
-        return;
-      }
-      stopped = true;
-      if (connection != null) {
-        connection.abandon(this);
-        connection = null;
-      }
-      if (acquiring) {
-        acquiring = false;
-        upstream.lane(home).cancel(this);
-      }
-      ByteBuf chunk;
-      while ((chunk = body.poll()) != null) {
-        chunk.release();
-      }
+    /** Whether body bytes come right after this head: a known, non-zero length, and a body at all. */
+    private static boolean bodyFollows(HttpMethod method, HttpResponse head, HttpHeaders from) {
+        int code = head.status().code();
+        if (code < 200
+                || code == 204
+                || code == 304
+                || method.equals(HttpMethod.HEAD)
+                || from.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            return false;
+        }
+        String length = from.get(HttpHeaderNames.CONTENT_LENGTH);
+        return length != null && parseLength(length) > 0;
     }
 
-    /** Writes the client's request body upstream, a buffer at a time, as the connection takes it. */
-    private final class BodyWriter extends BaseSubscriber<ByteBuf> {
-      private final UpstreamConnection target;
-
-      BodyWriter(UpstreamConnection target) {
-        this.target = target;
-      }
-
-      @Override
-      protected void hookOnSubscribe(Subscription subscription) {
-        request(1);
-      }
-
-      @Override
-      protected void hookOnNext(ByteBuf chunk) {
-        target.writeBody(new DefaultHttpContent(chunk)).addListener(written -> {
-          if (written.isSuccess()) {
-            request(1);
-          } else {
-            cancel();
-          }
-        });
-      }
-
-      @Override
-      protected void hookOnComplete() {
-        target.endBody(Call.this);
-      }
-
-      @Override
-      protected void hookOnError(Throwable error) {
-        target.abandon(Call.this); // the client's body broke: the upstream must not take it as whole
-      }
+    private static boolean hasBody(HttpHeaders headers) {
+        String length = headers.get(HttpHeaderNames.CONTENT_LENGTH);
+        return length != null ? parseLength(length) != 0 : headers.contains(HttpHeaderNames.TRANSFER_ENCODING);
     }
-  }
 
-  private Mono<Void> failed(Throwable error, HttpServerResponse response, Channel channel) {
-    if (response.hasSentHeaders()) {
-      Responses.abort(channel);
-      return Mono.empty();
+    private static long parseLength(String value) {
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
-    UpstreamFailure failure = Failures.classify(error);
-    return Responses.error(response, failure.status(), ErrorBody.of(failure, upstream.name()));
-  }
-
-  private String upstreamTarget(ClientRequest in, RouteTable.Result.Matched match) {
-    String base = upstream.basePath();
-    if (target.path().isPresent()) {
-      return base + target.path().get().expand(match.variables(), in.query(), match.remainder());
-    }
-    String path = in.path;
-    if (target.stripPrefix().isPresent()) {
-      String prefix = target.stripPrefix().get();
-      if (path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/')) {
-        path = path.length() == prefix.length() ? "/" : path.substring(prefix.length());
-      }
-    }
-    return in.rawQuery == null ? base + path : base + path + '?' + in.rawQuery;
-  }
-
-  /** Whether body bytes come right after this head: a known, non-zero length, and a body at all. */
-  private static boolean bodyFollows(HttpMethod method, HttpResponse head, HttpHeaders from) {
-    int code = head.status().code();
-    if (code < 200 || code == 204 || code == 304 || method.equals(HttpMethod.HEAD)
-        || from.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
-      return false;
-    }
-    String length = from.get(HttpHeaderNames.CONTENT_LENGTH);
-    return length != null && parseLength(length) > 0;
-  }
-
-  private static boolean hasBody(HttpHeaders headers) {
-    String length = headers.get(HttpHeaderNames.CONTENT_LENGTH);
-    return length != null ? parseLength(length) != 0 : headers.contains(HttpHeaderNames.TRANSFER_ENCODING);
-  }
-
-  private static long parseLength(String value) {
-    try {
-      return Long.parseLong(value.trim());
-    } catch (NumberFormatException e) {
-      return -1;
-    }
-  }
 }

@@ -15,18 +15,18 @@ import java.util.Set;
  */
 public final class ReactiveEngine implements Engine {
 
-  @Override
-  public Set<EngineMode> modes() {
-    return Set.of(EngineMode.REACTIVE);
-  }
-
-  @Override
-  public RunningGateway start(GatewayConfig config) {
-    requireNonNull(config, "config");
-    EngineMode mode = config.server().engine();
-    if (mode != EngineMode.REACTIVE) {
-      throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: reactive)");
+    @Override
+    public Set<EngineMode> modes() {
+        return Set.of(EngineMode.REACTIVE);
     }
-    return ReactiveGateway.start(config);
-  }
+
+    @Override
+    public RunningGateway start(GatewayConfig config) {
+        requireNonNull(config, "config");
+        EngineMode mode = config.server().engine();
+        if (mode != EngineMode.REACTIVE) {
+            throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: reactive)");
+        }
+        return ReactiveGateway.start(config);
+    }
 }

@@ -26,114 +26,122 @@ import reactor.netty.resources.LoopResources;
  */
 final class ReactiveGateway implements RunningGateway {
 
-  private static final Duration RESOURCE_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration RESOURCE_TIMEOUT = Duration.ofSeconds(10);
 
-  private final LoopResources loops;
-  private final Map<String, Upstream> upstreams;
-  private final ChannelGroup connections;
-  private final DisposableServer server;
-  private final Duration grace;
-  private final AtomicBoolean closed = new AtomicBoolean();
+    private final LoopResources loops;
+    private final Map<String, Upstream> upstreams;
+    private final ChannelGroup connections;
+    private final DisposableServer server;
+    private final Duration grace;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-  private ReactiveGateway(LoopResources loops, Map<String, Upstream> upstreams, ChannelGroup connections,
-      DisposableServer server, Duration grace) {
-    this.loops = loops;
-    this.upstreams = upstreams;
-    this.connections = connections;
-    this.server = server;
-    this.grace = grace;
-  }
+    private ReactiveGateway(
+            LoopResources loops,
+            Map<String, Upstream> upstreams,
+            ChannelGroup connections,
+            DisposableServer server,
+            Duration grace) {
+        this.loops = loops;
+        this.upstreams = upstreams;
+        this.connections = connections;
+        this.server = server;
+        this.grace = grace;
+    }
 
-  static ReactiveGateway start(GatewayConfig config) {
-    ServerConfig settings = config.server();
-    int workers = Math.max(1, Runtime.getRuntime().availableProcessors());
-    LoopResources loops = LoopResources.create("sluice-reactive", workers, true);
-    boolean nativeIo = nativeIo(settings.transport());
-    Map<String, Upstream> upstreams = new LinkedHashMap<>();
-    ChannelGroup connections = new DefaultChannelGroup("sluice-reactive", GlobalEventExecutor.INSTANCE);
-    try {
-      for (UpstreamConfig upstream : config.upstreams().values()) {
-        upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo));
-      }
-      DisposableServer server = HttpServer.create()
-          .runOn(loops, nativeIo)
-          .host(settings.host())
-          .port(settings.port())
-          .channelGroup(connections)
-          .doOnConnection(connection -> { // once per request: the gate stays for the connection's life
-            ChannelPipeline pipeline = connection.channel().pipeline();
-            if (pipeline.get(WriteGate.NAME) == null) {
-              pipeline.addBefore(NettyPipeline.ReactiveBridge, WriteGate.NAME, new WriteGate());
+    static ReactiveGateway start(GatewayConfig config) {
+        ServerConfig settings = config.server();
+        int workers = Math.max(1, Runtime.getRuntime().availableProcessors());
+        LoopResources loops = LoopResources.create("sluice-reactive", workers, true);
+        boolean nativeIo = nativeIo(settings.transport());
+        Map<String, Upstream> upstreams = new LinkedHashMap<>();
+        ChannelGroup connections = new DefaultChannelGroup("sluice-reactive", GlobalEventExecutor.INSTANCE);
+        try {
+            for (UpstreamConfig upstream : config.upstreams().values()) {
+                upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo));
             }
-          })
-          .handle(new GatewayHandler(config, upstreams))
-          .bindNow();
-      return new ReactiveGateway(loops, upstreams, connections, server, settings.shutdownGrace());
-    } catch (RuntimeException e) {
-      release(upstreams, loops);
-      throw e;
-    }
-  }
-
-  /**
-   * Whether the event loops are io_uring's: for {@code auto}, wherever the kernel allows it (it may
-   * not: a container's seccomp profile, {@code kernel.io_uring_disabled}, a kernel before 5.x);
-   * {@code io_uring} refuses to start without it. Reactor Netty's native loops are io_uring's here,
-   * since epoll's jar is not on the class path. Server and clients run on the same choice: the
-   * upstream lanes are keyed by the server's event loops.
-   */
-  private static boolean nativeIo(Transport transport) {
-    return switch (transport) {
-      case NIO -> false;
-      case AUTO -> IoUring.isAvailable();
-      case IO_URING -> {
-        if (!IoUring.isAvailable()) {
-          Throwable cause = IoUring.unavailabilityCause();
-          throw new IllegalStateException("server.transport: io_uring is not available here ("
-              + (cause == null ? "unknown cause" : cause.getMessage()) + ") (expected: auto or nio)", cause);
+            DisposableServer server = HttpServer.create()
+                    .runOn(loops, nativeIo)
+                    .host(settings.host())
+                    .port(settings.port())
+                    .channelGroup(connections)
+                    .doOnConnection(
+                            connection -> { // once per request: the gate stays for the connection's life
+                                ChannelPipeline pipeline = connection.channel().pipeline();
+                                if (pipeline.get(WriteGate.NAME) == null) {
+                                    pipeline.addBefore(NettyPipeline.ReactiveBridge, WriteGate.NAME, new WriteGate());
+                                }
+                            })
+                    .handle(new GatewayHandler(config, upstreams))
+                    .bindNow();
+            return new ReactiveGateway(loops, upstreams, connections, server, settings.shutdownGrace());
+        } catch (RuntimeException e) {
+            release(upstreams, loops);
+            throw e;
         }
-        yield true;
-      }
-    };
-  }
-
-  @Override
-  public int port() {
-    return server.port();
-  }
-
-  /**
-   * {@code io_uring} or {@code nio}, read off the listening channel's class ({@code
-   * IoUringServerSocketChannel}, {@code NioServerSocketChannel}): what Reactor Netty really chose.
-   */
-  @Override
-  public String transport() {
-    String name = server.channel().getClass().getSimpleName();
-    return name.startsWith("IoUring") ? "io_uring" : name.startsWith("Nio") ? "nio" : name;
-  }
-
-  /**
-   * Stops accepting, lets in-flight requests finish within {@code server.shutdown-grace}, closes
-   * whatever is still open after it, then frees the pools and the event loops.
-   */
-  @Override
-  public void close() {
-    if (!closed.compareAndSet(false, true)) {
-      return;
     }
-    try {
-      server.disposeNow(grace.isZero() || grace.isNegative() ? Duration.ofMillis(1) : grace);
-    } catch (IllegalStateException gracePassed) {
-      connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
-    } finally {
-      release(upstreams, loops);
-    }
-  }
 
-  private static void release(Map<String, Upstream> upstreams, LoopResources loops) {
-    for (Upstream upstream : upstreams.values()) {
-      upstream.dispose(); // busy connections close with the event loops below
+    /**
+     * Whether the event loops are io_uring's: for {@code auto}, wherever the kernel allows it (it may
+     * not: a container's seccomp profile, {@code kernel.io_uring_disabled}, a kernel before 5.x);
+     * {@code io_uring} refuses to start without it. Reactor Netty's native loops are io_uring's here,
+     * since epoll's jar is not on the class path. Server and clients run on the same choice: the
+     * upstream lanes are keyed by the server's event loops.
+     */
+    private static boolean nativeIo(Transport transport) {
+        return switch (transport) {
+            case NIO -> false;
+            case AUTO -> IoUring.isAvailable();
+            case IO_URING -> {
+                if (!IoUring.isAvailable()) {
+                    Throwable cause = IoUring.unavailabilityCause();
+                    throw new IllegalStateException(
+                            "server.transport: io_uring is not available here ("
+                                    + (cause == null ? "unknown cause" : cause.getMessage())
+                                    + ") (expected: auto or nio)",
+                            cause);
+                }
+                yield true;
+            }
+        };
     }
-    loops.disposeLater(Duration.ZERO, RESOURCE_TIMEOUT).block(RESOURCE_TIMEOUT.plusSeconds(1));
-  }
+
+    @Override
+    public int port() {
+        return server.port();
+    }
+
+    /**
+     * {@code io_uring} or {@code nio}, read off the listening channel's class ({@code
+     * IoUringServerSocketChannel}, {@code NioServerSocketChannel}): what Reactor Netty really chose.
+     */
+    @Override
+    public String transport() {
+        String name = server.channel().getClass().getSimpleName();
+        return name.startsWith("IoUring") ? "io_uring" : name.startsWith("Nio") ? "nio" : name;
+    }
+
+    /**
+     * Stops accepting, lets in-flight requests finish within {@code server.shutdown-grace}, closes
+     * whatever is still open after it, then frees the pools and the event loops.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            server.disposeNow(grace.isZero() || grace.isNegative() ? Duration.ofMillis(1) : grace);
+        } catch (IllegalStateException gracePassed) {
+            connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
+        } finally {
+            release(upstreams, loops);
+        }
+    }
+
+    private static void release(Map<String, Upstream> upstreams, LoopResources loops) {
+        for (Upstream upstream : upstreams.values()) {
+            upstream.dispose(); // busy connections close with the event loops below
+        }
+        loops.disposeLater(Duration.ZERO, RESOURCE_TIMEOUT).block(RESOURCE_TIMEOUT.plusSeconds(1));
+    }
 }

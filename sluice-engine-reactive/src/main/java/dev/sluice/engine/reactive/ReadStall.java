@@ -27,105 +27,105 @@ import java.util.concurrent.TimeUnit;
  */
 final class ReadStall extends ChannelDuplexHandler {
 
-  static final String NAME = "sluice.readStall";
+    static final String NAME = "sluice.readStall";
 
-  private static final long IDLE = Long.MIN_VALUE;
+    private static final long IDLE = Long.MIN_VALUE;
 
-  private final long timeoutNanos;
-  private ChannelHandlerContext ctx;
-  private boolean active; // a request was sent and its response has not ended
-  private boolean answered; // the status line of the current response arrived
-  private boolean complete; // the current response ended
-  private long waitingSince = IDLE; // when the gateway began waiting for bytes
-  private ScheduledFuture<?> timer;
+    private final long timeoutNanos;
+    private ChannelHandlerContext ctx;
+    private boolean active; // a request was sent and its response has not ended
+    private boolean answered; // the status line of the current response arrived
+    private boolean complete; // the current response ended
+    private long waitingSince = IDLE; // when the gateway began waiting for bytes
+    private ScheduledFuture<?> timer;
 
-  ReadStall(long timeoutNanos) {
-    this.timeoutNanos = timeoutNanos;
-  }
-
-  /** A new request starts on this connection. */
-  void requestStarted() {
-    active = false;
-    answered = false;
-    complete = false;
-    waitingSince = IDLE;
-  }
-
-  /** The request has been sent: from now on a silent upstream times out. */
-  void requestSent() {
-    if (complete || ctx == null) {
-      return;
+    ReadStall(long timeoutNanos) {
+        this.timeoutNanos = timeoutNanos;
     }
-    active = true;
-    if (!answered || ctx.channel().config().isAutoRead()) {
-      waitingSince = System.nanoTime();
-    }
-    if (timer == null) {
-      timer = ctx.executor().schedule(this::check, timeoutNanos, TimeUnit.NANOSECONDS);
-    }
-  }
 
-  @Override
-  public void handlerAdded(ChannelHandlerContext ctx) {
-    this.ctx = ctx;
-  }
+    /** A new request starts on this connection. */
+    void requestStarted() {
+        active = false;
+        answered = false;
+        complete = false;
+        waitingSince = IDLE;
+    }
 
-  @Override
-  public void handlerRemoved(ChannelHandlerContext ctx) {
-    stop();
-  }
+    /** The request has been sent: from now on a silent upstream times out. */
+    void requestSent() {
+        if (complete || ctx == null) {
+            return;
+        }
+        active = true;
+        if (!answered || ctx.channel().config().isAutoRead()) {
+            waitingSince = System.nanoTime();
+        }
+        if (timer == null) {
+            timer = ctx.executor().schedule(this::check, timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+    }
 
-  @Override
-  public void channelInactive(ChannelHandlerContext ctx) {
-    stop();
-    ctx.fireChannelInactive();
-  }
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
 
-  @Override
-  public void read(ChannelHandlerContext ctx) {
-    if (active && answered && waitingSince == IDLE) {
-      waitingSince = System.nanoTime();
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        stop();
     }
-    ctx.read();
-  }
 
-  @Override
-  public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof HttpResponse) {
-      answered = true;
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        stop();
+        ctx.fireChannelInactive();
     }
-    if (msg instanceof LastHttpContent) {
-      complete = true;
-      active = false;
-    }
-    if (answered) {
-      waitingSince = IDLE;
-    }
-    ctx.fireChannelRead(msg);
-  }
 
-  private void check() {
-    timer = null;
-    if (!active) {
-      return;
+    @Override
+    public void read(ChannelHandlerContext ctx) {
+        if (active && answered && waitingSince == IDLE) {
+            waitingSince = System.nanoTime();
+        }
+        ctx.read();
     }
-    long now = System.nanoTime();
-    long since = waitingSince;
-    if (since != IDLE && now - since >= timeoutNanos) {
-      active = false;
-      ctx.fireExceptionCaught(ReadTimeoutException.INSTANCE);
-      ctx.close();
-      return;
-    }
-    long delay = since == IDLE ? timeoutNanos : timeoutNanos - (now - since);
-    timer = ctx.executor().schedule(this::check, delay, TimeUnit.NANOSECONDS);
-  }
 
-  private void stop() {
-    active = false;
-    if (timer != null) {
-      timer.cancel(false);
-      timer = null;
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof HttpResponse) {
+            answered = true;
+        }
+        if (msg instanceof LastHttpContent) {
+            complete = true;
+            active = false;
+        }
+        if (answered) {
+            waitingSince = IDLE;
+        }
+        ctx.fireChannelRead(msg);
     }
-  }
+
+    private void check() {
+        timer = null;
+        if (!active) {
+            return;
+        }
+        long now = System.nanoTime();
+        long since = waitingSince;
+        if (since != IDLE && now - since >= timeoutNanos) {
+            active = false;
+            ctx.fireExceptionCaught(ReadTimeoutException.INSTANCE);
+            ctx.close();
+            return;
+        }
+        long delay = since == IDLE ? timeoutNanos : timeoutNanos - (now - since);
+        timer = ctx.executor().schedule(this::check, delay, TimeUnit.NANOSECONDS);
+    }
+
+    private void stop() {
+        active = false;
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
 }

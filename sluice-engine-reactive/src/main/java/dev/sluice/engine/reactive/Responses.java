@@ -10,31 +10,31 @@ import reactor.netty.http.server.HttpServerResponse;
 /** The gateway's own answers, and the abort of a response already under way. */
 final class Responses {
 
-  private Responses() {}
+    private Responses() {}
 
-  /**
-   * Answers an error with a JSON {@link ErrorBody}, replacing any status and headers set so far
-   * (the route's {@code response-headers} never apply to the gateway's own errors).
-   */
-  static Mono<Void> error(HttpServerResponse response, int status, byte[] body) {
-    response.responseHeaders().clear();
-    return send(response, status, body);
-  }
+    /**
+     * Answers an error with a JSON {@link ErrorBody}, replacing any status and headers set so far
+     * (the route's {@code response-headers} never apply to the gateway's own errors).
+     */
+    static Mono<Void> error(HttpServerResponse response, int status, byte[] body) {
+        response.responseHeaders().clear();
+        return send(response, status, body);
+    }
 
-  /** Answers an error with a JSON {@link ErrorBody}, keeping the headers set so far (such as Allow). */
-  static Mono<Void> send(HttpServerResponse response, int status, byte[] body) {
-    response.status(status).header(HttpHeaderNames.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
-    return response.sendObject(Unpooled.wrappedBuffer(body)).then();
-  }
+    /** Answers an error with a JSON {@link ErrorBody}, keeping the headers set so far (such as Allow). */
+    static Mono<Void> send(HttpServerResponse response, int status, byte[] body) {
+        response.status(status).header(HttpHeaderNames.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
+        return response.sendObject(Unpooled.wrappedBuffer(body)).then();
+    }
 
-  /**
-   * Ends a response whose status line is already out by closing its connection: no final chunk
-   * and no missing Content-Length bytes are ever written, so no client takes a truncated body for
-   * a whole one. What was written before is flushed first: the client sees the bytes relayed so
-   * far, then the connection end.
-   */
-  static void abort(Channel channel) {
-    channel.flush();
-    channel.close();
-  }
+    /**
+     * Ends a response whose status line is already out by closing its connection: no final chunk
+     * and no missing Content-Length bytes are ever written, so no client takes a truncated body for
+     * a whole one. What was written before is flushed first: the client sees the bytes relayed so
+     * far, then the connection end.
+     */
+    static void abort(Channel channel) {
+        channel.flush();
+        channel.close();
+    }
 }

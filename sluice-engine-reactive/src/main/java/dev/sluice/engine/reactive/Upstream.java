@@ -31,100 +31,107 @@ import reactor.netty.resources.LoopResources;
  */
 final class Upstream {
 
-  /** Per-loop pools only when each loop can still have this many connections of its own. */
-  static final int MIN_CONNECTIONS_PER_LANE = 8;
+    /** Per-loop pools only when each loop can still have this many connections of its own. */
+    static final int MIN_CONNECTIONS_PER_LANE = 8;
 
-  private final UpstreamConfig config;
-  private final Lane[] all;
-  private final Lane shared; // the only lane, or the lane of a caller off the event loops
-  private final Map<EventExecutor, Lane> lanes; // empty when there is one shared lane
-  private final Pacer pacer; // null when the upstream is not paced
-  private final String basePath;
-  private final String authority;
+    private final UpstreamConfig config;
+    private final Lane[] all;
+    private final Lane shared; // the only lane, or the lane of a caller off the event loops
+    private final Map<EventExecutor, Lane> lanes; // empty when there is one shared lane
+    private final Pacer pacer; // null when the upstream is not paced
+    private final String basePath;
+    private final String authority;
 
-  private Upstream(UpstreamConfig config, Lane[] all, Map<EventExecutor, Lane> lanes) {
-    this.config = config;
-    this.all = all;
-    this.shared = all[0];
-    this.lanes = lanes;
-    this.pacer = config.pace().map(Pacer::new).orElse(null);
-    this.basePath = config.basePath();
-    this.authority = config.authority();
-  }
-
-  /**
-   * Makes the lanes; resolves the upstream's address once, here, off the event loops.
-   *
-   * <p>With enough connections ({@value #MIN_CONNECTIONS_PER_LANE} per event loop or more), every
-   * event loop gets a lane of its own, {@code max-connections} and {@code max-pending} shared out
-   * evenly: a request then always gets a connection that lives on its own loop, and its upstream
-   * bytes never hop threads. Smaller pools stay one lane, so that {@code max-connections: 1} means
-   * one connection.
-   */
-  static Upstream create(UpstreamConfig config, LoopResources loops, boolean nativeIo) {
-    InetSocketAddress address = new InetSocketAddress(config.host(), config.port());
-    EventLoopGroup group = loops.onServer(nativeIo);
-    Class<? extends Channel> type = loops.onChannelClass(SocketChannel.class, group);
-    List<EventLoop> executors = new ArrayList<>();
-    group.forEach(executor -> executors.add((EventLoop) executor));
-    int laneCount = config.maxConnections() >= MIN_CONNECTIONS_PER_LANE * executors.size() ? executors.size() : 1;
-    Lane[] all = new Lane[laneCount];
-    Map<EventExecutor, Lane> lanes = new IdentityHashMap<>();
-    for (int i = 0; i < laneCount; i++) {
-      all[i] = new Lane(executors.get(i), type, address, millis(config.connectTimeout()),
-          config.readTimeout().toNanos(), share(config.maxConnections(), laneCount),
-          share(config.maxPending(), laneCount), config.acquireTimeout().toNanos(), config.idleTimeout().toNanos());
-      if (laneCount > 1) {
-        lanes.put(executors.get(i), all[i]);
-      }
+    private Upstream(UpstreamConfig config, Lane[] all, Map<EventExecutor, Lane> lanes) {
+        this.config = config;
+        this.all = all;
+        this.shared = all[0];
+        this.lanes = lanes;
+        this.pacer = config.pace().map(Pacer::new).orElse(null);
+        this.basePath = config.basePath();
+        this.authority = config.authority();
     }
-    return new Upstream(config, all, lanes);
-  }
 
-  private static int share(int total, int lanes) {
-    return lanes == 1 ? total : (total + lanes - 1) / lanes;
-  }
-
-  private static int millis(Duration duration) {
-    return (int) Math.min(Integer.MAX_VALUE, Math.max(1, duration.toMillis()));
-  }
-
-  /** The lane of a caller on {@code loop}: its own loop's, or the shared one. */
-  Lane lane(EventExecutor loop) {
-    if (lanes.isEmpty()) {
-      return shared;
+    /**
+     * Makes the lanes; resolves the upstream's address once, here, off the event loops.
+     *
+     * <p>With enough connections ({@value #MIN_CONNECTIONS_PER_LANE} per event loop or more), every
+     * event loop gets a lane of its own, {@code max-connections} and {@code max-pending} shared out
+     * evenly: a request then always gets a connection that lives on its own loop, and its upstream
+     * bytes never hop threads. Smaller pools stay one lane, so that {@code max-connections: 1} means
+     * one connection.
+     */
+    static Upstream create(UpstreamConfig config, LoopResources loops, boolean nativeIo) {
+        InetSocketAddress address = new InetSocketAddress(config.host(), config.port());
+        EventLoopGroup group = loops.onServer(nativeIo);
+        Class<? extends Channel> type = loops.onChannelClass(SocketChannel.class, group);
+        List<EventLoop> executors = new ArrayList<>();
+        group.forEach(executor -> executors.add((EventLoop) executor));
+        int laneCount = config.maxConnections() >= MIN_CONNECTIONS_PER_LANE * executors.size() ? executors.size() : 1;
+        Lane[] all = new Lane[laneCount];
+        Map<EventExecutor, Lane> lanes = new IdentityHashMap<>();
+        for (int i = 0; i < laneCount; i++) {
+            all[i] = new Lane(
+                    executors.get(i),
+                    type,
+                    address,
+                    millis(config.connectTimeout()),
+                    config.readTimeout().toNanos(),
+                    share(config.maxConnections(), laneCount),
+                    share(config.maxPending(), laneCount),
+                    config.acquireTimeout().toNanos(),
+                    config.idleTimeout().toNanos());
+            if (laneCount > 1) {
+                lanes.put(executors.get(i), all[i]);
+            }
+        }
+        return new Upstream(config, all, lanes);
     }
-    Lane lane = lanes.get(loop);
-    return lane != null ? lane : shared;
-  }
 
-  UpstreamConfig config() {
-    return config;
-  }
-
-  String name() {
-    return config.name();
-  }
-
-  /** The base path without a trailing slash (may be empty). */
-  String basePath() {
-    return basePath;
-  }
-
-  /** The Host header value for this upstream. */
-  String authority() {
-    return authority;
-  }
-
-  /** Reserves a start slot: nanoseconds to wait before the call may start (0 when unpaced). */
-  long reserveStart() {
-    return pacer == null ? 0 : pacer.reserve();
-  }
-
-  /** Closes the idle connections; busy ones close with their exchanges, or with the event loops. */
-  void dispose() {
-    for (Lane lane : all) {
-      lane.close();
+    private static int share(int total, int lanes) {
+        return lanes == 1 ? total : (total + lanes - 1) / lanes;
     }
-  }
+
+    private static int millis(Duration duration) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, duration.toMillis()));
+    }
+
+    /** The lane of a caller on {@code loop}: its own loop's, or the shared one. */
+    Lane lane(EventExecutor loop) {
+        if (lanes.isEmpty()) {
+            return shared;
+        }
+        Lane lane = lanes.get(loop);
+        return lane != null ? lane : shared;
+    }
+
+    UpstreamConfig config() {
+        return config;
+    }
+
+    String name() {
+        return config.name();
+    }
+
+    /** The base path without a trailing slash (may be empty). */
+    String basePath() {
+        return basePath;
+    }
+
+    /** The Host header value for this upstream. */
+    String authority() {
+        return authority;
+    }
+
+    /** Reserves a start slot: nanoseconds to wait before the call may start (0 when unpaced). */
+    long reserveStart() {
+        return pacer == null ? 0 : pacer.reserve();
+    }
+
+    /** Closes the idle connections; busy ones close with their exchanges, or with the event loops. */
+    void dispose() {
+        for (Lane lane : all) {
+            lane.close();
+        }
+    }
 }

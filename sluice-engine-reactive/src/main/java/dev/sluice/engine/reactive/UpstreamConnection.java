@@ -40,219 +40,222 @@ import java.nio.channels.ClosedChannelException;
  */
 final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
-  /** The consumer of one request's response. Callbacks on the connection's event loop. */
-  interface Exchange {
-    /** The status line and headers (informational 1xx heads are skipped). */
-    void onHead(HttpResponse head, UpstreamConnection connection);
+    /** The consumer of one request's response. Callbacks on the connection's event loop. */
+    interface Exchange {
+        /** The status line and headers (informational 1xx heads are skipped). */
+        void onHead(HttpResponse head, UpstreamConnection connection);
 
-    /** A body buffer, never empty; the callee owns (and releases) it. */
-    void onContent(ByteBuf content);
+        /** A body buffer, never empty; the callee owns (and releases) it. */
+        void onContent(ByteBuf content);
 
-    /** The body ended; the connection has gone back to its pool, or is closed. */
-    void onEnd();
+        /** The body ended; the connection has gone back to its pool, or is closed. */
+        void onEnd();
 
-    /** The exchange failed; the connection is closed. */
-    void onError(Throwable error);
-  }
-
-  static final String NAME = "sluice.upstream";
-
-  /**
-   * Request headers are not validated again: their names and values come from the configuration
-   * (checked when it loads) or from a client request that the server's decoder has checked.
-   */
-  private static final HttpHeadersFactory HEADERS =
-      DefaultHttpHeadersFactory.headersFactory().withNameValidation(false).withValidation(false);
-
-  final Lane lane;
-  final Channel channel;
-  final ReadStall stall;
-  long idleSince; // while in the lane's idle deque
-
-  // on the event loop
-  private Exchange exchange;
-  private boolean answered; // the exchange's (final) head arrived
-  private boolean informational; // skipping the body of a 1xx head
-  private boolean keepAlive;
-  private boolean requestDone; // the whole request has been written
-  private boolean wantsRead; // the consumer asked for bytes and has had none since
-  private boolean sawMessage; // the decoder produced something in this batch of reads
-
-  UpstreamConnection(Lane lane, Channel channel, ReadStall stall) {
-    this.lane = lane;
-    this.channel = channel;
-    this.stall = stall;
-  }
-
-  EventLoop loop() {
-    return channel.eventLoop();
-  }
-
-  /**
-   * Starts {@code exchange} on this connection: writes {@code request} and reads its answer. With
-   * {@code bodyFollows}, the caller then writes the body ({@link #writeBody}, {@link #endBody}).
-   */
-  void send(Exchange exchange, HttpRequest request, boolean bodyFollows) {
-    if (!loop().inEventLoop()) {
-      loop().execute(() -> send(exchange, request, bodyFollows));
-      return;
+        /** The exchange failed; the connection is closed. */
+        void onError(Throwable error);
     }
-    if (!channel.isActive()) {
-      ReferenceCountUtil.release(request);
-      exchange.onError(new ClosedChannelException());
-      return;
-    }
-    this.exchange = exchange;
-    answered = false;
-    informational = false;
-    keepAlive = true;
-    requestDone = !bodyFollows;
-    stall.requestStarted();
-    channel.writeAndFlush(request, channel.voidPromise());
-    if (requestDone) {
-      stall.requestSent();
-    }
-    wantsRead = true;
-    channel.read();
-  }
 
-  /** Headers for a request to {@link #send}. */
-  static HttpHeaders newHeaders() {
-    return HEADERS.newHeaders();
-  }
+    static final String NAME = "sluice.upstream";
 
-  /** Starts {@code exchange} with a request that has no body. */
-  void send(Exchange exchange, HttpMethod method, String uri, HttpHeaders headers) {
-    send(exchange, new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri, Unpooled.EMPTY_BUFFER, headers,
-        HEADERS.newEmptyHeaders()), false);
-  }
+    /**
+     * Request headers are not validated again: their names and values come from the configuration
+     * (checked when it loads) or from a client request that the server's decoder has checked.
+     */
+    private static final HttpHeadersFactory HEADERS =
+            DefaultHttpHeadersFactory.headersFactory().withNameValidation(false).withValidation(false);
 
-  /** Writes a piece of the request body; the future completes when it is written. */
-  ChannelFuture writeBody(HttpContent content) {
-    return channel.writeAndFlush(content);
-  }
+    final Lane lane;
+    final Channel channel;
+    final ReadStall stall;
+    long idleSince; // while in the lane's idle deque
 
-  /** Ends the request body. */
-  void endBody(Exchange owner) {
-    if (!loop().inEventLoop()) {
-      loop().execute(() -> endBody(owner));
-      return;
-    }
-    if (exchange != owner) {
-      return;
-    }
-    channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT, channel.voidPromise());
-    requestDone = true;
-    stall.requestSent();
-  }
+    // on the event loop
+    private Exchange exchange;
+    private boolean answered; // the exchange's (final) head arrived
+    private boolean informational; // skipping the body of a 1xx head
+    private boolean keepAlive;
+    private boolean requestDone; // the whole request has been written
+    private boolean wantsRead; // the consumer asked for bytes and has had none since
+    private boolean sawMessage; // the decoder produced something in this batch of reads
 
-  /** Asks for the next socket read: the consumer wants body bytes. */
-  void read() {
-    if (loop().inEventLoop()) {
-      wantsRead = true;
-      channel.read();
-    } else {
-      loop().execute(this::read);
+    UpstreamConnection(Lane lane, Channel channel, ReadStall stall) {
+        this.lane = lane;
+        this.channel = channel;
+        this.stall = stall;
     }
-  }
 
-  /**
-   * The consumer gives up on its exchange before the response ended: the rest of the response is
-   * never read, so the connection is closed rather than reused.
-   */
-  void abandon(Exchange owner) {
-    if (!loop().inEventLoop()) {
-      loop().execute(() -> abandon(owner));
-      return;
+    EventLoop loop() {
+        return channel.eventLoop();
     }
-    if (exchange == owner) {
-      exchange = null;
-      channel.close();
-    }
-  }
 
-  @Override
-  public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    sawMessage = true;
-    Exchange current = exchange;
-    if (current == null) { // bytes nobody asked for: the connection is not fit for reuse
-      ReferenceCountUtil.release(msg);
-      channel.close();
-      return;
-    }
-    if (msg instanceof HttpObject object && object.decoderResult().isFailure()) {
-      ReferenceCountUtil.release(msg);
-      fail(new DecoderException(object.decoderResult().cause()));
-      return;
-    }
-    if (msg instanceof HttpResponse head) {
-      int code = head.status().code();
-      if (code >= 100 && code < 200 && code != 101) {
-        informational = true; // 100 Continue and friends: the real head follows
-      } else {
-        answered = true;
-        keepAlive = HttpUtil.isKeepAlive(head);
-        current.onHead(head, this);
-      }
-    }
-    if (msg instanceof HttpContent content) {
-      boolean last = content instanceof LastHttpContent;
-      if (informational || exchange != current || !answered) {
-        content.release();
-        if (last && informational) {
-          informational = false;
+    /**
+     * Starts {@code exchange} on this connection: writes {@code request} and reads its answer. With
+     * {@code bodyFollows}, the caller then writes the body ({@link #writeBody}, {@link #endBody}).
+     */
+    void send(Exchange exchange, HttpRequest request, boolean bodyFollows) {
+        if (!loop().inEventLoop()) {
+            loop().execute(() -> send(exchange, request, bodyFollows));
+            return;
         }
-        return;
-      }
-      ByteBuf bytes = content.content();
-      if (bytes.isReadable()) {
-        wantsRead = false; // the consumer asks again when it wants more
-        current.onContent(bytes);
-      } else {
-        bytes.release();
-      }
-      if (last && exchange == current) {
-        exchange = null;
-        if (keepAlive && requestDone && channel.isActive()) {
-          lane.release(this);
+        if (!channel.isActive()) {
+            ReferenceCountUtil.release(request);
+            exchange.onError(new ClosedChannelException());
+            return;
+        }
+        this.exchange = exchange;
+        answered = false;
+        informational = false;
+        keepAlive = true;
+        requestDone = !bodyFollows;
+        stall.requestStarted();
+        channel.writeAndFlush(request, channel.voidPromise());
+        if (requestDone) {
+            stall.requestSent();
+        }
+        wantsRead = true;
+        channel.read();
+    }
+
+    /** Headers for a request to {@link #send}. */
+    static HttpHeaders newHeaders() {
+        return HEADERS.newHeaders();
+    }
+
+    /** Starts {@code exchange} with a request that has no body. */
+    void send(Exchange exchange, HttpMethod method, String uri, HttpHeaders headers) {
+        send(
+                exchange,
+                new DefaultFullHttpRequest(
+                        HttpVersion.HTTP_1_1, method, uri, Unpooled.EMPTY_BUFFER, headers, HEADERS.newEmptyHeaders()),
+                false);
+    }
+
+    /** Writes a piece of the request body; the future completes when it is written. */
+    ChannelFuture writeBody(HttpContent content) {
+        return channel.writeAndFlush(content);
+    }
+
+    /** Ends the request body. */
+    void endBody(Exchange owner) {
+        if (!loop().inEventLoop()) {
+            loop().execute(() -> endBody(owner));
+            return;
+        }
+        if (exchange != owner) {
+            return;
+        }
+        channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT, channel.voidPromise());
+        requestDone = true;
+        stall.requestSent();
+    }
+
+    /** Asks for the next socket read: the consumer wants body bytes. */
+    void read() {
+        if (loop().inEventLoop()) {
+            wantsRead = true;
+            channel.read();
         } else {
-          channel.close();
+            loop().execute(this::read);
         }
-        current.onEnd();
-      }
     }
-  }
 
-  /**
-   * The decoder reads on by itself only while it has produced nothing; after a head, or a 1xx, the
-   * consumer still waits for body bytes it asked for, so the read goes on here.
-   */
-  @Override
-  public void channelReadComplete(ChannelHandlerContext ctx) {
-    if (sawMessage && wantsRead && exchange != null) {
-      channel.read();
+    /**
+     * The consumer gives up on its exchange before the response ended: the rest of the response is
+     * never read, so the connection is closed rather than reused.
+     */
+    void abandon(Exchange owner) {
+        if (!loop().inEventLoop()) {
+            loop().execute(() -> abandon(owner));
+            return;
+        }
+        if (exchange == owner) {
+            exchange = null;
+            channel.close();
+        }
     }
-    sawMessage = false;
-    ctx.fireChannelReadComplete();
-  }
 
-  @Override
-  public void channelInactive(ChannelHandlerContext ctx) {
-    fail(new ClosedChannelException());
-    ctx.fireChannelInactive();
-  }
-
-  @Override
-  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    fail(cause);
-  }
-
-  private void fail(Throwable error) {
-    Exchange current = exchange;
-    exchange = null;
-    channel.close();
-    if (current != null) {
-      current.onError(error);
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        sawMessage = true;
+        Exchange current = exchange;
+        if (current == null) { // bytes nobody asked for: the connection is not fit for reuse
+            ReferenceCountUtil.release(msg);
+            channel.close();
+            return;
+        }
+        if (msg instanceof HttpObject object && object.decoderResult().isFailure()) {
+            ReferenceCountUtil.release(msg);
+            fail(new DecoderException(object.decoderResult().cause()));
+            return;
+        }
+        if (msg instanceof HttpResponse head) {
+            int code = head.status().code();
+            if (code >= 100 && code < 200 && code != 101) {
+                informational = true; // 100 Continue and friends: the real head follows
+            } else {
+                answered = true;
+                keepAlive = HttpUtil.isKeepAlive(head);
+                current.onHead(head, this);
+            }
+        }
+        if (msg instanceof HttpContent content) {
+            boolean last = content instanceof LastHttpContent;
+            if (informational || exchange != current || !answered) {
+                content.release();
+                if (last && informational) {
+                    informational = false;
+                }
+                return;
+            }
+            ByteBuf bytes = content.content();
+            if (bytes.isReadable()) {
+                wantsRead = false; // the consumer asks again when it wants more
+                current.onContent(bytes);
+            } else {
+                bytes.release();
+            }
+            if (last && exchange == current) {
+                exchange = null;
+                if (keepAlive && requestDone && channel.isActive()) {
+                    lane.release(this);
+                } else {
+                    channel.close();
+                }
+                current.onEnd();
+            }
+        }
     }
-  }
+
+    /**
+     * The decoder reads on by itself only while it has produced nothing; after a head, or a 1xx, the
+     * consumer still waits for body bytes it asked for, so the read goes on here.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (sawMessage && wantsRead && exchange != null) {
+            channel.read();
+        }
+        sawMessage = false;
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        fail(new ClosedChannelException());
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        fail(cause);
+    }
+
+    private void fail(Throwable error) {
+        Exchange current = exchange;
+        exchange = null;
+        channel.close();
+        if (current != null) {
+            current.onError(error);
+        }
+    }
 }

@@ -26,88 +26,88 @@ import io.netty.handler.codec.http.HttpResponse;
  */
 final class WriteGate extends ChannelDuplexHandler {
 
-  static final String NAME = "sluice.writeGate";
+    static final String NAME = "sluice.writeGate";
 
-  private ChannelHandlerContext ctx;
-  private Runnable onWritable; // the composition writing to this connection, if any
-  private boolean holdHead; // the next response head waits for body bytes before it is flushed
-  private boolean headOnly; // a held head is written, no body bytes yet
-  private boolean reportQueued; // the held head's write completes when queued, not when flushed
+    private ChannelHandlerContext ctx;
+    private Runnable onWritable; // the composition writing to this connection, if any
+    private boolean holdHead; // the next response head waits for body bytes before it is flushed
+    private boolean headOnly; // a held head is written, no body bytes yet
+    private boolean reportQueued; // the held head's write completes when queued, not when flushed
 
-  /** The next streamed response head is flushed together with the first body bytes after it. */
-  void holdHead() {
-    holdHead = true;
-  }
-
-  /**
-   * The next response head (a proxied one whose body bytes follow at once) is flushed with the first
-   * body bytes, and its write reported complete as soon as it is queued. On the connection's loop.
-   */
-  void holdHeadForBody() {
-    holdHead = true;
-    reportQueued = true;
-  }
-
-  /** {@code task} runs whenever the connection becomes writable again; null to stop. */
-  void onWritable(Runnable task) {
-    onWritable = task;
-  }
-
-  /** The composition is over: nothing is held back any more, and nobody waits for writability. */
-  void release() {
-    onWritable = null;
-    holdHead = false;
-    reportQueued = false;
-    if (headOnly) {
-      headOnly = false;
-      ctx.flush();
+    /** The next streamed response head is flushed together with the first body bytes after it. */
+    void holdHead() {
+        holdHead = true;
     }
-  }
 
-  @Override
-  public void handlerAdded(ChannelHandlerContext ctx) {
-    this.ctx = ctx;
-  }
+    /**
+     * The next response head (a proxied one whose body bytes follow at once) is flushed with the first
+     * body bytes, and its write reported complete as soon as it is queued. On the connection's loop.
+     */
+    void holdHeadForBody() {
+        holdHead = true;
+        reportQueued = true;
+    }
 
-  @Override
-  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-    if (msg instanceof HttpResponse && !(msg instanceof FullHttpResponse)) {
-      headOnly = holdHead;
-      holdHead = false;
-      if (headOnly && reportQueued) {
+    /** {@code task} runs whenever the connection becomes writable again; null to stop. */
+    void onWritable(Runnable task) {
+        onWritable = task;
+    }
+
+    /** The composition is over: nothing is held back any more, and nobody waits for writability. */
+    void release() {
+        onWritable = null;
+        holdHead = false;
         reportQueued = false;
-        ctx.write(msg); // a failure shows at the flush, on the body's writes
-        promise.trySuccess();
-        return;
-      }
-    } else if (msg instanceof ByteBuf || msg instanceof HttpContent) {
-      headOnly = false;
+        if (headOnly) {
+            headOnly = false;
+            ctx.flush();
+        }
     }
-    ctx.write(msg, promise);
-  }
 
-  @Override
-  public void flush(ChannelHandlerContext ctx) {
-    if (!headOnly) {
-      ctx.flush();
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
     }
-  }
 
-  @Override
-  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    Runnable task = onWritable;
-    if (task != null && ctx.channel().isWritable()) {
-      task.run();
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof HttpResponse && !(msg instanceof FullHttpResponse)) {
+            headOnly = holdHead;
+            holdHead = false;
+            if (headOnly && reportQueued) {
+                reportQueued = false;
+                ctx.write(msg); // a failure shows at the flush, on the body's writes
+                promise.trySuccess();
+                return;
+            }
+        } else if (msg instanceof ByteBuf || msg instanceof HttpContent) {
+            headOnly = false;
+        }
+        ctx.write(msg, promise);
     }
-    ctx.fireChannelWritabilityChanged();
-  }
 
-  @Override
-  public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
-    headOnly = false;
-    holdHead = false;
-    reportQueued = false;
-    onWritable = null;
-    ctx.close(promise);
-  }
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        if (!headOnly) {
+            ctx.flush();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        Runnable task = onWritable;
+        if (task != null && ctx.channel().isWritable()) {
+            task.run();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        headOnly = false;
+        holdHead = false;
+        reportQueued = false;
+        onWritable = null;
+        ctx.close(promise);
+    }
 }

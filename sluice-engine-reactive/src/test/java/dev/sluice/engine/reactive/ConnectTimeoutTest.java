@@ -39,65 +39,75 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ConnectTimeoutTest {
 
-  @Test
-  void aHandshakeThatNeverCompletesIsAConnectTimeout() throws Exception {
-    try (Unanswering upstream = Unanswering.start()) {
-      GatewayConfig routes = TestGateway.builder(EngineMode.REACTIVE)
-          .upstream("mute", upstream.url())
-          .route("p", on("/p/**"), proxy("mute").stripPrefix("/p"))
-          .route("c", on("/c"), compose().part("only", "mute", "/json/10"))
-          .config();
-      UpstreamConfig d = routes.upstream("mute");
-      UpstreamConfig mute = new UpstreamConfig(d.name(), d.url(), d.maxConnections(), Duration.ofMillis(300),
-          d.readTimeout(), d.acquireTimeout(), d.maxPending(), d.idleTimeout(), d.pace());
-      GatewayConfig config = new GatewayConfig(routes.server(), routes.admin(), Map.of("mute", mute), routes.routes());
-      try (RunningGateway gw = new ReactiveEngine().start(config)) {
-        WireResponse proxied = WireClient.to(gw.port()).get("/p/anything");
-        assertThat(proxied.status()).as("%s", proxied).isEqualTo(504);
-        assertThat(Json.object(proxied.body()).get("error")).isEqualTo(UpstreamFailure.CONNECT_TIMEOUT.code());
+    @Test
+    void aHandshakeThatNeverCompletesIsAConnectTimeout() throws Exception {
+        try (Unanswering upstream = Unanswering.start()) {
+            GatewayConfig routes = TestGateway.builder(EngineMode.REACTIVE)
+                    .upstream("mute", upstream.url())
+                    .route("p", on("/p/**"), proxy("mute").stripPrefix("/p"))
+                    .route("c", on("/c"), compose().part("only", "mute", "/json/10"))
+                    .config();
+            UpstreamConfig d = routes.upstream("mute");
+            UpstreamConfig mute = new UpstreamConfig(
+                    d.name(),
+                    d.url(),
+                    d.maxConnections(),
+                    Duration.ofMillis(300),
+                    d.readTimeout(),
+                    d.acquireTimeout(),
+                    d.maxPending(),
+                    d.idleTimeout(),
+                    d.pace());
+            GatewayConfig config =
+                    new GatewayConfig(routes.server(), routes.admin(), Map.of("mute", mute), routes.routes());
+            try (RunningGateway gw = new ReactiveEngine().start(config)) {
+                WireResponse proxied = WireClient.to(gw.port()).get("/p/anything");
+                assertThat(proxied.status()).as("%s", proxied).isEqualTo(504);
+                assertThat(Json.object(proxied.body()).get("error")).isEqualTo(UpstreamFailure.CONNECT_TIMEOUT.code());
 
-        Composed composed = Composed.of(WireClient.to(gw.port()).get("/c"));
-        assertThat(composed.part("only")).isEqualTo(Json.NULL);
-        assertThat(composed.error("only")).hasValue(UpstreamFailure.CONNECT_TIMEOUT.reason());
-      }
-    }
-  }
-
-  /** A listener with a one-slot accept queue, filled and never accepted. */
-  private static final class Unanswering implements AutoCloseable {
-    private final ServerSocket listener;
-    private final List<Socket> fillers = new ArrayList<>();
-
-    private Unanswering(ServerSocket listener) {
-      this.listener = listener;
-    }
-
-    static Unanswering start() throws IOException {
-      ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-      Unanswering upstream = new Unanswering(listener);
-      for (int i = 0; i < 4; i++) { // the queue holds backlog + 1; extra attempts just time out
-        Socket filler = new Socket();
-        try {
-          filler.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), listener.getLocalPort()), 200);
-          upstream.fillers.add(filler);
-        } catch (IOException full) {
-          filler.close();
-          break;
+                Composed composed = Composed.of(WireClient.to(gw.port()).get("/c"));
+                assertThat(composed.part("only")).isEqualTo(Json.NULL);
+                assertThat(composed.error("only")).hasValue(UpstreamFailure.CONNECT_TIMEOUT.reason());
+            }
         }
-      }
-      return upstream;
     }
 
-    URI url() {
-      return URI.create("http://127.0.0.1:" + listener.getLocalPort());
-    }
+    /** A listener with a one-slot accept queue, filled and never accepted. */
+    private static final class Unanswering implements AutoCloseable {
+        private final ServerSocket listener;
+        private final List<Socket> fillers = new ArrayList<>();
 
-    @Override
-    public void close() throws IOException {
-      for (Socket filler : fillers) {
-        filler.close();
-      }
-      listener.close();
+        private Unanswering(ServerSocket listener) {
+            this.listener = listener;
+        }
+
+        static Unanswering start() throws IOException {
+            ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+            Unanswering upstream = new Unanswering(listener);
+            for (int i = 0; i < 4; i++) { // the queue holds backlog + 1; extra attempts just time out
+                Socket filler = new Socket();
+                try {
+                    filler.connect(
+                            new InetSocketAddress(InetAddress.getLoopbackAddress(), listener.getLocalPort()), 200);
+                    upstream.fillers.add(filler);
+                } catch (IOException full) {
+                    filler.close();
+                    break;
+                }
+            }
+            return upstream;
+        }
+
+        URI url() {
+            return URI.create("http://127.0.0.1:" + listener.getLocalPort());
+        }
+
+        @Override
+        public void close() throws IOException {
+            for (Socket filler : fillers) {
+                filler.close();
+            }
+            listener.close();
+        }
     }
-  }
 }

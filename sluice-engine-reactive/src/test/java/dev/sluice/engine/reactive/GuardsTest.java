@@ -17,41 +17,43 @@ import reactor.netty.resources.LoopResources;
 @ExtendWith(LeakGuard.class)
 class GuardsTest {
 
-  @Test
-  void blockingOnAnEventLoopIsCaught() throws Exception {
-    LoopResources loops = LoopResources.create("guards-test", 1, true);
-    try {
-      CompletableFuture<Throwable> caught = new CompletableFuture<>();
-      loops.onServer(LoopResources.DEFAULT_NATIVE).next().execute(() -> {
+    @Test
+    void blockingOnAnEventLoopIsCaught() throws Exception {
+        LoopResources loops = LoopResources.create("guards-test", 1, true);
         try {
-          Thread.sleep(1);
-          caught.complete(null);
-        } catch (Throwable t) {
-          caught.complete(t);
+            CompletableFuture<Throwable> caught = new CompletableFuture<>();
+            loops.onServer(LoopResources.DEFAULT_NATIVE).next().execute(() -> {
+                try {
+                    Thread.sleep(1);
+                    caught.complete(null);
+                } catch (Throwable t) {
+                    caught.complete(t);
+                }
+            });
+            assertThat(caught.get(10, TimeUnit.SECONDS)).isInstanceOf(BlockingOperationError.class);
+        } finally {
+            loops.disposeLater(Duration.ZERO, Duration.ofSeconds(5)).block();
         }
-      });
-      assertThat(caught.get(10, TimeUnit.SECONDS)).isInstanceOf(BlockingOperationError.class);
-    } finally {
-      loops.disposeLater(Duration.ZERO, Duration.ofSeconds(5)).block();
     }
-  }
 
-  @Test
-  void aLeakedBufferIsReported() throws Exception {
-    assertThat(LeakGuard.installed()).as("the recording leak detector factory is in place").isTrue();
-    leakOne();
-    List<String> leaks = List.of();
-    for (int attempt = 0; attempt < 10 && leaks.isEmpty(); attempt++) {
-      leaks = LeakGuard.collect();
+    @Test
+    void aLeakedBufferIsReported() throws Exception {
+        assertThat(LeakGuard.installed())
+                .as("the recording leak detector factory is in place")
+                .isTrue();
+        leakOne();
+        List<String> leaks = List.of();
+        for (int attempt = 0; attempt < 10 && leaks.isEmpty(); attempt++) {
+            leaks = LeakGuard.collect();
+        }
+        assertThat(leaks).as("the planted leak, and no other").hasSize(1);
+        assertThat(leaks.getFirst()).startsWith("LEAK: ").contains("planted-by-guards-test");
     }
-    assertThat(leaks).as("the planted leak, and no other").hasSize(1);
-    assertThat(leaks.getFirst()).startsWith("LEAK: ").contains("planted-by-guards-test");
-  }
 
-  private static void leakOne() {
-    ByteBuf leaked = ByteBufAllocator.DEFAULT.directBuffer(16);
-    leaked.writeLong(42);
-    leaked.touch("planted-by-guards-test");
-    // dropped without release()
-  }
+    private static void leakOne() {
+        ByteBuf leaked = ByteBufAllocator.DEFAULT.directBuffer(16);
+        leaked.writeLong(42);
+        leaked.touch("planted-by-guards-test");
+        // dropped without release()
+    }
 }

@@ -26,78 +26,80 @@ import reactor.blockhound.BlockHound;
  */
 public final class LeakGuard implements AfterAllCallback {
 
-  private static final List<String> LEAKS = new CopyOnWriteArrayList<>();
+    private static final List<String> LEAKS = new CopyOnWriteArrayList<>();
 
-  static {
-    ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new RecordingFactory());
-    // Two waits inside Netty that are short and bounded, not I/O, allowed by name:
-    // - Netty 4.2's default (adaptive) allocator frees a shared magazine under its StampedLock
-    //   when it grows the magazine group; another loop allocating from that magazine holds it for
-    //   a few instructions. BlockHound reported the park as a blocking call, which failed the
-    //   exchange mid-body: a response cut short under 1,000 concurrent requests, now and then.
-    // - the io_uring loop spins (Thread.onSpinWait) for its wake-up gate while it shuts down.
-    BlockHound.install(builder -> builder
-        .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free")
-        .allowBlockingCallsInside("io.netty.channel.uring.IoUringIoHandler", "closeWakeupGate"));
-  }
-
-  @Override
-  public void afterAll(ExtensionContext context) throws InterruptedException {
-    List<String> leaks = collect();
-    if (!leaks.isEmpty()) {
-      throw new AssertionError("LEAK: " + leaks.size() + " ByteBuf leak(s) reported during "
-          + context.getDisplayName() + " (expected: none)\n" + String.join("\n----\n", leaks));
-    }
-  }
-
-  /** Provokes leak detection and returns (and forgets) every leak reported so far. */
-  static List<String> collect() throws InterruptedException {
-    for (int round = 0; round < 3; round++) {
-      System.gc();
-      Thread.sleep(100);
-      for (int i = 0; i < 64; i++) {
-        ByteBufAllocator.DEFAULT.buffer(8).release();
-        PooledByteBufAllocator.DEFAULT.directBuffer(8).release();
-        Unpooled.buffer(8).release();
-      }
-    }
-    List<String> leaks = new ArrayList<>(LEAKS);
-    LEAKS.removeAll(leaks);
-    return leaks;
-  }
-
-  /** Whether the guard is the factory behind every leak detector (it must be installed first). */
-  static boolean installed() {
-    return ResourceLeakDetectorFactory.instance() instanceof RecordingFactory;
-  }
-
-  private static final class RecordingFactory extends ResourceLeakDetectorFactory {
-    @Override
-    @SuppressWarnings("deprecation")
-    public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval, long maxActive) {
-      return newResourceLeakDetector(resource, samplingInterval);
+    static {
+        ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new RecordingFactory());
+        // Two waits inside Netty that are short and bounded, not I/O, allowed by name:
+        // - Netty 4.2's default (adaptive) allocator frees a shared magazine under its StampedLock
+        //   when it grows the magazine group; another loop allocating from that magazine holds it for
+        //   a few instructions. BlockHound reported the park as a blocking call, which failed the
+        //   exchange mid-body: a response cut short under 1,000 concurrent requests, now and then.
+        // - the io_uring loop spins (Thread.onSpinWait) for its wake-up gate while it shuts down.
+        BlockHound.install(
+                builder -> builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free")
+                        .allowBlockingCallsInside("io.netty.channel.uring.IoUringIoHandler", "closeWakeupGate"));
     }
 
     @Override
-    public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval) {
-      return new ResourceLeakDetector<>(resource, samplingInterval) {
-        @Override
-        protected boolean needReport() {
-          return true;
+    public void afterAll(ExtensionContext context) throws InterruptedException {
+        List<String> leaks = collect();
+        if (!leaks.isEmpty()) {
+            throw new AssertionError("LEAK: " + leaks.size() + " ByteBuf leak(s) reported during "
+                    + context.getDisplayName() + " (expected: none)\n" + String.join("\n----\n", leaks));
         }
-
-        @Override
-        protected void reportTracedLeak(String resourceType, String records) {
-          LEAKS.add("LEAK: " + resourceType + ".release() was not called before it was garbage-collected." + records);
-          super.reportTracedLeak(resourceType, records);
-        }
-
-        @Override
-        protected void reportUntracedLeak(String resourceType) {
-          LEAKS.add("LEAK: " + resourceType + ".release() was not called before it was garbage-collected.");
-          super.reportUntracedLeak(resourceType);
-        }
-      };
     }
-  }
+
+    /** Provokes leak detection and returns (and forgets) every leak reported so far. */
+    static List<String> collect() throws InterruptedException {
+        for (int round = 0; round < 3; round++) {
+            System.gc();
+            Thread.sleep(100);
+            for (int i = 0; i < 64; i++) {
+                ByteBufAllocator.DEFAULT.buffer(8).release();
+                PooledByteBufAllocator.DEFAULT.directBuffer(8).release();
+                Unpooled.buffer(8).release();
+            }
+        }
+        List<String> leaks = new ArrayList<>(LEAKS);
+        LEAKS.removeAll(leaks);
+        return leaks;
+    }
+
+    /** Whether the guard is the factory behind every leak detector (it must be installed first). */
+    static boolean installed() {
+        return ResourceLeakDetectorFactory.instance() instanceof RecordingFactory;
+    }
+
+    private static final class RecordingFactory extends ResourceLeakDetectorFactory {
+        @Override
+        @SuppressWarnings("deprecation")
+        public <T> ResourceLeakDetector<T> newResourceLeakDetector(
+                Class<T> resource, int samplingInterval, long maxActive) {
+            return newResourceLeakDetector(resource, samplingInterval);
+        }
+
+        @Override
+        public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval) {
+            return new ResourceLeakDetector<>(resource, samplingInterval) {
+                @Override
+                protected boolean needReport() {
+                    return true;
+                }
+
+                @Override
+                protected void reportTracedLeak(String resourceType, String records) {
+                    LEAKS.add("LEAK: " + resourceType + ".release() was not called before it was garbage-collected."
+                            + records);
+                    super.reportTracedLeak(resourceType, records);
+                }
+
+                @Override
+                protected void reportUntracedLeak(String resourceType) {
+                    LEAKS.add("LEAK: " + resourceType + ".release() was not called before it was garbage-collected.");
+                    super.reportUntracedLeak(resourceType);
+                }
+            };
+        }
+    }
 }

@@ -8,8 +8,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LeakGuard.class)
 class ReactiveModeContractTest extends EngineContract {
 
-  @Override
-  protected EngineMode mode() {
-    return EngineMode.REACTIVE;
-  }
+    @Override
+    protected EngineMode mode() {
+        return EngineMode.REACTIVE;
+    }
 }

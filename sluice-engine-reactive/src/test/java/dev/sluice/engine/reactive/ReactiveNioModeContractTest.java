@@ -13,13 +13,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LeakGuard.class)
 class ReactiveNioModeContractTest extends EngineContract {
 
-  @Override
-  protected EngineMode mode() {
-    return EngineMode.REACTIVE;
-  }
+    @Override
+    protected EngineMode mode() {
+        return EngineMode.REACTIVE;
+    }
 
-  @Override
-  protected Transport transport() {
-    return Transport.NIO;
-  }
+    @Override
+    protected Transport transport() {
+        return Transport.NIO;
+    }
 }

@@ -18,39 +18,43 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LeakGuard.class)
 class TransportTest extends ContractFixture {
 
-  @Override
-  protected EngineMode mode() {
-    return EngineMode.REACTIVE;
-  }
-
-  /** The transport the gateway reports, after one proxied request went through it. */
-  private String runOn(Transport transport) {
-    try (TestGateway gateway = gateway().transport(transport).route("any", on("/**"), proxy(APP)).start()) {
-      HttpResponse<byte[]> response = get(gateway, "/bytes/100");
-      assertThat(response.statusCode()).isEqualTo(200);
-      assertThat(response.body()).hasSize(100);
-      return gateway.transport();
+    @Override
+    protected EngineMode mode() {
+        return EngineMode.REACTIVE;
     }
-  }
 
-  @Test
-  void autoIsIoUringWhereTheKernelAllowsItAndNioElsewhere() {
-    assertThat(runOn(Transport.AUTO)).isEqualTo(IoUring.isAvailable() ? "io_uring" : "nio");
-  }
-
-  @Test
-  void nioIsNio() {
-    assertThat(runOn(Transport.NIO)).isEqualTo("nio");
-  }
-
-  @Test
-  void ioUringIsIoUringWhereTheKernelAllowsIt() {
-    if (IoUring.isAvailable()) {
-      assertThat(runOn(Transport.IO_URING)).isEqualTo("io_uring");
-    } else {
-      assertThatThrownBy(() -> runOn(Transport.IO_URING)).isInstanceOf(IllegalStateException.class)
-          .hasMessageStartingWith("server.transport: io_uring is not available here (")
-          .hasMessageEndingWith(") (expected: auto or nio)");
+    /** The transport the gateway reports, after one proxied request went through it. */
+    private String runOn(Transport transport) {
+        try (TestGateway gateway = gateway()
+                .transport(transport)
+                .route("any", on("/**"), proxy(APP))
+                .start()) {
+            HttpResponse<byte[]> response = get(gateway, "/bytes/100");
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body()).hasSize(100);
+            return gateway.transport();
+        }
     }
-  }
+
+    @Test
+    void autoIsIoUringWhereTheKernelAllowsItAndNioElsewhere() {
+        assertThat(runOn(Transport.AUTO)).isEqualTo(IoUring.isAvailable() ? "io_uring" : "nio");
+    }
+
+    @Test
+    void nioIsNio() {
+        assertThat(runOn(Transport.NIO)).isEqualTo("nio");
+    }
+
+    @Test
+    void ioUringIsIoUringWhereTheKernelAllowsIt() {
+        if (IoUring.isAvailable()) {
+            assertThat(runOn(Transport.IO_URING)).isEqualTo("io_uring");
+        } else {
+            assertThatThrownBy(() -> runOn(Transport.IO_URING))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("server.transport: io_uring is not available here (")
+                    .hasMessageEndingWith(") (expected: auto or nio)");
+        }
+    }
 }

@@ -24,79 +24,79 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(LeakGuard.class)
 class WriteGateTest {
 
-  /** Counts the flushes that reach the transport, and what was written before each. */
-  private static final class Flushes extends ChannelOutboundHandlerAdapter {
-    final List<Integer> writesPerFlush = new ArrayList<>();
-    int pending;
+    /** Counts the flushes that reach the transport, and what was written before each. */
+    private static final class Flushes extends ChannelOutboundHandlerAdapter {
+        final List<Integer> writesPerFlush = new ArrayList<>();
+        int pending;
 
-    @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-      pending++;
-      ctx.write(msg, promise);
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            pending++;
+            ctx.write(msg, promise);
+        }
+
+        @Override
+        public void flush(ChannelHandlerContext ctx) {
+            writesPerFlush.add(pending);
+            pending = 0;
+            ctx.flush();
+        }
     }
 
-    @Override
-    public void flush(ChannelHandlerContext ctx) {
-      writesPerFlush.add(pending);
-      pending = 0;
-      ctx.flush();
+    private final Flushes flushes = new Flushes();
+    private final WriteGate gate = new WriteGate();
+    private final EmbeddedChannel channel = new EmbeddedChannel(flushes, gate);
+
+    private static DefaultHttpResponse head() {
+        return new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
     }
-  }
 
-  private final Flushes flushes = new Flushes();
-  private final WriteGate gate = new WriteGate();
-  private final EmbeddedChannel channel = new EmbeddedChannel(flushes, gate);
+    private static DefaultHttpContent body(String text) {
+        return new DefaultHttpContent(Unpooled.copiedBuffer(text, StandardCharsets.UTF_8));
+    }
 
-  private static DefaultHttpResponse head() {
-    return new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-  }
+    @Test
+    void aHeadHeldForItsBodyIsReportedWrittenAtOnceAndLeavesWithTheFirstBodyBytes() {
+        gate.holdHeadForBody();
+        ChannelFuture headWritten = channel.writeAndFlush(head());
+        assertThat(headWritten.isSuccess()).as("reported written while queued").isTrue();
+        assertThat(flushes.writesPerFlush).as("no flush for the head alone").isEmpty();
+        assertThat((Object) channel.readOutbound()).isNull();
 
-  private static DefaultHttpContent body(String text) {
-    return new DefaultHttpContent(Unpooled.copiedBuffer(text, StandardCharsets.UTF_8));
-  }
+        channel.writeAndFlush(body("hello"));
+        assertThat(flushes.writesPerFlush).as("head and body in one flush").containsExactly(2);
+        assertThat((Object) channel.readOutbound()).isInstanceOf(DefaultHttpResponse.class);
+        DefaultHttpContent content = channel.readOutbound();
+        assertThat(content.content().toString(StandardCharsets.UTF_8)).isEqualTo("hello");
+        content.release();
+    }
 
-  @Test
-  void aHeadHeldForItsBodyIsReportedWrittenAtOnceAndLeavesWithTheFirstBodyBytes() {
-    gate.holdHeadForBody();
-    ChannelFuture headWritten = channel.writeAndFlush(head());
-    assertThat(headWritten.isSuccess()).as("reported written while queued").isTrue();
-    assertThat(flushes.writesPerFlush).as("no flush for the head alone").isEmpty();
-    assertThat((Object) channel.readOutbound()).isNull();
+    @Test
+    void withoutAHoldTheHeadIsFlushedAloneAndReportedWhenFlushed() {
+        ChannelFuture headWritten = channel.writeAndFlush(head());
+        assertThat(headWritten.isSuccess()).isTrue();
+        channel.writeAndFlush(body("x")).syncUninterruptibly();
+        assertThat(flushes.writesPerFlush).containsExactly(1, 1);
+        channel.finishAndReleaseAll();
+    }
 
-    channel.writeAndFlush(body("hello"));
-    assertThat(flushes.writesPerFlush).as("head and body in one flush").containsExactly(2);
-    assertThat((Object) channel.readOutbound()).isInstanceOf(DefaultHttpResponse.class);
-    DefaultHttpContent content = channel.readOutbound();
-    assertThat(content.content().toString(StandardCharsets.UTF_8)).isEqualTo("hello");
-    content.release();
-  }
+    @Test
+    void theHoldIsForOneHeadOnly() {
+        gate.holdHeadForBody();
+        channel.writeAndFlush(head());
+        channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+        channel.writeAndFlush(head()); // the next response on this connection: not held
+        assertThat(flushes.writesPerFlush).containsExactly(2, 1);
+        channel.finishAndReleaseAll();
+    }
 
-  @Test
-  void withoutAHoldTheHeadIsFlushedAloneAndReportedWhenFlushed() {
-    ChannelFuture headWritten = channel.writeAndFlush(head());
-    assertThat(headWritten.isSuccess()).isTrue();
-    channel.writeAndFlush(body("x")).syncUninterruptibly();
-    assertThat(flushes.writesPerFlush).containsExactly(1, 1);
-    channel.finishAndReleaseAll();
-  }
-
-  @Test
-  void theHoldIsForOneHeadOnly() {
-    gate.holdHeadForBody();
-    channel.writeAndFlush(head());
-    channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-    channel.writeAndFlush(head()); // the next response on this connection: not held
-    assertThat(flushes.writesPerFlush).containsExactly(2, 1);
-    channel.finishAndReleaseAll();
-  }
-
-  @Test
-  void closingDropsAHeldHead() {
-    gate.holdHeadForBody();
-    channel.writeAndFlush(head());
-    channel.close().syncUninterruptibly();
-    assertThat(flushes.writesPerFlush).isEmpty();
-    ByteBuf leftover = channel.readOutbound();
-    assertThat(leftover).isNull();
-  }
+    @Test
+    void closingDropsAHeldHead() {
+        gate.holdHeadForBody();
+        channel.writeAndFlush(head());
+        channel.close().syncUninterruptibly();
+        assertThat(flushes.writesPerFlush).isEmpty();
+        ByteBuf leftover = channel.readOutbound();
+        assertThat(leftover).isNull();
+    }
 }

@@ -9,52 +9,52 @@ import java.util.Locale;
  */
 public final class Figures {
 
-  public static final String NA = "n/a";
+    public static final String NA = "n/a";
 
-  private Figures() {}
+    private Figures() {}
 
-  public static String fixed(double v, int decimals) {
-    if (!Double.isFinite(v)) {
-      return NA;
+    public static String fixed(double v, int decimals) {
+        if (!Double.isFinite(v)) {
+            return NA;
+        }
+        return String.format(Locale.ROOT, "%,." + decimals + "f", v);
     }
-    return String.format(Locale.ROOT, "%,." + decimals + "f", v);
-  }
 
-  /** A latency in ms; a non-positive or non-finite one is not a measurement. */
-  public static String millis(double ms) {
-    if (!Double.isFinite(ms) || ms <= 0) {
-      return NA;
+    /** A latency in ms; a non-positive or non-finite one is not a measurement. */
+    public static String millis(double ms) {
+        if (!Double.isFinite(ms) || ms <= 0) {
+            return NA;
+        }
+        if (ms >= 100) {
+            return fixed(ms, 0);
+        }
+        if (ms >= 10) {
+            return fixed(ms, 1);
+        }
+        if (ms >= 1) {
+            return fixed(ms, 2);
+        }
+        return String.format(Locale.ROOT, "%.3f", ms);
     }
-    if (ms >= 100) {
-      return fixed(ms, 0);
-    }
-    if (ms >= 10) {
-      return fixed(ms, 1);
-    }
-    if (ms >= 1) {
-      return fixed(ms, 2);
-    }
-    return String.format(Locale.ROOT, "%.3f", ms);
-  }
 
-  public static String meanSd(List<Double> values, int decimals) {
-    if (values.isEmpty() || values.stream().anyMatch(v -> !Double.isFinite(v))) {
-      return NA;
+    public static String meanSd(List<Double> values, int decimals) {
+        if (values.isEmpty() || values.stream().anyMatch(v -> !Double.isFinite(v))) {
+            return NA;
+        }
+        return fixed(mean(values), decimals) + " ± " + fixed(sd(values), decimals);
     }
-    return fixed(mean(values), decimals) + " ± " + fixed(sd(values), decimals);
-  }
 
-  public static double mean(List<Double> values) {
-    return values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
-  }
-
-  /** Sample standard deviation (n - 1); 0 for one value. */
-  public static double sd(List<Double> values) {
-    if (values.size() < 2) {
-      return values.isEmpty() ? Double.NaN : 0;
+    public static double mean(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
     }
-    double m = mean(values);
-    double ss = values.stream().mapToDouble(v -> (v - m) * (v - m)).sum();
-    return Math.sqrt(ss / (values.size() - 1));
-  }
+
+    /** Sample standard deviation (n - 1); 0 for one value. */
+    public static double sd(List<Double> values) {
+        if (values.size() < 2) {
+            return values.isEmpty() ? Double.NaN : 0;
+        }
+        double m = mean(values);
+        double ss = values.stream().mapToDouble(v -> (v - m) * (v - m)).sum();
+        return Math.sqrt(ss / (values.size() - 1));
+    }
 }

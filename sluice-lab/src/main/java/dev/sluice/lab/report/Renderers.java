@@ -6,74 +6,109 @@ import java.util.List;
 /** Renders a {@link ReportDoc} as Markdown and as one self-contained HTML page. */
 public final class Renderers {
 
-  private Renderers() {}
+    private Renderers() {}
 
-  public static String markdown(ReportDoc doc) {
-    StringBuilder sb = new StringBuilder("# ").append(doc.title()).append("\n\n");
-    for (ReportDoc.Block b : doc.blocks()) {
-      switch (b) {
-        case ReportDoc.Heading h -> sb.append("#".repeat(h.level() + 1)).append(' ').append(h.text()).append("\n\n");
-        case ReportDoc.Paragraph p -> sb.append(p.text()).append("\n\n");
-        case ReportDoc.Alert a -> sb.append("> **⚠ ").append(a.text()).append("**\n\n");
-        case ReportDoc.Code c -> sb.append("```\n").append(c.text()).append("\n```\n\n");
-        case ReportDoc.Chart c -> sb.append("![").append(c.caption()).append("](charts/").append(c.file()).append(")\n\n");
-        case ReportDoc.Table t -> {
-          sb.append("| ").append(String.join(" | ", t.headers())).append(" |\n|");
-          t.headers().forEach(h -> sb.append("---|"));
-          sb.append('\n');
-          for (List<String> row : t.rows()) {
-            sb.append("| ").append(String.join(" | ", row.stream().map(s -> s.replace("|", "\\|")).toList())).append(" |\n");
-          }
-          sb.append('\n');
+    public static String markdown(ReportDoc doc) {
+        StringBuilder sb = new StringBuilder("# ").append(doc.title()).append("\n\n");
+        for (ReportDoc.Block b : doc.blocks()) {
+            switch (b) {
+                case ReportDoc.Heading h ->
+                    sb.append("#".repeat(h.level() + 1))
+                            .append(' ')
+                            .append(h.text())
+                            .append("\n\n");
+                case ReportDoc.Paragraph p -> sb.append(p.text()).append("\n\n");
+                case ReportDoc.Alert a -> sb.append("> **⚠ ").append(a.text()).append("**\n\n");
+                case ReportDoc.Code c -> sb.append("```\n").append(c.text()).append("\n```\n\n");
+                case ReportDoc.Chart c ->
+                    sb.append("![")
+                            .append(c.caption())
+                            .append("](charts/")
+                            .append(c.file())
+                            .append(")\n\n");
+                case ReportDoc.Table t -> {
+                    sb.append("| ").append(String.join(" | ", t.headers())).append(" |\n|");
+                    t.headers().forEach(h -> sb.append("---|"));
+                    sb.append('\n');
+                    for (List<String> row : t.rows()) {
+                        sb.append("| ")
+                                .append(String.join(
+                                        " | ",
+                                        row.stream()
+                                                .map(s -> s.replace("|", "\\|"))
+                                                .toList()))
+                                .append(" |\n");
+                    }
+                    sb.append('\n');
+                }
+            }
         }
-      }
+        return sb.toString();
     }
-    return sb.toString();
-  }
 
-  public static String html(ReportDoc doc) {
-    StringBuilder sb = new StringBuilder();
-    sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>").append(escape(doc.title()))
-        .append("</title>\n<style>\n").append(STYLE).append("</style></head>\n<body><main>\n<h1>")
-        .append(escape(doc.title())).append("</h1>\n");
-    for (ReportDoc.Block b : doc.blocks()) {
-      switch (b) {
-        case ReportDoc.Heading h -> sb.append("<h").append(h.level() + 1).append('>').append(inline(h.text()))
-            .append("</h").append(h.level() + 1).append(">\n");
-        case ReportDoc.Paragraph p -> sb.append("<p>").append(inline(p.text())).append("</p>\n");
-        case ReportDoc.Alert a -> sb.append("<div class=\"alert\">⚠ ").append(inline(a.text())).append("</div>\n");
-        case ReportDoc.Code c -> sb.append("<pre>").append(escape(c.text())).append("</pre>\n");
-        case ReportDoc.Chart c -> sb.append("<figure><img alt=\"").append(escape(c.caption()))
-            .append("\" src=\"data:image/png;base64,").append(Base64.getEncoder().encodeToString(c.png()))
-            .append("\"><figcaption>").append(inline(c.caption())).append("</figcaption></figure>\n");
-        case ReportDoc.Table t -> {
-          sb.append("<table><thead><tr>");
-          t.headers().forEach(h -> sb.append("<th>").append(inline(h)).append("</th>"));
-          sb.append("</tr></thead><tbody>\n");
-          for (List<String> row : t.rows()) {
-            sb.append("<tr>");
-            row.forEach(c -> sb.append("<td>").append(inline(c)).append("</td>"));
-            sb.append("</tr>\n");
-          }
-          sb.append("</tbody></table>\n");
+    public static String html(ReportDoc doc) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
+                .append(escape(doc.title()))
+                .append("</title>\n<style>\n")
+                .append(STYLE)
+                .append("</style></head>\n<body><main>\n<h1>")
+                .append(escape(doc.title()))
+                .append("</h1>\n");
+        for (ReportDoc.Block b : doc.blocks()) {
+            switch (b) {
+                case ReportDoc.Heading h ->
+                    sb.append("<h")
+                            .append(h.level() + 1)
+                            .append('>')
+                            .append(inline(h.text()))
+                            .append("</h")
+                            .append(h.level() + 1)
+                            .append(">\n");
+                case ReportDoc.Paragraph p ->
+                    sb.append("<p>").append(inline(p.text())).append("</p>\n");
+                case ReportDoc.Alert a ->
+                    sb.append("<div class=\"alert\">⚠ ")
+                            .append(inline(a.text()))
+                            .append("</div>\n");
+                case ReportDoc.Code c ->
+                    sb.append("<pre>").append(escape(c.text())).append("</pre>\n");
+                case ReportDoc.Chart c ->
+                    sb.append("<figure><img alt=\"")
+                            .append(escape(c.caption()))
+                            .append("\" src=\"data:image/png;base64,")
+                            .append(Base64.getEncoder().encodeToString(c.png()))
+                            .append("\"><figcaption>")
+                            .append(inline(c.caption()))
+                            .append("</figcaption></figure>\n");
+                case ReportDoc.Table t -> {
+                    sb.append("<table><thead><tr>");
+                    t.headers().forEach(h -> sb.append("<th>").append(inline(h)).append("</th>"));
+                    sb.append("</tr></thead><tbody>\n");
+                    for (List<String> row : t.rows()) {
+                        sb.append("<tr>");
+                        row.forEach(c -> sb.append("<td>").append(inline(c)).append("</td>"));
+                        sb.append("</tr>\n");
+                    }
+                    sb.append("</tbody></table>\n");
+                }
+            }
         }
-      }
+        return sb.append("</main></body></html>\n").toString();
     }
-    return sb.append("</main></body></html>\n").toString();
-  }
 
-  static String escape(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
-  }
+    static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
 
-  /** Escapes, then turns {@code `code`} into {@code <code>} and {@code **b**} into {@code <b>}. */
-  static String inline(String s) {
-    String e = escape(s);
-    e = e.replaceAll("`([^`]+)`", "<code>$1</code>");
-    return e.replaceAll("\\*\\*([^*]+)\\*\\*", "<b>$1</b>");
-  }
+    /** Escapes, then turns {@code `code`} into {@code <code>} and {@code **b**} into {@code <b>}. */
+    static String inline(String s) {
+        String e = escape(s);
+        e = e.replaceAll("`([^`]+)`", "<code>$1</code>");
+        return e.replaceAll("\\*\\*([^*]+)\\*\\*", "<b>$1</b>");
+    }
 
-  private static final String STYLE = """
+    private static final String STYLE = """
       body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f6f7f9;color:#1d232b;margin:0}
       main{max-width:1100px;margin:0 auto;padding:24px 32px;background:#fff;min-height:100vh}
       h1{font-size:1.7em;border-bottom:3px solid #2f6fde;padding-bottom:8px}

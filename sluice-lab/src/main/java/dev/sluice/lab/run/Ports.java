@@ -11,42 +11,42 @@ import java.util.concurrent.ThreadLocalRandom;
 /** Free loopback ports for the processes the lab starts. */
 public final class Ports {
 
-  private Ports() {}
+    private Ports() {}
 
-  /** A port free now on 127.0.0.1 (the process that gets it binds it a moment later). */
-  public static int free() throws LabFailure {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new LabFailure("no free loopback port: " + e.getMessage(), e);
+    /** A port free now on 127.0.0.1 (the process that gets it binds it a moment later). */
+    public static int free() throws LabFailure {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new LabFailure("no free loopback port: " + e.getMessage(), e);
+        }
     }
-  }
 
-  /** The first of {@code count} consecutive ports free now, below the ephemeral range. */
-  public static int freeBlock(int count) throws LabFailure {
-    for (int attempt = 0; attempt < 200; attempt++) {
-      int base = ThreadLocalRandom.current().nextInt(20_000, 30_000);
-      List<ServerSocket> held = new ArrayList<>();
-      boolean ok = true;
-      try {
-        for (int i = 0; i < count; i++) {
-          held.add(new ServerSocket(base + i, 1, InetAddress.getLoopbackAddress()));
+    /** The first of {@code count} consecutive ports free now, below the ephemeral range. */
+    public static int freeBlock(int count) throws LabFailure {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int base = ThreadLocalRandom.current().nextInt(20_000, 30_000);
+            List<ServerSocket> held = new ArrayList<>();
+            boolean ok = true;
+            try {
+                for (int i = 0; i < count; i++) {
+                    held.add(new ServerSocket(base + i, 1, InetAddress.getLoopbackAddress()));
+                }
+            } catch (IOException e) {
+                ok = false;
+            } finally {
+                for (ServerSocket s : held) {
+                    try {
+                        s.close();
+                    } catch (IOException ignored) {
+                        // closing a socket we only probed
+                    }
+                }
+            }
+            if (ok) {
+                return base;
+            }
         }
-      } catch (IOException e) {
-        ok = false;
-      } finally {
-        for (ServerSocket s : held) {
-          try {
-            s.close();
-          } catch (IOException ignored) {
-            // closing a socket we only probed
-          }
-        }
-      }
-      if (ok) {
-        return base;
-      }
+        throw new LabFailure("no " + count + " consecutive free ports in 20000..30000");
     }
-    throw new LabFailure("no " + count + " consecutive free ports in 20000..30000");
-  }
 }

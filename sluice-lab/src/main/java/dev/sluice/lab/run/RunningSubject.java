@@ -15,15 +15,21 @@ import java.util.Optional;
  * @param firstResponseMillis process start to the first successful response
  */
 public record RunningSubject(
-    Subject subject, LaunchedProcess process, List<String> command, URI base, double startedMillis,
-    Optional<Double> reportedMillis, double firstResponseMillis) implements AutoCloseable {
+        Subject subject,
+        LaunchedProcess process,
+        List<String> command,
+        URI base,
+        double startedMillis,
+        Optional<Double> reportedMillis,
+        double firstResponseMillis)
+        implements AutoCloseable {
 
-  public URI url(String path) {
-    return base.resolve(path);
-  }
+    public URI url(String path) {
+        return base.resolve(path);
+    }
 
-  @Override
-  public void close() {
-    process.close();
-  }
+    @Override
+    public void close() {
+        process.close();
+    }
 }

@@ -18,65 +18,71 @@ import java.util.List;
  */
 public record Subject(String name, String engine, boolean baseline, String runtime, List<String> extraArgs) {
 
-  public static final List<String> ENGINES = List.of("virtual", "reactive", "platform");
-  public static final List<String> BASELINES = List.of("spring-reactive", "spring-virtual", "spring-platform",
-      "kotlin-coroutines");
-  public static final List<String> RUNTIMES = List.of("jvm", "aot", "native");
+    public static final List<String> ENGINES = List.of("virtual", "reactive", "platform");
+    public static final List<String> BASELINES =
+            List.of("spring-reactive", "spring-virtual", "spring-platform", "kotlin-coroutines");
+    public static final List<String> RUNTIMES = List.of("jvm", "aot", "native");
 
-  public Subject {
-    extraArgs = List.copyOf(extraArgs);
-  }
-
-  /** The baseline's jar name under {@code sluice-lab/baselines/} ({@code spring-platform} runs spring-virtual's jar). */
-  public String app() {
-    return engine.equals("spring-platform") ? "spring-virtual" : engine;
-  }
-
-  /** A human label: {@code Sluice virtual (JVM)}, {@code Spring WebFlux (seed)}. */
-  public String label() {
-    if (baseline) {
-      return switch (engine) {
-        case "spring-reactive" -> "Spring WebFlux (seed 000)";
-        case "spring-virtual" -> "Spring MVC, virtual threads (seed 000/001)";
-        case "spring-platform" -> "Spring MVC, platform threads (seed 001)";
-        case "kotlin-coroutines" -> "Kotlin coroutines (seed 004)";
-        default -> engine;
-      };
+    public Subject {
+        extraArgs = List.copyOf(extraArgs);
     }
-    return "Sluice " + engine + " (" + runtime.toUpperCase(java.util.Locale.ROOT) + ")";
-  }
 
-  /**
-   * Parses {@code --subjects}: engine modes ({@code virtual}, each crossed with {@code runtimes}),
-   * engine modes with a runtime ({@code virtual-aot}), and baselines.
-   */
-  public static List<Subject> parse(List<String> names, List<String> runtimes) throws UsageException {
-    for (String r : runtimes) {
-      if (!RUNTIMES.contains(r)) {
-        throw new UsageException("--runtimes: '" + r + "' (expected: jvm, aot or native)");
-      }
+    /** The baseline's jar name under {@code sluice-lab/baselines/} ({@code spring-platform} runs spring-virtual's jar). */
+    public String app() {
+        return engine.equals("spring-platform") ? "spring-virtual" : engine;
     }
-    List<Subject> subjects = new ArrayList<>();
-    for (String n : names) {
-      if (ENGINES.contains(n)) {
-        for (String r : runtimes) {
-          subjects.add(sluice(n, r));
+
+    /** A human label: {@code Sluice virtual (JVM)}, {@code Spring WebFlux (seed)}. */
+    public String label() {
+        if (baseline) {
+            return switch (engine) {
+                case "spring-reactive" -> "Spring WebFlux (seed 000)";
+                case "spring-virtual" -> "Spring MVC, virtual threads (seed 000/001)";
+                case "spring-platform" -> "Spring MVC, platform threads (seed 001)";
+                case "kotlin-coroutines" -> "Kotlin coroutines (seed 004)";
+                default -> engine;
+            };
         }
-      } else if (n.contains("-") && ENGINES.contains(n.substring(0, n.lastIndexOf('-')))
-          && RUNTIMES.contains(n.substring(n.lastIndexOf('-') + 1))) {
-        subjects.add(sluice(n.substring(0, n.lastIndexOf('-')), n.substring(n.lastIndexOf('-') + 1)));
-      } else if (BASELINES.contains(n)) {
-        subjects.add(new Subject(n, n, true, "jvm",
-            n.equals("spring-platform") ? List.of("--spring.threads.virtual.enabled=false") : List.of()));
-      } else {
-        throw new UsageException("--subjects: '" + n + "' (expected: virtual, reactive, platform (optionally with -jvm or"
-            + " -aot), spring-reactive, spring-virtual, spring-platform, kotlin-coroutines)");
-      }
+        return "Sluice " + engine + " (" + runtime.toUpperCase(java.util.Locale.ROOT) + ")";
     }
-    return subjects.stream().distinct().toList();
-  }
 
-  private static Subject sluice(String engine, String runtime) {
-    return new Subject(runtime.equals("jvm") ? engine : engine + "-" + runtime, engine, false, runtime, List.of());
-  }
+    /**
+     * Parses {@code --subjects}: engine modes ({@code virtual}, each crossed with {@code runtimes}),
+     * engine modes with a runtime ({@code virtual-aot}), and baselines.
+     */
+    public static List<Subject> parse(List<String> names, List<String> runtimes) throws UsageException {
+        for (String r : runtimes) {
+            if (!RUNTIMES.contains(r)) {
+                throw new UsageException("--runtimes: '" + r + "' (expected: jvm, aot or native)");
+            }
+        }
+        List<Subject> subjects = new ArrayList<>();
+        for (String n : names) {
+            if (ENGINES.contains(n)) {
+                for (String r : runtimes) {
+                    subjects.add(sluice(n, r));
+                }
+            } else if (n.contains("-")
+                    && ENGINES.contains(n.substring(0, n.lastIndexOf('-')))
+                    && RUNTIMES.contains(n.substring(n.lastIndexOf('-') + 1))) {
+                subjects.add(sluice(n.substring(0, n.lastIndexOf('-')), n.substring(n.lastIndexOf('-') + 1)));
+            } else if (BASELINES.contains(n)) {
+                subjects.add(new Subject(
+                        n,
+                        n,
+                        true,
+                        "jvm",
+                        n.equals("spring-platform") ? List.of("--spring.threads.virtual.enabled=false") : List.of()));
+            } else {
+                throw new UsageException(
+                        "--subjects: '" + n + "' (expected: virtual, reactive, platform (optionally with -jvm or"
+                                + " -aot), spring-reactive, spring-virtual, spring-platform, kotlin-coroutines)");
+            }
+        }
+        return subjects.stream().distinct().toList();
+    }
+
+    private static Subject sluice(String engine, String runtime) {
+        return new Subject(runtime.equals("jvm") ? engine : engine + "-" + runtime, engine, false, runtime, List.of());
+    }
 }

@@ -17,46 +17,62 @@ import java.util.regex.Pattern;
  */
 public record Upstreams(LaunchedProcess process, Map<String, URI> urls, List<String> command) implements AutoCloseable {
 
-  public static final List<String> DEMO = List.of("products", "customers", "reviews", "delay", "blocking", "limited");
+    public static final List<String> DEMO = List.of("products", "customers", "reviews", "delay", "blocking", "limited");
 
-  /** Starts {@code sluice upstreams} on six free consecutive ports. */
-  public static Upstreams demo(Workspace workspace, CpuPlan cpus, Path logDir) throws LabFailure {
-    int base = Ports.freeBlock(DEMO.size());
-    List<String> command = cpus.load(List.of(workspace.java().toString(), "-jar", workspace.gatewayJar().toString(),
-        "upstreams", "--host", "127.0.0.1", "--port-base", Integer.toString(base)));
-    LaunchedProcess p = LaunchedProcess.start("upstreams", command, logDir.resolve("upstreams.log"),
-        Pattern.compile("sluice upstreams started"));
-    try {
-      p.awaitStarted(Duration.ofSeconds(60));
-    } catch (LabFailure e) {
-      p.close();
-      throw e;
+    /** Starts {@code sluice upstreams} on six free consecutive ports. */
+    public static Upstreams demo(Workspace workspace, CpuPlan cpus, Path logDir) throws LabFailure {
+        int base = Ports.freeBlock(DEMO.size());
+        List<String> command = cpus.load(List.of(
+                workspace.java().toString(),
+                "-jar",
+                workspace.gatewayJar().toString(),
+                "upstreams",
+                "--host",
+                "127.0.0.1",
+                "--port-base",
+                Integer.toString(base)));
+        LaunchedProcess p = LaunchedProcess.start(
+                "upstreams", command, logDir.resolve("upstreams.log"), Pattern.compile("sluice upstreams started"));
+        try {
+            p.awaitStarted(Duration.ofSeconds(60));
+        } catch (LabFailure e) {
+            p.close();
+            throw e;
+        }
+        Map<String, URI> urls = new LinkedHashMap<>();
+        for (int i = 0; i < DEMO.size(); i++) {
+            urls.put(DEMO.get(i), URI.create("http://127.0.0.1:" + (base + i)));
+        }
+        return new Upstreams(p, urls, command);
     }
-    Map<String, URI> urls = new LinkedHashMap<>();
-    for (int i = 0; i < DEMO.size(); i++) {
-      urls.put(DEMO.get(i), URI.create("http://127.0.0.1:" + (base + i)));
-    }
-    return new Upstreams(p, urls, command);
-  }
 
-  /** Starts the lab's sizes upstream ({@code GET /bytes/N}). */
-  public static Upstreams sizes(Workspace workspace, CpuPlan cpus, Path logDir) throws LabFailure {
-    int port = Ports.free();
-    List<String> command = cpus.load(List.of(workspace.java().toString(), "-cp", Workspace.labClasspath(),
-        "dev.sluice.lab.LabMain", "sizes-upstream", "--port", Integer.toString(port)));
-    LaunchedProcess p = LaunchedProcess.start("sizes-upstream", command, logDir.resolve("sizes-upstream.log"),
-        Pattern.compile("sizes upstream started"));
-    try {
-      p.awaitStarted(Duration.ofSeconds(60));
-    } catch (LabFailure e) {
-      p.close();
-      throw e;
+    /** Starts the lab's sizes upstream ({@code GET /bytes/N}). */
+    public static Upstreams sizes(Workspace workspace, CpuPlan cpus, Path logDir) throws LabFailure {
+        int port = Ports.free();
+        List<String> command = cpus.load(List.of(
+                workspace.java().toString(),
+                "-cp",
+                Workspace.labClasspath(),
+                "dev.sluice.lab.LabMain",
+                "sizes-upstream",
+                "--port",
+                Integer.toString(port)));
+        LaunchedProcess p = LaunchedProcess.start(
+                "sizes-upstream",
+                command,
+                logDir.resolve("sizes-upstream.log"),
+                Pattern.compile("sizes upstream started"));
+        try {
+            p.awaitStarted(Duration.ofSeconds(60));
+        } catch (LabFailure e) {
+            p.close();
+            throw e;
+        }
+        return new Upstreams(p, Map.of("sizes", URI.create("http://127.0.0.1:" + port)), command);
     }
-    return new Upstreams(p, Map.of("sizes", URI.create("http://127.0.0.1:" + port)), command);
-  }
 
-  @Override
-  public void close() {
-    process.close();
-  }
+    @Override
+    public void close() {
+        process.close();
+    }
 }

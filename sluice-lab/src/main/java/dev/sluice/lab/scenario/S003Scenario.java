@@ -35,110 +35,141 @@ import java.util.concurrent.CompletionException;
  */
 public final class S003Scenario {
 
-  static final Set<String> FLAGS = LabOptions.common("--connections", "--slow-connections", "--subjects", "--runtimes");
+    static final Set<String> FLAGS =
+            LabOptions.common("--connections", "--slow-connections", "--subjects", "--runtimes");
 
-  private S003Scenario() {}
+    private S003Scenario() {}
 
-  public static int run(List<String> args) throws UsageException, LabFailure {
-    LabOptions o = LabOptions.parse(args, FLAGS, Set.of("--pin"));
-    int seconds = (int) o.duration("--duration", Duration.ofSeconds(60)).toSeconds();
-    int warmup = (int) o.duration("--warmup", Duration.ofSeconds(10)).toSeconds();
-    int users = o.integer("--connections", 200, 1, 100_000);
-    int slowUsers = o.integer("--slow-connections", 100, 1, 100_000);
-    if (seconds < 2) {
-      throw new UsageException("--duration: " + seconds + " s (expected: at least 2s)");
-    }
-    List<Subject> subjects = Subject.parse(o.list("--subjects", List.of("virtual", "reactive", "platform")),
-        o.list("--runtimes", List.of("jvm")));
-    if (subjects.stream().anyMatch(Subject::baseline)) {
-      throw new UsageException("--subjects: the baselines have no slow-composition route (expected: virtual, reactive, platform)");
-    }
-    Lab lab = Lab.open(o);
-    ReportDoc doc = new ReportDoc("Sluice lab — seed 003: a fast route beside slow, rate-limited composition");
-    Map<String, SubjectRun> all = new LinkedHashMap<>();
-    Map<String, LoadResult> slow = new LinkedHashMap<>();
-    List<String> failures = new ArrayList<>();
-    try (Upstreams up = lab.demoUpstreams()) {
-      Map<String, URI> urls = new LinkedHashMap<>(up.urls());
-      Path config = lab.gatewayConfig(urls, FAST_ROUTE);
-      Bench bench = lab.bench(urls);
-      WrkLoad fast = WrkLoad.steady(URI.create("http://127.0.0.1/fast"), users, lab.wrkThreads(), seconds, 30, 16);
-      WrkLoad slowLoad = WrkLoad.steady(URI.create("http://127.0.0.1/slow-composition"), slowUsers, 1, seconds + 2,
-          seconds + 150, 100);
-      for (Subject s : subjects) {
-        System.err.println("sluice lab: s003: " + s.label());
-        try (RunningSubject running = bench.launcher().start(s, config, "/fast", 16)) {
-          SubjectRun alone = bench.measure(running, s.name() + "-fast-alone", "/fast", fast, warmup);
-          lab.record(s.name() + "-fast-alone", alone);
-          all.put(s.name() + " fast alone", alone);
-          WrkLoad slowTarget = new WrkLoad(running.url("/slow-composition"), slowLoad.connections(), 1,
-              slowLoad.seconds(), slowLoad.timeoutSeconds(), slowLoad.minBytes(), -1, 0, 1);
-          CompletableFuture<LoadResult> slowRun = CompletableFuture.supplyAsync(() -> {
-            try {
-              return bench.wrk().run(slowTarget, lab.results().raw(), s.name() + "-slow");
-            } catch (LabFailure e) {
-              throw new CompletionException(e);
-            }
-          });
-          Thread.sleep(1000);
-          SubjectRun mixed = bench.measure(running, s.name() + "-fast-with-slow", "/fast", fast, 0);
-          lab.record(s.name() + "-fast-with-slow", mixed);
-          all.put(s.name() + " fast with slow", mixed);
-          slow.put(s.name(), slowRun.join());
-        } catch (LabFailure | IllegalStateException | CompletionException e) {
-          failures.add(s.name() + ": " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new LabFailure("interrupted", e);
+    public static int run(List<String> args) throws UsageException, LabFailure {
+        LabOptions o = LabOptions.parse(args, FLAGS, Set.of("--pin"));
+        int seconds = (int) o.duration("--duration", Duration.ofSeconds(60)).toSeconds();
+        int warmup = (int) o.duration("--warmup", Duration.ofSeconds(10)).toSeconds();
+        int users = o.integer("--connections", 200, 1, 100_000);
+        int slowUsers = o.integer("--slow-connections", 100, 1, 100_000);
+        if (seconds < 2) {
+            throw new UsageException("--duration: " + seconds + " s (expected: at least 2s)");
         }
-      }
+        List<Subject> subjects = Subject.parse(
+                o.list("--subjects", List.of("virtual", "reactive", "platform")), o.list("--runtimes", List.of("jvm")));
+        if (subjects.stream().anyMatch(Subject::baseline)) {
+            throw new UsageException(
+                    "--subjects: the baselines have no slow-composition route (expected: virtual, reactive, platform)");
+        }
+        Lab lab = Lab.open(o);
+        ReportDoc doc = new ReportDoc("Sluice lab — seed 003: a fast route beside slow, rate-limited composition");
+        Map<String, SubjectRun> all = new LinkedHashMap<>();
+        Map<String, LoadResult> slow = new LinkedHashMap<>();
+        List<String> failures = new ArrayList<>();
+        try (Upstreams up = lab.demoUpstreams()) {
+            Map<String, URI> urls = new LinkedHashMap<>(up.urls());
+            Path config = lab.gatewayConfig(urls, FAST_ROUTE);
+            Bench bench = lab.bench(urls);
+            WrkLoad fast =
+                    WrkLoad.steady(URI.create("http://127.0.0.1/fast"), users, lab.wrkThreads(), seconds, 30, 16);
+            WrkLoad slowLoad = WrkLoad.steady(
+                    URI.create("http://127.0.0.1/slow-composition"), slowUsers, 1, seconds + 2, seconds + 150, 100);
+            for (Subject s : subjects) {
+                System.err.println("sluice lab: s003: " + s.label());
+                try (RunningSubject running = bench.launcher().start(s, config, "/fast", 16)) {
+                    SubjectRun alone = bench.measure(running, s.name() + "-fast-alone", "/fast", fast, warmup);
+                    lab.record(s.name() + "-fast-alone", alone);
+                    all.put(s.name() + " fast alone", alone);
+                    WrkLoad slowTarget = new WrkLoad(
+                            running.url("/slow-composition"),
+                            slowLoad.connections(),
+                            1,
+                            slowLoad.seconds(),
+                            slowLoad.timeoutSeconds(),
+                            slowLoad.minBytes(),
+                            -1,
+                            0,
+                            1);
+                    CompletableFuture<LoadResult> slowRun = CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return bench.wrk().run(slowTarget, lab.results().raw(), s.name() + "-slow");
+                        } catch (LabFailure e) {
+                            throw new CompletionException(e);
+                        }
+                    });
+                    Thread.sleep(1000);
+                    SubjectRun mixed = bench.measure(running, s.name() + "-fast-with-slow", "/fast", fast, 0);
+                    lab.record(s.name() + "-fast-with-slow", mixed);
+                    all.put(s.name() + " fast with slow", mixed);
+                    slow.put(s.name(), slowRun.join());
+                } catch (LabFailure | IllegalStateException | CompletionException e) {
+                    failures.add(s.name() + ": "
+                            + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new LabFailure("interrupted", e);
+                }
+            }
+        }
+        failures.forEach(f -> doc.alert("did not run: " + f));
+        RunTables.alerts(doc, all);
+        doc.paragraph("`/fast` proxies a 5 ms upstream (the seed's DB-backed endpoint), " + users
+                + " users. `/slow-composition` "
+                + "calls the delay API 5 times in parallel (200 ms each) and the rate-limited API 4 times, paced by Sluice at "
+                + "1 call / 200 ms (`pace:`), " + slowUsers
+                + " users: at most 1.25 slow requests/s complete, the rest wait. "
+                + "The platform engine holds a request thread and fan-out threads while slow work waits (not isolated); the "
+                + "virtual engine parks virtual threads and the reactive engine holds no thread (isolated). Seed 003 published: "
+                + "synchronous " + Published.S003_SYNC + "; slow calls on their own executor " + Published.S003_ISOLATED
+                + ". "
+                + "Machine: " + lab.machineLine() + ".");
+        List<List<String>> rows = new ArrayList<>();
+        Map<String, List<Double>> bars = new LinkedHashMap<>();
+        List<String> cats = new ArrayList<>();
+        List<Double> aloneTps = new ArrayList<>();
+        List<Double> mixedTps = new ArrayList<>();
+        for (Subject s : subjects) {
+            SubjectRun a = all.get(s.name() + " fast alone");
+            SubjectRun m = all.get(s.name() + " fast with slow");
+            if (a == null || m == null) {
+                continue;
+            }
+            LoadResult sl = slow.get(s.name());
+            rows.add(List.of(
+                    s.name(),
+                    fixed(a.throughput(), 1),
+                    millis(a.load().latency().meanMillis().orElse(Double.NaN)),
+                    fixed(m.throughput(), 1),
+                    millis(m.load().latency().meanMillis().orElse(Double.NaN)),
+                    fixed(m.throughput() / a.throughput() * 100, 0) + " %",
+                    sl == null ? "n/a" : Long.toString(sl.good()),
+                    sl == null ? "n/a" : millis(sl.latency().meanMillis().orElse(Double.NaN))));
+            cats.add(s.name());
+            aloneTps.add(a.throughput());
+            mixedTps.add(m.throughput());
+        }
+        doc.heading(1, "Fast route: alone vs beside the slow composition");
+        doc.table(
+                List.of(
+                        "mode",
+                        "fast TPS alone",
+                        "fast mean ms alone",
+                        "fast TPS with slow",
+                        "fast mean ms with slow",
+                        "kept",
+                        "slow responses completed",
+                        "slow mean ms"),
+                rows);
+        if (!cats.isEmpty()) {
+            bars.put("fast route alone", aloneTps);
+            bars.put("fast route with slow work in flight", mixedTps);
+            doc.chart(
+                    "s003-fast.png",
+                    Charts.bars("Fast route TPS", "TPS", cats, bars, Map.of()),
+                    "Fast-route throughput, alone and with the slow composition in flight");
+        }
+        doc.heading(1, "Every run");
+        RunTables.metricsTable(doc, all);
+        RunTables.summaryCsv(lab.results(), all);
+        lab.finish(doc);
+        return failures.isEmpty() && all.values().stream().allMatch(r -> r.errors() == 0) ? 0 : 1;
     }
-    failures.forEach(f -> doc.alert("did not run: " + f));
-    RunTables.alerts(doc, all);
-    doc.paragraph("`/fast` proxies a 5 ms upstream (the seed's DB-backed endpoint), " + users + " users. `/slow-composition` "
-        + "calls the delay API 5 times in parallel (200 ms each) and the rate-limited API 4 times, paced by Sluice at "
-        + "1 call / 200 ms (`pace:`), " + slowUsers + " users: at most 1.25 slow requests/s complete, the rest wait. "
-        + "The platform engine holds a request thread and fan-out threads while slow work waits (not isolated); the "
-        + "virtual engine parks virtual threads and the reactive engine holds no thread (isolated). Seed 003 published: "
-        + "synchronous " + Published.S003_SYNC + "; slow calls on their own executor " + Published.S003_ISOLATED + ". "
-        + "Machine: " + lab.machineLine() + ".");
-    List<List<String>> rows = new ArrayList<>();
-    Map<String, List<Double>> bars = new LinkedHashMap<>();
-    List<String> cats = new ArrayList<>();
-    List<Double> aloneTps = new ArrayList<>();
-    List<Double> mixedTps = new ArrayList<>();
-    for (Subject s : subjects) {
-      SubjectRun a = all.get(s.name() + " fast alone");
-      SubjectRun m = all.get(s.name() + " fast with slow");
-      if (a == null || m == null) {
-        continue;
-      }
-      LoadResult sl = slow.get(s.name());
-      rows.add(List.of(s.name(), fixed(a.throughput(), 1), millis(a.load().latency().meanMillis().orElse(Double.NaN)),
-          fixed(m.throughput(), 1), millis(m.load().latency().meanMillis().orElse(Double.NaN)),
-          fixed(m.throughput() / a.throughput() * 100, 0) + " %", sl == null ? "n/a" : Long.toString(sl.good()),
-          sl == null ? "n/a" : millis(sl.latency().meanMillis().orElse(Double.NaN))));
-      cats.add(s.name());
-      aloneTps.add(a.throughput());
-      mixedTps.add(m.throughput());
-    }
-    doc.heading(1, "Fast route: alone vs beside the slow composition");
-    doc.table(List.of("mode", "fast TPS alone", "fast mean ms alone", "fast TPS with slow", "fast mean ms with slow",
-        "kept", "slow responses completed", "slow mean ms"), rows);
-    if (!cats.isEmpty()) {
-      bars.put("fast route alone", aloneTps);
-      bars.put("fast route with slow work in flight", mixedTps);
-      doc.chart("s003-fast.png", Charts.bars("Fast route TPS", "TPS", cats, bars, Map.of()),
-          "Fast-route throughput, alone and with the slow composition in flight");
-    }
-    doc.heading(1, "Every run");
-    RunTables.metricsTable(doc, all);
-    RunTables.summaryCsv(lab.results(), all);
-    lab.finish(doc);
-    return failures.isEmpty() && all.values().stream().allMatch(r -> r.errors() == 0) ? 0 : 1;
-  }
 
-  static final String FAST_ROUTE = """
+    static final String FAST_ROUTE = """
         # Seed 003's fast endpoint: one 5 ms upstream call.
         - id: fast
           match: { path: /fast, methods: [GET] }

@@ -16,199 +16,202 @@ import java.net.SocketTimeoutException;
  */
 final class Http1Connection {
 
-  /** Read buffer: a response head must fit in it; body bytes beyond it are read straight into the caller's array. */
-  static final int BUFFER = 8 * 1024;
+    /** Read buffer: a response head must fit in it; body bytes beyond it are read straight into the caller's array. */
+    static final int BUFFER = 8 * 1024;
 
-  /** The largest response head accepted. */
-  static final int HEAD_LIMIT = 64 * 1024;
+    /** The largest response head accepted. */
+    static final int HEAD_LIMIT = 64 * 1024;
 
-  private final UpstreamConfig config;
-  private volatile Socket socket;
-  private InputStream in;
-  private OutputStream out;
-  byte[] buffer;
-  int pos;
-  int limit;
-  private long idleSince;
+    private final UpstreamConfig config;
+    private volatile Socket socket;
+    private InputStream in;
+    private OutputStream out;
+    byte[] buffer;
+    int pos;
+    int limit;
+    private long idleSince;
 
-  Http1Connection(UpstreamConfig config) {
-    this.config = config;
-  }
-
-  boolean isOpen() {
-    return socket != null;
-  }
-
-  long idleSince() {
-    return idleSince;
-  }
-
-  /** The socket of the current connection, or null. */
-  Socket socket() {
-    return socket;
-  }
-
-  /** Back in the pool after a clean exchange (nothing buffered beyond it). */
-  void markIdle() {
-    idleSince = System.nanoTime();
-    pos = 0;
-    limit = 0;
-  }
-
-  void connect() throws IOException {
-    Socket s = new Socket();
-    try {
-      s.setTcpNoDelay(true);
-      s.setKeepAlive(true);
-      try {
-        s.connect(new InetSocketAddress(config.host(), config.port()), (int) Math.max(1, config.connectTimeout().toMillis()));
-      } catch (SocketTimeoutException e) {
-        throw new ConnectTimeout(e);
-      }
-      s.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, config.readTimeout().toMillis())));
-      in = s.getInputStream();
-      out = s.getOutputStream();
-    } catch (IOException | RuntimeException e) {
-      s.close();
-      throw e;
+    Http1Connection(UpstreamConfig config) {
+        this.config = config;
     }
-    if (buffer == null || buffer.length != BUFFER) {
-      buffer = new byte[BUFFER];
-    }
-    pos = 0;
-    limit = 0;
-    socket = s;
-  }
 
-  /**
-   * For a connection idle a while: false when the upstream closed it (or sent something unasked).
-   * Waits at most a millisecond.
-   */
-  boolean stillOpen() {
-    Socket s = socket;
-    if (s == null || pos < limit) {
-      return false;
+    boolean isOpen() {
+        return socket != null;
     }
-    try {
-      s.setSoTimeout(1);
-      try {
-        in.read(buffer, 0, 1);
-        return false; // the end of the stream, or a byte nobody asked for: not reusable either way
-      } catch (SocketTimeoutException quiet) {
-        return true;
-      } finally {
-        s.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, config.readTimeout().toMillis())));
-      }
-    } catch (IOException e) {
-      return false;
+
+    long idleSince() {
+        return idleSince;
     }
-  }
 
-  OutputStream out() {
-    return out;
-  }
+    /** The socket of the current connection, or null. */
+    Socket socket() {
+        return socket;
+    }
 
-  /**
-   * Reads more bytes into the buffer after {@code limit}, compacting first when needed.
-   *
-   * @return false at the end of the stream
-   */
-  boolean fill() throws IOException {
-    if (limit == buffer.length) {
-      if (pos > 0) {
-        System.arraycopy(buffer, pos, buffer, 0, limit - pos);
-        limit -= pos;
+    /** Back in the pool after a clean exchange (nothing buffered beyond it). */
+    void markIdle() {
+        idleSince = System.nanoTime();
         pos = 0;
-      } else {
-        if (buffer.length >= HEAD_LIMIT) {
-          throw new BadResponse("response head or chunk line larger than " + HEAD_LIMIT + " bytes");
+        limit = 0;
+    }
+
+    void connect() throws IOException {
+        Socket s = new Socket();
+        try {
+            s.setTcpNoDelay(true);
+            s.setKeepAlive(true);
+            try {
+                s.connect(new InetSocketAddress(config.host(), config.port()), (int)
+                        Math.max(1, config.connectTimeout().toMillis()));
+            } catch (SocketTimeoutException e) {
+                throw new ConnectTimeout(e);
+            }
+            s.setSoTimeout((int)
+                    Math.max(1, Math.min(Integer.MAX_VALUE, config.readTimeout().toMillis())));
+            in = s.getInputStream();
+            out = s.getOutputStream();
+        } catch (IOException | RuntimeException e) {
+            s.close();
+            throw e;
         }
-        buffer = java.util.Arrays.copyOf(buffer, Math.min(HEAD_LIMIT, buffer.length * 2));
-      }
+        if (buffer == null || buffer.length != BUFFER) {
+            buffer = new byte[BUFFER];
+        }
+        pos = 0;
+        limit = 0;
+        socket = s;
     }
-    int n = in.read(buffer, limit, buffer.length - limit);
-    if (n < 0) {
-      return false;
-    }
-    limit += n;
-    return true;
-  }
 
-  /** Reads body bytes: buffered ones first, then straight from the socket into {@code target}. */
-  int read(byte[] target, int offset, int length) throws IOException {
-    int buffered = limit - pos;
-    if (buffered > 0) {
-      int n = Math.min(buffered, length);
-      System.arraycopy(buffer, pos, target, offset, n);
-      pos += n;
-      return n;
+    /**
+     * For a connection idle a while: false when the upstream closed it (or sent something unasked).
+     * Waits at most a millisecond.
+     */
+    boolean stillOpen() {
+        Socket s = socket;
+        if (s == null || pos < limit) {
+            return false;
+        }
+        try {
+            s.setSoTimeout(1);
+            try {
+                in.read(buffer, 0, 1);
+                return false; // the end of the stream, or a byte nobody asked for: not reusable either way
+            } catch (SocketTimeoutException quiet) {
+                return true;
+            } finally {
+                s.setSoTimeout((int) Math.max(
+                        1, Math.min(Integer.MAX_VALUE, config.readTimeout().toMillis())));
+            }
+        } catch (IOException e) {
+            return false;
+        }
     }
-    pos = 0;
-    limit = 0;
-    if (length < 512) { // small reads (chunk framing around tiny chunks) go through the buffer
-      if (!fill()) {
-        return -1;
-      }
-      return read(target, offset, length);
-    }
-    return in.read(target, offset, length);
-  }
 
-  /** Bytes readable now without blocking: buffered ones, else what the socket holds. */
-  int available() {
-    int buffered = limit - pos;
-    if (buffered > 0) {
-      return buffered;
+    OutputStream out() {
+        return out;
     }
-    try {
-      InputStream stream = in;
-      return stream == null ? 0 : stream.available();
-    } catch (IOException e) {
-      return 0;
-    }
-  }
 
-  /**
-   * Drops the socket; safe from any thread, wakes a read blocked on it. The buffer stays for the
-   * slot's next connection.
-   */
-  void close() {
-    Socket s = socket;
-    socket = null;
-    if (s != null) {
-      try {
-        s.close();
-      } catch (IOException ignored) {
-        // closing a socket we are dropping: nothing to report
-      }
+    /**
+     * Reads more bytes into the buffer after {@code limit}, compacting first when needed.
+     *
+     * @return false at the end of the stream
+     */
+    boolean fill() throws IOException {
+        if (limit == buffer.length) {
+            if (pos > 0) {
+                System.arraycopy(buffer, pos, buffer, 0, limit - pos);
+                limit -= pos;
+                pos = 0;
+            } else {
+                if (buffer.length >= HEAD_LIMIT) {
+                    throw new BadResponse("response head or chunk line larger than " + HEAD_LIMIT + " bytes");
+                }
+                buffer = java.util.Arrays.copyOf(buffer, Math.min(HEAD_LIMIT, buffer.length * 2));
+            }
+        }
+        int n = in.read(buffer, limit, buffer.length - limit);
+        if (n < 0) {
+            return false;
+        }
+        limit += n;
+        return true;
     }
-  }
 
-  /** Connecting took longer than connect-timeout. */
-  static final class ConnectTimeout extends IOException {
-    ConnectTimeout(SocketTimeoutException cause) {
-      super("connect timeout", cause);
+    /** Reads body bytes: buffered ones first, then straight from the socket into {@code target}. */
+    int read(byte[] target, int offset, int length) throws IOException {
+        int buffered = limit - pos;
+        if (buffered > 0) {
+            int n = Math.min(buffered, length);
+            System.arraycopy(buffer, pos, target, offset, n);
+            pos += n;
+            return n;
+        }
+        pos = 0;
+        limit = 0;
+        if (length < 512) { // small reads (chunk framing around tiny chunks) go through the buffer
+            if (!fill()) {
+                return -1;
+            }
+            return read(target, offset, length);
+        }
+        return in.read(target, offset, length);
     }
-  }
 
-  /** The upstream's answer is not valid HTTP/1.1. */
-  static final class BadResponse extends IOException {
-    BadResponse(String message) {
-      super(message);
+    /** Bytes readable now without blocking: buffered ones, else what the socket holds. */
+    int available() {
+        int buffered = limit - pos;
+        if (buffered > 0) {
+            return buffered;
+        }
+        try {
+            InputStream stream = in;
+            return stream == null ? 0 : stream.available();
+        } catch (IOException e) {
+            return 0;
+        }
     }
-  }
 
-  /** The connection was closed or reset before any byte of an answer. */
-  static final class StaleConnection extends IOException {
-    StaleConnection(IOException cause) {
-      super("pooled connection closed by the upstream", cause);
+    /**
+     * Drops the socket; safe from any thread, wakes a read blocked on it. The buffer stays for the
+     * slot's next connection.
+     */
+    void close() {
+        Socket s = socket;
+        socket = null;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing a socket we are dropping: nothing to report
+            }
+        }
     }
-  }
 
-  /** The body ended before its declared length or its last chunk. */
-  static final class Truncated extends EOFException {
-    Truncated(String message) {
-      super(message);
+    /** Connecting took longer than connect-timeout. */
+    static final class ConnectTimeout extends IOException {
+        ConnectTimeout(SocketTimeoutException cause) {
+            super("connect timeout", cause);
+        }
     }
-  }
+
+    /** The upstream's answer is not valid HTTP/1.1. */
+    static final class BadResponse extends IOException {
+        BadResponse(String message) {
+            super(message);
+        }
+    }
+
+    /** The connection was closed or reset before any byte of an answer. */
+    static final class StaleConnection extends IOException {
+        StaleConnection(IOException cause) {
+            super("pooled connection closed by the upstream", cause);
+        }
+    }
+
+    /** The body ended before its declared length or its last chunk. */
+    static final class Truncated extends EOFException {
+        Truncated(String message) {
+            super(message);
+        }
+    }
 }

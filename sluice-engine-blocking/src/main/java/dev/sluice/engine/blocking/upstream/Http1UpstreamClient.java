@@ -37,204 +37,206 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Http1UpstreamClient implements UpstreamClient {
 
-  /** Connections idle longer than this are checked for a close by the upstream before reuse. */
-  private static final long VALIDATE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** Connections idle longer than this are checked for a close by the upstream before reuse. */
+    private static final long VALIDATE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(2);
 
-  /** How often a caller waiting for a slot looks whether it was cancelled. */
-  private static final long CANCEL_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** How often a caller waiting for a slot looks whether it was cancelled. */
+    private static final long CANCEL_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
-  private static final ScheduledExecutorService SWEEPER =
-      Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("sluice-pool-sweeper").daemon().factory());
+    private static final ScheduledExecutorService SWEEPER = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("sluice-pool-sweeper").daemon().factory());
 
-  private final UpstreamConfig config;
-  private final String name;
-  private final Semaphore admission;
-  private final LinkedBlockingDeque<Http1Connection> slots;
-  private final Pacer pacer;
-  private final long acquireNanos;
-  private final long idleNanos;
-  private final ScheduledFuture<?> sweep;
-  private volatile boolean closed;
+    private final UpstreamConfig config;
+    private final String name;
+    private final Semaphore admission;
+    private final LinkedBlockingDeque<Http1Connection> slots;
+    private final Pacer pacer;
+    private final long acquireNanos;
+    private final long idleNanos;
+    private final ScheduledFuture<?> sweep;
+    private volatile boolean closed;
 
-  public Http1UpstreamClient(UpstreamConfig config) {
-    this.config = requireNonNull(config, "config");
-    this.name = config.name();
-    this.admission = new Semaphore(config.maxConnections() + config.maxPending());
-    this.slots = new LinkedBlockingDeque<>(config.maxConnections());
-    for (int i = 0; i < config.maxConnections(); i++) {
-      slots.addLast(new Http1Connection(config));
-    }
-    this.pacer = config.pace().map(Pacer::new).orElse(null);
-    this.acquireNanos = config.acquireTimeout().toNanos();
-    this.idleNanos = config.idleTimeout().toNanos();
-    long every = Math.max(TimeUnit.MILLISECONDS.toNanos(100), Math.min(idleNanos / 2, TimeUnit.SECONDS.toNanos(5)));
-    this.sweep = SWEEPER.scheduleWithFixedDelay(this::closeIdle, every, every, TimeUnit.NANOSECONDS);
-  }
-
-  @Override
-  public UpstreamConfig config() {
-    return config;
-  }
-
-  @Override
-  public UpstreamResponse send(UpstreamRequest request) throws UpstreamException {
-    if (!admission.tryAcquire()) {
-      throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, name, null);
-    }
-    Http1Connection connection = null;
-    try {
-      if (request.isCancelled()) {
-        throw cancelled(null);
-      }
-      if (pacer != null) {
-        request.awaitTurn(pacer.reserve(), name);
-      }
-      boolean retryable = RetryRule.mayResend(request.method(), request.body() != null);
-      boolean fresh = false;
-      while (true) {
-        connection = acquire(request);
-        if (fresh) {
-          connection.close(); // a retry never lands on another pooled connection that may be just as dead
+    public Http1UpstreamClient(UpstreamConfig config) {
+        this.config = requireNonNull(config, "config");
+        this.name = config.name();
+        this.admission = new Semaphore(config.maxConnections() + config.maxPending());
+        this.slots = new LinkedBlockingDeque<>(config.maxConnections());
+        for (int i = 0; i < config.maxConnections(); i++) {
+            slots.addLast(new Http1Connection(config));
         }
+        this.pacer = config.pace().map(Pacer::new).orElse(null);
+        this.acquireNanos = config.acquireTimeout().toNanos();
+        this.idleNanos = config.idleTimeout().toNanos();
+        long every = Math.max(TimeUnit.MILLISECONDS.toNanos(100), Math.min(idleNanos / 2, TimeUnit.SECONDS.toNanos(5)));
+        this.sweep = SWEEPER.scheduleWithFixedDelay(this::closeIdle, every, every, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public UpstreamConfig config() {
+        return config;
+    }
+
+    @Override
+    public UpstreamResponse send(UpstreamRequest request) throws UpstreamException {
+        if (!admission.tryAcquire()) {
+            throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, name, null);
+        }
+        Http1Connection connection = null;
         try {
-          if (!connection.isOpen()) {
-            connection.connect();
-          }
-          Http1Exchange exchange = new Http1Exchange(this, connection, request);
-          request.onCancel(exchange::abort);
-          exchange.start();
-          return exchange;
-        } catch (Http1Connection.StaleConnection e) {
-          // closed or reset before any byte of an answer: a pooled connection the upstream closed
-          // while idle, or a fresh one it dropped (an overflowing accept queue)
-          connection.close();
-          slots.addLast(connection);
-          connection = null;
-          if (!retryable || request.isCancelled()) {
-            throw classify(e.getCause(), request);
-          }
-          retryable = false; // once only
-          fresh = true;
+            if (request.isCancelled()) {
+                throw cancelled(null);
+            }
+            if (pacer != null) {
+                request.awaitTurn(pacer.reserve(), name);
+            }
+            boolean retryable = RetryRule.mayResend(request.method(), request.body() != null);
+            boolean fresh = false;
+            while (true) {
+                connection = acquire(request);
+                if (fresh) {
+                    connection.close(); // a retry never lands on another pooled connection that may be just as dead
+                }
+                try {
+                    if (!connection.isOpen()) {
+                        connection.connect();
+                    }
+                    Http1Exchange exchange = new Http1Exchange(this, connection, request);
+                    request.onCancel(exchange::abort);
+                    exchange.start();
+                    return exchange;
+                } catch (Http1Connection.StaleConnection e) {
+                    // closed or reset before any byte of an answer: a pooled connection the upstream closed
+                    // while idle, or a fresh one it dropped (an overflowing accept queue)
+                    connection.close();
+                    slots.addLast(connection);
+                    connection = null;
+                    if (!retryable || request.isCancelled()) {
+                        throw classify(e.getCause(), request);
+                    }
+                    retryable = false; // once only
+                    fresh = true;
+                }
+            }
+        } catch (UpstreamException | IOException | RuntimeException e) {
+            if (connection != null && e instanceof Http1Exchange.RefusedHead && connection.isOpen()) {
+                connection.markIdle(); // nothing was written: the connection is as good as before
+                slots.addFirst(connection);
+            } else if (connection != null) {
+                connection.close();
+                slots.addLast(connection);
+            }
+            admission.release();
+            throw e instanceof UpstreamException u ? u : classify(e, request);
         }
-      }
-    } catch (UpstreamException | IOException | RuntimeException e) {
-      if (connection != null && e instanceof Http1Exchange.RefusedHead && connection.isOpen()) {
-        connection.markIdle(); // nothing was written: the connection is as good as before
-        slots.addFirst(connection);
-      } else if (connection != null) {
-        connection.close();
-        slots.addLast(connection);
-      }
-      admission.release();
-      throw e instanceof UpstreamException u ? u : classify(e, request);
     }
-  }
 
-  /** Takes a slot (LIFO: the most recently used live connection first), waiting up to acquire-timeout. */
-  private Http1Connection acquire(UpstreamRequest request) throws UpstreamException {
-    long deadline = System.nanoTime() + acquireNanos;
-    while (true) {
-      if (closed) {
-        throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, name, null);
-      }
-      Http1Connection slot = slots.pollFirst();
-      if (slot == null) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, name, null);
+    /** Takes a slot (LIFO: the most recently used live connection first), waiting up to acquire-timeout. */
+    private Http1Connection acquire(UpstreamRequest request) throws UpstreamException {
+        long deadline = System.nanoTime() + acquireNanos;
+        while (true) {
+            if (closed) {
+                throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, name, null);
+            }
+            Http1Connection slot = slots.pollFirst();
+            if (slot == null) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, name, null);
+                }
+                try {
+                    slot = slots.pollFirst(Math.min(left, CANCEL_POLL_NANOS), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw cancelled(e);
+                }
+                if (request.isCancelled()) {
+                    if (slot != null) {
+                        slots.addFirst(slot);
+                    }
+                    throw cancelled(null);
+                }
+                if (slot == null) {
+                    continue;
+                }
+            }
+            if (slot.isOpen()) {
+                long idle = System.nanoTime() - slot.idleSince();
+                if (idle > idleNanos || (idle > VALIDATE_AFTER_NANOS && !slot.stillOpen())) {
+                    slot.close();
+                }
+            }
+            return slot;
         }
+    }
+
+    /** Called by an exchange when it ends: a connection fit for reuse goes back first in line, a closed slot last. */
+    void release(Http1Connection connection, boolean reusable) {
         try {
-          slot = slots.pollFirst(Math.min(left, CANCEL_POLL_NANOS), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw cancelled(e);
+            if (reusable && !closed) {
+                connection.markIdle();
+                slots.addFirst(connection);
+            } else {
+                connection.close();
+                slots.addLast(connection);
+            }
+        } finally {
+            admission.release();
         }
+    }
+
+    private void closeIdle() {
+        long now = System.nanoTime();
+        for (Http1Connection slot : slots) {
+            if (slot.isOpen() && now - slot.idleSince() > idleNanos && slots.removeFirstOccurrence(slot)) {
+                slot.close();
+                slots.addLast(slot);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code check} every read-timeout until the returned future is cancelled: the watchdog of a
+     * request body being written, since a blocking socket write has no timeout of its own.
+     */
+    ScheduledFuture<?> everyReadTimeout(Runnable check) {
+        long period = Math.max(1, config.readTimeout().toNanos());
+        return SWEEPER.scheduleAtFixedRate(check, period, period, TimeUnit.NANOSECONDS);
+    }
+
+    UpstreamException cancelled(Throwable cause) {
+        return new UpstreamException(UpstreamFailure.TIMEOUT, name, cause);
+    }
+
+    /** Turns an I/O failure into the failure the client is told of. */
+    UpstreamException classify(Throwable e, UpstreamRequest request) {
         if (request.isCancelled()) {
-          if (slot != null) {
-            slots.addFirst(slot);
-          }
-          throw cancelled(null);
+            return cancelled(e);
         }
-        if (slot == null) {
-          continue;
+        UpstreamFailure failure;
+        if (e instanceof Http1Connection.ConnectTimeout) {
+            failure = UpstreamFailure.CONNECT_TIMEOUT;
+        } else if (e instanceof ConnectException
+                || e instanceof NoRouteToHostException
+                || e instanceof UnknownHostException) {
+            failure = UpstreamFailure.REFUSED;
+        } else if (e instanceof SocketTimeoutException) {
+            failure = UpstreamFailure.READ_TIMEOUT;
+        } else if (e instanceof Http1Connection.BadResponse) {
+            failure = UpstreamFailure.BAD_RESPONSE;
+        } else if (e instanceof InterruptedIOException) {
+            failure = UpstreamFailure.TIMEOUT;
+        } else {
+            failure = UpstreamFailure.RESET;
         }
-      }
-      if (slot.isOpen()) {
-        long idle = System.nanoTime() - slot.idleSince();
-        if (idle > idleNanos || (idle > VALIDATE_AFTER_NANOS && !slot.stillOpen())) {
-          slot.close();
+        return new UpstreamException(failure, name, e);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        sweep.cancel(false);
+        for (Http1Connection slot : slots) {
+            slot.close();
         }
-      }
-      return slot;
     }
-  }
-
-  /** Called by an exchange when it ends: a connection fit for reuse goes back first in line, a closed slot last. */
-  void release(Http1Connection connection, boolean reusable) {
-    try {
-      if (reusable && !closed) {
-        connection.markIdle();
-        slots.addFirst(connection);
-      } else {
-        connection.close();
-        slots.addLast(connection);
-      }
-    } finally {
-      admission.release();
-    }
-  }
-
-  private void closeIdle() {
-    long now = System.nanoTime();
-    for (Http1Connection slot : slots) {
-      if (slot.isOpen() && now - slot.idleSince() > idleNanos && slots.removeFirstOccurrence(slot)) {
-        slot.close();
-        slots.addLast(slot);
-      }
-    }
-  }
-
-  /**
-   * Runs {@code check} every read-timeout until the returned future is cancelled: the watchdog of a
-   * request body being written, since a blocking socket write has no timeout of its own.
-   */
-  ScheduledFuture<?> everyReadTimeout(Runnable check) {
-    long period = Math.max(1, config.readTimeout().toNanos());
-    return SWEEPER.scheduleAtFixedRate(check, period, period, TimeUnit.NANOSECONDS);
-  }
-
-  UpstreamException cancelled(Throwable cause) {
-    return new UpstreamException(UpstreamFailure.TIMEOUT, name, cause);
-  }
-
-  /** Turns an I/O failure into the failure the client is told of. */
-  UpstreamException classify(Throwable e, UpstreamRequest request) {
-    if (request.isCancelled()) {
-      return cancelled(e);
-    }
-    UpstreamFailure failure;
-    if (e instanceof Http1Connection.ConnectTimeout) {
-      failure = UpstreamFailure.CONNECT_TIMEOUT;
-    } else if (e instanceof ConnectException || e instanceof NoRouteToHostException || e instanceof UnknownHostException) {
-      failure = UpstreamFailure.REFUSED;
-    } else if (e instanceof SocketTimeoutException) {
-      failure = UpstreamFailure.READ_TIMEOUT;
-    } else if (e instanceof Http1Connection.BadResponse) {
-      failure = UpstreamFailure.BAD_RESPONSE;
-    } else if (e instanceof InterruptedIOException) {
-      failure = UpstreamFailure.TIMEOUT;
-    } else {
-      failure = UpstreamFailure.RESET;
-    }
-    return new UpstreamException(failure, name, e);
-  }
-
-  @Override
-  public void close() {
-    closed = true;
-    sweep.cancel(false);
-    for (Http1Connection slot : slots) {
-      slot.close();
-    }
-  }
 }

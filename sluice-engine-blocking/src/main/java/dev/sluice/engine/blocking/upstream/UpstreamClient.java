@@ -8,15 +8,15 @@ import dev.sluice.config.UpstreamConfig;
  */
 public interface UpstreamClient extends AutoCloseable {
 
-  /**
-   * Sends the request and returns once the response status line and headers have arrived.
-   *
-   * @throws UpstreamException for every failure, classified
-   */
-  UpstreamResponse send(UpstreamRequest request) throws UpstreamException;
+    /**
+     * Sends the request and returns once the response status line and headers have arrived.
+     *
+     * @throws UpstreamException for every failure, classified
+     */
+    UpstreamResponse send(UpstreamRequest request) throws UpstreamException;
 
-  UpstreamConfig config();
+    UpstreamConfig config();
 
-  @Override
-  void close();
+    @Override
+    void close();
 }

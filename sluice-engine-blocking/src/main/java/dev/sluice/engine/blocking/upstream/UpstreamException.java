@@ -5,14 +5,14 @@ import dev.sluice.http.UpstreamFailure;
 /** An upstream call failed; {@link #failure()} says how, and so which status the client gets. */
 public final class UpstreamException extends Exception {
 
-  private final UpstreamFailure failure;
+    private final UpstreamFailure failure;
 
-  public UpstreamException(UpstreamFailure failure, String upstream, Throwable cause) {
-    super(failure.reason() + ": " + upstream, cause, false, false);
-    this.failure = failure;
-  }
+    public UpstreamException(UpstreamFailure failure, String upstream, Throwable cause) {
+        super(failure.reason() + ": " + upstream, cause, false, false);
+        this.failure = failure;
+    }
 
-  public UpstreamFailure failure() {
-    return failure;
-  }
+    public UpstreamFailure failure() {
+        return failure;
+    }
 }

@@ -14,115 +14,115 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class UpstreamRequest {
 
-  private final String method;
-  private final String target;
-  private final List<String> headers = new ArrayList<>(24);
-  private InputStream body;
-  private long contentLength;
-  private volatile Runnable canceller;
-  private volatile boolean cancelled;
-  private volatile Thread waiter;
+    private final String method;
+    private final String target;
+    private final List<String> headers = new ArrayList<>(24);
+    private InputStream body;
+    private long contentLength;
+    private volatile Runnable canceller;
+    private volatile boolean cancelled;
+    private volatile Thread waiter;
 
-  /**
-   * @param method request method
-   * @param target origin-form target: path and optional query, already including the upstream's base path
-   */
-  public UpstreamRequest(String method, String target) {
-    this.method = method;
-    this.target = target;
-  }
-
-  public UpstreamRequest header(String name, String value) {
-    headers.add(name);
-    headers.add(value);
-    return this;
-  }
-
-  /**
-   * @param contentLength the exact length, or -1 to send it chunked
-   */
-  public UpstreamRequest body(InputStream body, long contentLength) {
-    this.body = body;
-    this.contentLength = contentLength;
-    return this;
-  }
-
-  public String method() {
-    return method;
-  }
-
-  public String target() {
-    return target;
-  }
-
-  public int headerCount() {
-    return headers.size() / 2;
-  }
-
-  public String headerName(int i) {
-    return headers.get(2 * i);
-  }
-
-  public String headerValue(int i) {
-    return headers.get(2 * i + 1);
-  }
-
-  /** The body stream, or null when the request has none. */
-  public InputStream body() {
-    return body;
-  }
-
-  public long contentLength() {
-    return contentLength;
-  }
-
-  /**
-   * Cancels the call from any thread: a call not yet answered fails at once, a body being read
-   * stops. Used for route and part timeouts.
-   */
-  public void cancel() {
-    cancelled = true;
-    Thread w = waiter;
-    if (w != null) {
-      LockSupport.unpark(w);
+    /**
+     * @param method request method
+     * @param target origin-form target: path and optional query, already including the upstream's base path
+     */
+    public UpstreamRequest(String method, String target) {
+        this.method = method;
+        this.target = target;
     }
-    Runnable c = canceller;
-    if (c != null) {
-      c.run();
+
+    public UpstreamRequest header(String name, String value) {
+        headers.add(name);
+        headers.add(value);
+        return this;
     }
-  }
 
-  public boolean isCancelled() {
-    return cancelled;
-  }
+    /**
+     * @param contentLength the exact length, or -1 to send it chunked
+     */
+    public UpstreamRequest body(InputStream body, long contentLength) {
+        this.body = body;
+        this.contentLength = contentLength;
+        return this;
+    }
 
-  /**
-   * Waits before sending (pacing), unless the call is cancelled meanwhile.
-   *
-   * @throws InterruptedIOException when it was cancelled or the thread interrupted
-   */
-  public void awaitTurn(long nanos, String upstream) throws InterruptedIOException {
-    long end = System.nanoTime() + nanos;
-    waiter = Thread.currentThread();
-    try {
-      while (!cancelled && !Thread.currentThread().isInterrupted()) {
-        long left = end - System.nanoTime();
-        if (left <= 0) {
-          return;
+    public String method() {
+        return method;
+    }
+
+    public String target() {
+        return target;
+    }
+
+    public int headerCount() {
+        return headers.size() / 2;
+    }
+
+    public String headerName(int i) {
+        return headers.get(2 * i);
+    }
+
+    public String headerValue(int i) {
+        return headers.get(2 * i + 1);
+    }
+
+    /** The body stream, or null when the request has none. */
+    public InputStream body() {
+        return body;
+    }
+
+    public long contentLength() {
+        return contentLength;
+    }
+
+    /**
+     * Cancels the call from any thread: a call not yet answered fails at once, a body being read
+     * stops. Used for route and part timeouts.
+     */
+    public void cancel() {
+        cancelled = true;
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
         }
-        LockSupport.parkNanos(this, left);
-      }
-      throw new InterruptedIOException("cancelled while pacing calls to " + upstream);
-    } finally {
-      waiter = null;
+        Runnable c = canceller;
+        if (c != null) {
+            c.run();
+        }
     }
-  }
 
-  /** Called by the client when it sends: how to cancel this call. Runs it at once if already cancelled. */
-  public void onCancel(Runnable canceller) {
-    this.canceller = canceller;
-    if (cancelled) {
-      canceller.run();
+    public boolean isCancelled() {
+        return cancelled;
     }
-  }
+
+    /**
+     * Waits before sending (pacing), unless the call is cancelled meanwhile.
+     *
+     * @throws InterruptedIOException when it was cancelled or the thread interrupted
+     */
+    public void awaitTurn(long nanos, String upstream) throws InterruptedIOException {
+        long end = System.nanoTime() + nanos;
+        waiter = Thread.currentThread();
+        try {
+            while (!cancelled && !Thread.currentThread().isInterrupted()) {
+                long left = end - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                LockSupport.parkNanos(this, left);
+            }
+            throw new InterruptedIOException("cancelled while pacing calls to " + upstream);
+        } finally {
+            waiter = null;
+        }
+    }
+
+    /** Called by the client when it sends: how to cancel this call. Runs it at once if already cancelled. */
+    public void onCancel(Runnable canceller) {
+        this.canceller = canceller;
+        if (cancelled) {
+            canceller.run();
+        }
+    }
 }

@@ -34,75 +34,79 @@ import java.nio.charset.StandardCharsets;
  */
 public final class BareProxy {
 
-  private BareProxy() {}
+    private BareProxy() {}
 
-  public static void main(String[] args) throws IOException {
-    int port = Integer.parseInt(args[0]);
-    UpstreamClient client = new Http1UpstreamClient(UpstreamConfig.of("upstream", URI.create(args[1])));
-    String authority = client.config().authority();
-    try (ServerSocket server = new ServerSocket(port, 1024, InetAddress.getLoopbackAddress())) {
-      System.out.println("READY " + server.getLocalPort());
-      while (true) {
-        Socket socket = server.accept();
-        Thread.ofVirtual().start(() -> serve(socket, client, authority));
-      }
+    public static void main(String[] args) throws IOException {
+        int port = Integer.parseInt(args[0]);
+        UpstreamClient client = new Http1UpstreamClient(UpstreamConfig.of("upstream", URI.create(args[1])));
+        String authority = client.config().authority();
+        try (ServerSocket server = new ServerSocket(port, 1024, InetAddress.getLoopbackAddress())) {
+            System.out.println("READY " + server.getLocalPort());
+            while (true) {
+                Socket socket = server.accept();
+                Thread.ofVirtual().start(() -> serve(socket, client, authority));
+            }
+        }
     }
-  }
 
-  private static void serve(Socket socket, UpstreamClient client, String authority) {
-    try (socket) {
-      socket.setTcpNoDelay(true);
-      InputStream in = socket.getInputStream();
-      OutputStream out = socket.getOutputStream();
-      byte[] head = new byte[8192];
-      byte[] body = new byte[64 * 1024];
-      int filled = 0;
-      while (true) {
-        int end = -1;
-        while (end < 0) {
-          for (int i = 3; i < filled; i++) {
-            if (head[i] == '\n' && head[i - 2] == '\n') {
-              end = i + 1;
-              break;
+    private static void serve(Socket socket, UpstreamClient client, String authority) {
+        try (socket) {
+            socket.setTcpNoDelay(true);
+            InputStream in = socket.getInputStream();
+            OutputStream out = socket.getOutputStream();
+            byte[] head = new byte[8192];
+            byte[] body = new byte[64 * 1024];
+            int filled = 0;
+            while (true) {
+                int end = -1;
+                while (end < 0) {
+                    for (int i = 3; i < filled; i++) {
+                        if (head[i] == '\n' && head[i - 2] == '\n') {
+                            end = i + 1;
+                            break;
+                        }
+                    }
+                    if (end < 0) {
+                        int n = in.read(head, filled, head.length - filled);
+                        if (n < 0) {
+                            return;
+                        }
+                        filled += n;
+                    }
+                }
+                int sp1 = 0;
+                while (head[sp1] != ' ') {
+                    sp1++;
+                }
+                int sp2 = sp1 + 1;
+                while (head[sp2] != ' ') {
+                    sp2++;
+                }
+                String path = new String(head, sp1 + 1, sp2 - sp1 - 1, StandardCharsets.ISO_8859_1);
+                System.arraycopy(head, end, head, 0, filled - end);
+                filled -= end;
+                try (UpstreamResponse response =
+                        client.send(new UpstreamRequest("GET", path).header("Host", authority))) {
+                    StringBuilder reply = new StringBuilder("HTTP/1.1 200 OK\r\n");
+                    for (int i = 0; i < response.headerCount(); i++) {
+                        if (!response.headerName(i).equalsIgnoreCase("connection")) {
+                            reply.append(response.headerName(i))
+                                    .append(": ")
+                                    .append(response.headerValue(i))
+                                    .append("\r\n");
+                        }
+                    }
+                    byte[] headBytes = reply.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
+                    int length = headBytes.length;
+                    System.arraycopy(headBytes, 0, body, 0, length);
+                    for (int n; length < body.length && (n = response.read(body, length, body.length - length)) > 0; ) {
+                        length += n;
+                    }
+                    out.write(body, 0, length);
+                }
             }
-          }
-          if (end < 0) {
-            int n = in.read(head, filled, head.length - filled);
-            if (n < 0) {
-              return;
-            }
-            filled += n;
-          }
+        } catch (IOException | RuntimeException | dev.sluice.engine.blocking.upstream.UpstreamException e) {
+            // a bench: the connection just ends
         }
-        int sp1 = 0;
-        while (head[sp1] != ' ') {
-          sp1++;
-        }
-        int sp2 = sp1 + 1;
-        while (head[sp2] != ' ') {
-          sp2++;
-        }
-        String path = new String(head, sp1 + 1, sp2 - sp1 - 1, StandardCharsets.ISO_8859_1);
-        System.arraycopy(head, end, head, 0, filled - end);
-        filled -= end;
-        try (UpstreamResponse response = client.send(new UpstreamRequest("GET", path).header("Host", authority))) {
-          StringBuilder reply = new StringBuilder("HTTP/1.1 200 OK\r\n");
-          for (int i = 0; i < response.headerCount(); i++) {
-            if (!response.headerName(i).equalsIgnoreCase("connection")) {
-              reply.append(response.headerName(i)).append(": ").append(response.headerValue(i)).append("\r\n");
-            }
-          }
-          byte[] headBytes = reply.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
-          int length = headBytes.length;
-          System.arraycopy(headBytes, 0, body, 0, length);
-          for (int n; length < body.length && (n = response.read(body, length, body.length - length)) > 0; ) {
-            length += n;
-          }
-          out.write(body, 0, length);
-        }
-      }
-    } catch (IOException | RuntimeException | dev.sluice.engine.blocking.upstream.UpstreamException e) {
-      // a bench: the connection just ends
     }
-  }
 }

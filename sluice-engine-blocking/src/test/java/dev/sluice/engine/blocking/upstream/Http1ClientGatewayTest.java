@@ -5,8 +5,8 @@ import java.util.function.Function;
 
 class Http1ClientGatewayTest extends ClientGatewayContract {
 
-  @Override
-  protected Function<UpstreamConfig, UpstreamClient> clients() {
-    return Http1UpstreamClient::new;
-  }
+    @Override
+    protected Function<UpstreamConfig, UpstreamClient> clients() {
+        return Http1UpstreamClient::new;
+    }
 }

@@ -5,8 +5,8 @@ import java.util.function.Function;
 
 class JdkClientGatewayTest extends ClientGatewayContract {
 
-  @Override
-  protected Function<UpstreamConfig, UpstreamClient> clients() {
-    return JdkUpstreamClient::new;
-  }
+    @Override
+    protected Function<UpstreamConfig, UpstreamClient> clients() {
+        return JdkUpstreamClient::new;
+    }
 }

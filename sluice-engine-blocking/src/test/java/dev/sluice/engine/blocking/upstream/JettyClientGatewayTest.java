@@ -5,8 +5,8 @@ import java.util.function.Function;
 
 class JettyClientGatewayTest extends ClientGatewayContract {
 
-  @Override
-  protected Function<UpstreamConfig, UpstreamClient> clients() {
-    return JettyUpstreamClient::new;
-  }
+    @Override
+    protected Function<UpstreamConfig, UpstreamClient> clients() {
+        return JettyUpstreamClient::new;
+    }
 }
