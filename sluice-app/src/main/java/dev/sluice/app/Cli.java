@@ -41,6 +41,9 @@ public final class Cli {
         sluice upstreams [--host H] [--port-base N]                            only the demo upstreams
         sluice config                                                          print the bundled demo config
         sluice version | help
+      from the ./sluice launcher in a source checkout:
+        sluice test [maven args]                                               every test of the project (what CI runs)
+        sluice lab SCENARIO [options]                                          the benchmark lab (./sluice lab help)
       """;
 
     private final PrintStream out;
@@ -98,6 +101,9 @@ public final class Cli {
             case "config" -> print(Arguments.parse(command, rest, Set.of()), DemoConfig.yaml());
             case "version", "--version", "-v" -> print(Arguments.parse(command, rest, Set.of()), version() + "\n");
             case "help", "--help", "-h" -> print(Arguments.parse(command, rest, Set.of()), USAGE);
+            case "test", "lab" ->
+                throw new UsageException("'" + command + "' runs from the ./sluice launcher in a source checkout"
+                        + " (./sluice " + command + "), not from the jar");
             default -> throw new UsageException("unknown command '" + command + "'");
         };
     }
@@ -190,14 +196,30 @@ public final class Cli {
     /** Prints the started line (and {@code more}), waits for the stop signal, then closes everything. */
     private int serve(Session session, long millis, List<String> more) throws Exception {
         GatewayConfig config = session.config().orElseThrow();
-        out.println("sluice started in " + millis + " ms: "
-                + session.gatewayUrl().orElseThrow() + " (engine "
-                + config.server().engine().key() + " on " + session.transport().orElseThrow() + ", "
-                + config.routes().size()
-                + " routes)");
+        out.println(startedLine(
+                millis,
+                config.server().host(),
+                session.port().orElseThrow(),
+                config.server().engine().key(),
+                session.transport().orElseThrow(),
+                config.routes().size()));
         more.forEach(out::println);
         out.flush();
         return await(session);
+    }
+
+    /**
+     * {@code sluice started in 812 ms: listening on 0.0.0.0:8080 (http://127.0.0.1:8080,
+     * http://10.0.0.5:8080); engine virtual on nio, 11 routes}: the address really bound, and every URL
+     * it is reached at when that is a wildcard. The time counts from the JVM's start, not the launcher's
+     * (which may have built the project first).
+     */
+    static String startedLine(long millis, String host, int port, String engine, String transport, int routes) {
+        String urls =
+                ListenAddresses.urls(host, port).stream().map(URI::toString).collect(Collectors.joining(", "));
+        return "sluice started in " + millis + " ms: listening on " + ListenAddresses.authority(host, port) + " ("
+                + urls + "); engine " + engine + " on " + transport + ", " + routes
+                + (routes == 1 ? " route" : " routes");
     }
 
     private int await(Session session) throws Exception {

@@ -29,6 +29,11 @@ final class Session implements AutoCloseable {
                 URI.create("http://" + urlHost(config.orElseThrow().server().host()) + ":" + g.port()));
     }
 
+    /** The port the gateway is bound to, when a gateway runs. */
+    Optional<Integer> port() {
+        return gateway.map(RunningGateway::port);
+    }
+
     /** The demo upstreams' URLs by name, empty when none run. */
     Map<String, URI> upstreamUrls() {
         return upstreams.map(DemoUpstreams::urls).orElse(Map.of());

@@ -20,7 +20,9 @@ class CliUsageTest {
                         "sluice check -c FILE",
                         "sluice upstreams",
                         "sluice config",
-                        "sluice version | help");
+                        "sluice version | help",
+                        "sluice test",
+                        "sluice lab");
         assertThat(result.err()).isEmpty();
     }
 
@@ -45,6 +47,8 @@ class CliUsageTest {
       demo --config a.yaml                   | sluice: 'demo' has no option '--config' (expected: one of --engine, --port, --upstream-port-base)
       upstreams --port 1                     | sluice: 'upstreams' has no option '--port' (expected: one of --host, --port-base)
       check                                  | sluice: 'check' needs --config FILE (-c FILE)
+      test                                   | sluice: 'test' runs from the ./sluice launcher in a source checkout (./sluice test), not from the jar
+      lab paper                              | sluice: 'lab' runs from the ./sluice launcher in a source checkout (./sluice lab), not from the jar
       version --verbose                      | sluice: 'version' has no option '--verbose'
       """)
     void badUsageExitsWith2AndAShortMessage(String args, String message) {

@@ -67,9 +67,52 @@ class RunAndUpstreamsCommandTest {
             List<String> lines = result.out().lines().toList();
             assertThat(lines).hasSize(2);
             assertThat(lines.getFirst())
-                    .matches("sluice started in \\d+ ms: http://127\\.0\\.0\\.1:"
-                            + gateway.get().getPort() + " \\(engine platform on nio, 2 routes\\)");
+                    .matches("sluice started in \\d+ ms: listening on 127\\.0\\.0\\.1:"
+                            + gateway.get().getPort()
+                            + " \\(http://127\\.0\\.0\\.1:" + gateway.get().getPort()
+                            + "\\); engine platform on nio, 2 routes");
             assertThat(lines.getLast()).isEqualTo("sluice stopped");
+        }
+    }
+
+    @Test
+    void onAWildcardTheStartedLineNamesItAndEveryUrlItListsAnswers() throws Exception {
+        try (DemoUpstreams upstreams = DemoUpstreams.start("127.0.0.1", 0)) {
+            Path file = Files.writeString(
+                    dir.resolve("gateway.yaml"), """
+          server: { host: 0.0.0.0, port: 0, engine: reactive }
+          upstreams: { catalog: { url: "%s" } }
+          routes: [ { id: catalog, match: { path: "/products/**" }, proxy: { upstream: catalog } } ]
+          """.formatted(upstreams.urls().get("products")));
+            AtomicReference<Integer> port = new AtomicReference<>();
+            AtomicReference<List<Integer>> statuses = new AtomicReference<>(List.of());
+            CliRunner.Result result = CliRunner.run(
+                    session -> {
+                        port.set(session.port().orElseThrow());
+                        statuses.set(ListenAddresses.urls("0.0.0.0", port.get()).stream()
+                                .map(url -> {
+                                    try {
+                                        return Http.get(url, "/products/1001").statusCode();
+                                    } catch (Exception e) {
+                                        throw new AssertionError(url + " does not answer", e);
+                                    }
+                                })
+                                .toList());
+                    },
+                    "run",
+                    "-c",
+                    file.toString());
+
+            assertThat(result.err()).isEmpty();
+            assertThat(result.exitCode()).isZero();
+            String started = result.out().lines().findFirst().orElseThrow();
+            assertThat(started)
+                    .startsWith("sluice started in ")
+                    .contains(" ms: listening on 0.0.0.0:" + port.get() + " (http://127.0.0.1:" + port.get())
+                    .matches(".*\\); engine reactive on \\w+, 1 route");
+            assertThat(statuses.get())
+                    .isNotEmpty()
+                    .allSatisfy(status -> assertThat(status).isEqualTo(200));
         }
     }
 

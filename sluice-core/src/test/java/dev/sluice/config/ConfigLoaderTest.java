@@ -30,7 +30,7 @@ class ConfigLoaderTest {
         assertThat(config.server())
                 .isEqualTo(new ServerConfig(
                         "127.0.0.1", 18080, EngineMode.REACTIVE, 64, 32, Duration.ofSeconds(2), 65536, Transport.AUTO));
-        assertThat(config.admin()).contains(new AdminConfig("0.0.0.0", 19090));
+        assertThat(config.admin()).isEmpty();
         assertThat(config.upstreams()).containsOnlyKeys("catalog", "maps");
         assertThat(config.upstreams().keySet()).containsExactly("catalog", "maps");
         assertThat(config.upstream("catalog"))
@@ -146,13 +146,14 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void adminGivenWithoutSettingsUsesItsDefaults() throws Exception {
-        GatewayConfig config = ConfigLoader.parse("""
-        admin: {}
+    void anAdminSectionIsRefusedWhileNoAdminListenerExists() {
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.parse("""
+        admin: { host: 127.0.0.1, port: 9090 }
         upstreams: { a: { url: "http://127.0.0.1:1" } }
         routes: [ { id: r, match: { path: / }, proxy: { upstream: a } } ]
-        """, "inline");
-        assertThat(config.admin()).contains(new AdminConfig("127.0.0.1", 9090));
+        """, "inline"));
+        assertThat(e).as("refused").isNotNull();
+        assertThat(e.problems()).containsExactly(new Problem("admin", ConfigLoader.ADMIN_NOT_BUILT));
     }
 
     @Test

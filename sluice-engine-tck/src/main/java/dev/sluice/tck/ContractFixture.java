@@ -58,7 +58,7 @@ public abstract class ContractFixture {
 
     /** A URL on 127.0.0.1 where nothing listens. */
     protected static URI refusedUrl() {
-        return URI.create("http://127.0.0.1:" + TestUpstream.refusedPort());
+        return RefusingPort.shared().url();
     }
 
     protected HttpResponse<byte[]> get(TestGateway gateway, String target) {

@@ -11,7 +11,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -101,13 +100,9 @@ public final class TestUpstream implements AutoCloseable {
         return "127.0.0.1:" + port();
     }
 
-    /** A port on 127.0.0.1 that was just bound and closed: connecting to it is refused. */
+    /** A port on 127.0.0.1 that refuses connections for the JVM's lifetime ({@link RefusingPort}). */
     public static int refusedPort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("refused port: cannot bind 127.0.0.1:0", e);
-        }
+        return RefusingPort.shared().port();
     }
 
     /**

@@ -131,8 +131,15 @@ class TestUpstreamTest {
     }
 
     @Test
-    void refusedPortRefuses() {
-        assertThatThrownBy(() -> WireClient.to(TestUpstream.refusedPort()).get("/"))
-                .isInstanceOf(UncheckedIOException.class);
+    void refusedPortRefusesAndCannotBeTakenByAServer() {
+        int port = TestUpstream.refusedPort();
+        assertThat(RefusingPort.shared().held()).isTrue();
+        assertThatThrownBy(() -> WireClient.to(port).get("/"))
+                .isInstanceOf(UncheckedIOException.class)
+                .hasRootCauseInstanceOf(java.net.ConnectException.class);
+        assertThatThrownBy(() -> new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress()).close())
+                .as("the port stays bound, so no server is given it")
+                .isInstanceOf(java.net.BindException.class);
+        assertThat(TestUpstream.refusedPort()).as("one port for the JVM").isEqualTo(port);
     }
 }

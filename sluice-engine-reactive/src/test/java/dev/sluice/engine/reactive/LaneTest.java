@@ -2,6 +2,7 @@ package dev.sluice.engine.reactive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.tck.RefusingPort;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
@@ -189,10 +190,7 @@ class LaneTest {
 
     @Test
     void aRefusedConnectFailsTheCallAndFreesItsSlot() throws Exception {
-        int port;
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = probe.getLocalPort();
-        }
+        int port = RefusingPort.shared().port();
         Lane lane = new Lane(
                 loop,
                 NioSocketChannel.class,

@@ -8,18 +8,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
-/** Free loopback ports for the processes the lab starts. */
+/**
+ * Free loopback ports for the processes the lab starts, which bind them a moment later (wrk, nginx and
+ * the seeds' servers are told their port). They are taken below the kernel's ephemeral range (Linux:
+ * 32768-60999), where the kernel never hands a port to a socket that did not name it: a port closed
+ * after the probe cannot be given meanwhile to a server binding port 0 or to an outgoing connection,
+ * only to a process naming that very port. A port from the ephemeral range would race both.
+ */
 public final class Ports {
 
     private Ports() {}
 
-    /** A port free now on 127.0.0.1 (the process that gets it binds it a moment later). */
+    /** A port free now on 127.0.0.1, below the ephemeral range (the process that gets it binds it a moment later). */
     public static int free() throws LabFailure {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new LabFailure("no free loopback port: " + e.getMessage(), e);
-        }
+        return freeBlock(1);
     }
 
     /** The first of {@code count} consecutive ports free now, below the ephemeral range. */

@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking.upstream;
 
+import dev.sluice.tck.RefusingPort;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -106,13 +107,9 @@ final class RawSocketUpstream implements AutoCloseable {
         }
     }
 
-    /** A port on 127.0.0.1 where nothing listens: connecting is refused. */
+    /** A port on 127.0.0.1 that refuses connections for the JVM's lifetime ({@link RefusingPort}). */
     static URI refusedUrl() {
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return URI.create("http://127.0.0.1:" + probe.getLocalPort());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return RefusingPort.shared().url();
     }
 
     @Override
