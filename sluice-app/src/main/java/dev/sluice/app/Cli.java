@@ -46,6 +46,19 @@ public final class Cli {
         sluice lab SCENARIO [options]                                          the benchmark lab (./sluice lab help)
       """;
 
+    /**
+     * Every command and the options it takes; {@link #dispatch} parses with these, and a test checks
+     * the README's commands against them without running anything.
+     */
+    static final Map<String, Set<String>> OPTIONS = Map.of(
+            "run", Set.of("--config", "--engine", "--port"),
+            "demo", Set.of("--engine", "--port", "--upstream-port-base"),
+            "check", Set.of("--config"),
+            "upstreams", Set.of("--host", "--port-base"),
+            "config", Set.of(),
+            "version", Set.of(),
+            "help", Set.of());
+
     private final PrintStream out;
     private final PrintStream err;
     private final StopSignal signal;
@@ -94,13 +107,14 @@ public final class Cli {
             return 0;
         }
         return switch (command) {
-            case "run" -> run(Arguments.parse(command, rest, Set.of("--config", "--engine", "--port")));
-            case "demo" -> demo(Arguments.parse(command, rest, Set.of("--engine", "--port", "--upstream-port-base")));
-            case "check" -> check(Arguments.parse(command, rest, Set.of("--config")));
-            case "upstreams" -> upstreams(Arguments.parse(command, rest, Set.of("--host", "--port-base")));
-            case "config" -> print(Arguments.parse(command, rest, Set.of()), DemoConfig.yaml());
-            case "version", "--version", "-v" -> print(Arguments.parse(command, rest, Set.of()), version() + "\n");
-            case "help", "--help", "-h" -> print(Arguments.parse(command, rest, Set.of()), USAGE);
+            case "run" -> run(Arguments.parse(command, rest, OPTIONS.get("run")));
+            case "demo" -> demo(Arguments.parse(command, rest, OPTIONS.get("demo")));
+            case "check" -> check(Arguments.parse(command, rest, OPTIONS.get("check")));
+            case "upstreams" -> upstreams(Arguments.parse(command, rest, OPTIONS.get("upstreams")));
+            case "config" -> print(Arguments.parse(command, rest, OPTIONS.get("config")), DemoConfig.yaml());
+            case "version", "--version", "-v" ->
+                print(Arguments.parse(command, rest, OPTIONS.get("version")), version() + "\n");
+            case "help", "--help", "-h" -> print(Arguments.parse(command, rest, OPTIONS.get("help")), USAGE);
             case "test", "lab" ->
                 throw new UsageException("'" + command + "' runs from the ./sluice launcher in a source checkout"
                         + " (./sluice " + command + "), not from the jar");
@@ -234,7 +248,7 @@ public final class Cli {
         return 0;
     }
 
-    private static Optional<EngineMode> engine(Arguments a) throws UsageException {
+    static Optional<EngineMode> engine(Arguments a) throws UsageException {
         Optional<String> key = a.text("--engine");
         if (key.isEmpty()) {
             return Optional.empty();
