@@ -8,6 +8,7 @@ import dev.sluice.config.EngineMode;
 import dev.sluice.config.Transport;
 import java.io.IOException;
 import java.net.URI;
+import java.time.Duration;
 
 /**
  * A gateway in a JVM of its own, for the streaming proof: the parent runs it with a small heap
@@ -45,7 +46,10 @@ public final class GatewayProcess {
                         new IllegalArgumentException("transport: '" + args[2] + "' (expected: auto, nio or io_uring)"));
         TestGateway.Builder config = TestGateway.builder(mode)
                 .transport(transport)
-                .upstream("gen", URI.create(args[1]))
+                // A thousand clients queue for 256 pooled connections to a slow upstream: on a loaded
+                // machine the wait can pass the 5 s default, and these tests are about memory, not
+                // about the pool's timeout (which LaneTest and the client contracts cover).
+                .upstream(Routes.upstream("gen", URI.create(args[1])).pool(256, Duration.ofSeconds(60), 1000))
                 .route("big", on("/big"), proxy("gen").path("/bytes/" + PROXY_BYTES))
                 .route("any", on("/any/**"), proxy("gen").stripPrefix("/any"))
                 .route(
