@@ -106,6 +106,19 @@ public abstract class EngineContract {
     }
 
     @Nested
+    class RequestBody extends RequestBodyContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
     class Pacing extends PacingContract {
         @Override
         protected EngineMode mode() {

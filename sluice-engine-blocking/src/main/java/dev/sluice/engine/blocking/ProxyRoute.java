@@ -6,6 +6,7 @@ import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.engine.blocking.upstream.UpstreamResponse;
+import dev.sluice.http.BrokenRequestBody;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.routing.RouteTable;
@@ -46,8 +47,10 @@ final class ProxyRoute implements RouteHandler {
         UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match));
         Requests.forwardHeaders(request, client.config(), rules, out);
         long length = requestBodyLength(request.getHeaders());
+        ClientBody body = null;
         if (length != 0) {
-            out.body(Request.asInputStream(request), length);
+            body = new ClientBody(Request.asInputStream(request));
+            out.body(body, length);
         }
         ScheduledFuture<?> deadline = target.timeout().isEmpty()
                 ? null
@@ -55,6 +58,10 @@ final class ProxyRoute implements RouteHandler {
         try (UpstreamResponse upstream = send(out)) {
             relay(upstream, response, request.getComponents().getByteBufferPool());
         } catch (UpstreamException e) {
+            if (body != null && body.broken() != null) { // the client broke its body, not the upstream
+                BrokenRequestBody broken = body.broken();
+                throw new GatewayError(BrokenRequestBody.STATUS, BrokenRequestBody.CODE, broken.getMessage());
+            }
             throw out.isCancelled()
                     ? new UpstreamException(
                             UpstreamFailure.TIMEOUT, client.config().name(), e)

@@ -69,6 +69,8 @@ final class ReactiveGateway implements RunningGateway {
                                 ChannelPipeline pipeline = connection.channel().pipeline();
                                 if (pipeline.get(WriteGate.NAME) == null) {
                                     pipeline.addBefore(NettyPipeline.ReactiveBridge, WriteGate.NAME, new WriteGate());
+                                    pipeline.addAfter(
+                                            NettyPipeline.HttpCodec, RequestBodyCheck.NAME, new RequestBodyCheck());
                                 }
                             })
                     .handle(new GatewayHandler(config, upstreams))
