@@ -17,7 +17,7 @@ public final class DefaultLogging extends ContextAwareBase implements Configurat
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {
-        LogBackend.configure(LoggingConfig.defaults(), System.err);
+        LogBackend.configure(context, LoggingConfig.defaults(), System.err); // SLF4J is still binding: use context
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 }

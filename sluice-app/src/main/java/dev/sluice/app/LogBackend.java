@@ -43,7 +43,11 @@ final class LogBackend {
      * @throws IllegalStateException when SLF4J is not bound to logback
      */
     static void configure(LoggingConfig config, OutputStream target) {
-        LoggerContext context = context();
+        configure(context(), config, target);
+    }
+
+    /** As {@link #configure(LoggingConfig, OutputStream)}, on a given context (logback's start-up hands one). */
+    static void configure(LoggerContext context, LoggingConfig config, OutputStream target) {
         context.reset();
         OutputStreamAppender<ILoggingEvent> appender = new OutputStreamAppender<>();
         appender.setContext(context);
