@@ -29,7 +29,9 @@ import java.util.stream.Collectors;
 
 /**
  * The {@code sluice} command line. {@link #run} returns the exit code: 0 done, 1 failed (a bad
- * configuration, a port in use: one line per problem, never a stack trace), 2 bad usage.
+ * configuration, a port in use: one line per problem, never a stack trace), 2 bad usage. Its own
+ * lines go to {@code out}; the log ({@code logging:} of the configuration, see {@link LogBackend}) to
+ * {@code err}.
  */
 public final class Cli {
 
@@ -140,6 +142,7 @@ public final class Cli {
         config = config.with(
                 engine.orElse(config.server().engine()),
                 port.orElse(config.server().port()));
+        LogBackend.configure(config.logging(), err);
         RunningGateway gateway = startGateway(config);
         long millis = StartupClock.millisSinceStart();
         return serve(new Session(Optional.of(config), Optional.of(gateway), Optional.empty()), millis, List.of());
@@ -157,6 +160,7 @@ public final class Cli {
         }
         EngineMode engine = engineOption.orElse(config.server().engine());
         int port = portOption.orElse(config.server().port());
+        LogBackend.configure(config.logging(), err);
         DemoUpstreams upstreams = startUpstreams("127.0.0.1", base, "--upstream-port-base");
         RunningGateway gateway;
         try {

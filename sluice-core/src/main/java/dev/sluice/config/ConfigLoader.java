@@ -111,7 +111,7 @@ public final class ConfigLoader {
             problems.add(new Problem("(yaml)", String.valueOf(e.getMessage())));
             return Optional.empty();
         }
-        String rootExpected = "a mapping with keys server, admin, upstreams, routes";
+        String rootExpected = "a mapping with keys server, admin, upstreams, routes, logging";
         if (document == null) {
             problems.add(new Problem("(document)", "empty (expected: " + rootExpected + ")"));
             return Optional.empty();
@@ -121,16 +121,17 @@ public final class ConfigLoader {
             return Optional.empty();
         }
         Mapping r = Mapping.of(document, "", rootExpected, problems).orElseThrow();
-        r.allowOnly("server", "admin", "upstreams", "routes");
+        r.allowOnly("server", "admin", "upstreams", "routes", "logging");
         ServerConfig server = server(r);
         Optional<AdminConfig> admin = admin(r);
         Set<String> declared = new LinkedHashSet<>();
         Map<String, UpstreamConfig> upstreams = upstreams(r, declared);
         List<RouteConfig> routes = new RouteBinder(declared, problems).routes(r);
+        LoggingConfig logging = logging(r);
         if (!problems.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new GatewayConfig(server, admin, upstreams, routes));
+        return Optional.of(new GatewayConfig(server, admin, upstreams, routes, logging));
     }
 
     private static String syntaxMessage(MarkedYamlEngineException e) {
@@ -208,6 +209,51 @@ public final class ConfigLoader {
         }
         int port = m.integer("port", 9090, 0, 65535, "a port 0..65535");
         return Optional.of(new AdminConfig(host, port));
+    }
+
+    private static LoggingConfig logging(Mapping root) {
+        LoggingConfig d = LoggingConfig.defaults();
+        Optional<Mapping> section = root.mapping("logging", "a mapping with format, level and loggers");
+        if (section.isEmpty()) {
+            return d;
+        }
+        Mapping m = section.get();
+        m.allowOnly("format", "level", "loggers");
+        LoggingConfig.Format format = LoggingConfig.Format.fromKey(
+                        m.choice("format", d.format().key(), "text", "json"))
+                .orElse(d.format());
+        LoggingConfig.Level level = level(m, "level", d.level());
+        Map<String, LoggingConfig.Level> loggers = new LinkedHashMap<>();
+        m.mapping("loggers", "a mapping of logger name to level, such as {org.eclipse.jetty: warn}")
+                .ifPresent(l -> {
+                    for (String name : l.keys()) {
+                        if (!isLoggerName(name)) {
+                            l.problem(name, "'" + name + "' (expected: a logger name such as org.eclipse.jetty)");
+                        }
+                        loggers.put(name, level(l, name, d.level()));
+                    }
+                });
+        return new LoggingConfig(format, level, loggers);
+    }
+
+    private static LoggingConfig.Level level(Mapping m, String key, LoggingConfig.Level defaultLevel) {
+        String chosen = m.choice(key, defaultLevel.key(), "trace", "debug", "info", "warn", "error");
+        return LoggingConfig.Level.fromKey(chosen).orElse(defaultLevel);
+    }
+
+    /** Dot-separated Java identifiers, as logger names are (class and package names). */
+    private static boolean isLoggerName(String name) {
+        for (String part : name.split("\\.", -1)) {
+            if (part.isEmpty() || !Character.isJavaIdentifierStart(part.charAt(0))) {
+                return false;
+            }
+            for (int i = 1; i < part.length(); i++) {
+                if (!Character.isJavaIdentifierPart(part.charAt(i))) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** Binds {@code upstreams:}; every name is added to {@code declared}, even when its settings are bad. */

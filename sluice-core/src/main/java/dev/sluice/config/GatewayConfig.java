@@ -11,18 +11,30 @@ import java.util.Optional;
  *
  * @param upstreams upstreams by name, in declared order
  * @param routes routes in declared order; the first match wins
+ * @param logging the log's format and levels
  */
 public record GatewayConfig(
         ServerConfig server,
         Optional<AdminConfig> admin,
         Map<String, UpstreamConfig> upstreams,
-        List<RouteConfig> routes) {
+        List<RouteConfig> routes,
+        LoggingConfig logging) {
 
     public GatewayConfig {
         requireNonNull(server, "server");
         requireNonNull(admin, "admin");
+        requireNonNull(logging, "logging");
         upstreams = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(upstreams));
         routes = List.copyOf(routes);
+    }
+
+    /** A configuration with the default {@link LoggingConfig}. */
+    public GatewayConfig(
+            ServerConfig server,
+            Optional<AdminConfig> admin,
+            Map<String, UpstreamConfig> upstreams,
+            List<RouteConfig> routes) {
+        this(server, admin, upstreams, routes, LoggingConfig.defaults());
     }
 
     public UpstreamConfig upstream(String name) {
@@ -35,6 +47,6 @@ public record GatewayConfig(
 
     /** The same configuration with another engine mode and port (the CLI's --engine and --port). */
     public GatewayConfig with(EngineMode engine, int port) {
-        return new GatewayConfig(server.with(engine, port), admin, upstreams, routes);
+        return new GatewayConfig(server.with(engine, port), admin, upstreams, routes, logging);
     }
 }

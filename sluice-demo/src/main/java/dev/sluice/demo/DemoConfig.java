@@ -54,6 +54,6 @@ public final class DemoConfig {
                                     u.idleTimeout(),
                                     u.pace()));
         }
-        return new GatewayConfig(config.server(), config.admin(), upstreams, config.routes());
+        return new GatewayConfig(config.server(), config.admin(), upstreams, config.routes(), config.logging());
     }
 }

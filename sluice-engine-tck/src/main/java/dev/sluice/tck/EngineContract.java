@@ -80,6 +80,19 @@ public abstract class EngineContract {
     }
 
     @Nested
+    class InternalErrors extends InternalErrorContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
     class Composition extends CompositionContract {
         @Override
         protected EngineMode mode() {

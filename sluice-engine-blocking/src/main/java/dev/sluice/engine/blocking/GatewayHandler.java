@@ -7,8 +7,10 @@ import dev.sluice.config.RouteConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.http.ErrorBody;
+import dev.sluice.http.RequestId;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -20,13 +22,18 @@ import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one Jetty handler: matches the route and runs it, blocking, on the request's thread (a
  * virtual thread or a pool thread, by mode). Errors become JSON bodies while nothing is committed
- * and an aborted connection after.
+ * and an aborted connection after. A failure of the gateway itself (a bug: no upstream, client or
+ * route error) is logged with the request's id, and the client gets the id, never the exception.
  */
 final class GatewayHandler extends Handler.Abstract {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayHandler.class);
 
     private final RouteTable table;
     private final Map<RouteConfig, RouteHandler> handlers = new IdentityHashMap<>();
@@ -68,12 +75,14 @@ final class GatewayHandler extends Handler.Abstract {
             }
             callback.succeeded();
         } catch (Throwable failure) {
-            fail(response, callback, failure);
+            fail(request, response, callback, failure);
         }
         return true;
     }
 
-    private static void fail(Response response, Callback callback, Throwable failure) {
+    private static void fail(Request request, Response response, Callback callback, Throwable failure) {
+        boolean internal = isInternal(failure);
+        String id = internal ? logInternal(request, failure, response.isCommitted()) : null;
         if (response.isCommitted()) {
             callback.failed(failure); // aborts the connection: the client sees no clean end
             return;
@@ -93,15 +102,45 @@ final class GatewayHandler extends Handler.Abstract {
                 status = e.status();
                 body = ErrorBody.of(e.status(), e.code(), e.getMessage());
             }
+            case IOException e -> { // the client's side: its body could not be read, or it went away
+                status = 400;
+                body = ErrorBody.of(400, "bad_request", "the request could not be read");
+            }
             default -> {
                 status = 500;
-                body = ErrorBody.of(500, "internal_error", String.valueOf(failure));
+                body = ErrorBody.internalError(id);
             }
         }
         response.reset();
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
+        if (id != null) {
+            response.getHeaders().put(RequestId.HEADER, id);
+        }
         response.write(true, ByteBuffer.wrap(body), callback);
+    }
+
+    /** Whether the failure is the gateway's own: not the upstream's, the client's or the route's. */
+    private static boolean isInternal(Throwable failure) {
+        return !(failure instanceof UpstreamException
+                || failure instanceof PathTemplate.MissingVariableException
+                || failure instanceof GatewayError
+                || failure instanceof IOException);
+    }
+
+    /** Logs the failure at ERROR with the request's id (the client's {@code X-Request-Id} when sane). */
+    private static String logInternal(Request request, Throwable failure, boolean committed) {
+        String id = RequestId.reuseOrNext(request.getHeaders().get(RequestId.HEADER));
+        LOG.atError()
+                .setCause(failure)
+                .addKeyValue("request_id", id)
+                .log(
+                        "request {}: {} {} failed inside the gateway{}",
+                        id,
+                        request.getMethod(),
+                        request.getHttpURI().getPath(),
+                        committed ? " after its response began (connection aborted)" : "");
+        return id;
     }
 
     private static void error(Response response, int status, byte[] body) throws java.io.IOException {

@@ -22,6 +22,20 @@ final class Failures {
         }
     }
 
+    /**
+     * Whether an {@link UpstreamFailure} stands for {@code error}: something in its cause chain is one
+     * of the upstream client's failures. Anything else is a failure of the gateway itself, which
+     * {@link #classify} would mislabel as a bad upstream response.
+     */
+    static boolean isUpstreams(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (direct(t) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static UpstreamFailure classify(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
             UpstreamFailure failure = direct(t);

@@ -15,12 +15,14 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.BiFunction;
 import org.reactivestreams.Publisher;
+import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
  * The server's one handler, run on the connection's event loop: matches the route and hands the
- * request to its {@link ProxyRoute} or {@link ComposeRoute}; answers 404, 405 and 400 itself.
+ * request to its {@link ProxyRoute} or {@link ComposeRoute}; answers 404, 405 and 400 itself, and
+ * any failure of its own as an {@link InternalFailure}.
  */
 final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> {
 
@@ -48,8 +50,9 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         ClientRequest in = ClientRequest.of(request);
         HttpHeaders headers = request.requestHeaders();
         RouteTable.Result result = table.match(in.method, headers.get(HttpHeaderNames.HOST), in.path, headers::get);
+        Mono<Void> answer;
         try {
-            return switch (result) {
+            answer = switch (result) {
                 case RouteTable.Result.Matched matched -> route(in, response, matched);
                 case RouteTable.Result.MethodNotAllowed notAllowed -> {
                     response.header(HttpHeaderNames.ALLOW, String.join(", ", new TreeSet<>(notAllowed.allowed())));
@@ -60,10 +63,13 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             };
         } catch (PathTemplate.MissingVariableException e) {
             return Responses.error(response, 400, ErrorBody.of(400, "bad_request", e.getMessage()));
+        } catch (RuntimeException e) {
+            return InternalFailure.answer(in, response, e);
         }
+        return answer.onErrorResume(InternalFailure::isInternal, error -> InternalFailure.answer(in, response, error));
     }
 
-    private Publisher<Void> route(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched matched) {
+    private Mono<Void> route(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched matched) {
         Channel channel = channel(in);
         ProxyRoute proxy = proxies.get(matched.route());
         if (proxy != null) {

@@ -32,6 +32,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Part.class);
+
     final int index;
     final PartConfig config;
     private final Composition composition;
@@ -164,6 +166,14 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             connection = null;
             if (!closed && !ended && !failed) {
                 UpstreamFailure failure = Failures.classify(error);
+                if (!Failures.isUpstreams(error)) { // not the upstream's doing: a bug, never silent
+                    LOG.error(
+                            "composition part '{}' (upstream {}) failed inside the gateway; reported as {}",
+                            config.name(),
+                            config.upstream(),
+                            failure.code(),
+                            error);
+                }
                 if (failure == UpstreamFailure.RESET && status == 0 && !resent) { // a GET, no body: RetryRule
                     resent = true;
                     outstanding = false;

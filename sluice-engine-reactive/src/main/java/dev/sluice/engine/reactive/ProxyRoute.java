@@ -376,6 +376,9 @@ final class ProxyRoute {
     }
 
     private Mono<Void> failed(Throwable error, HttpServerResponse response, Channel channel) {
+        if (!Failures.isUpstreams(error)) {
+            return Mono.error(error); // the gateway's own failure: GatewayHandler logs and answers it
+        }
         if (response.hasSentHeaders()) {
             Responses.abort(channel);
             return Mono.empty();

@@ -1,0 +1,73 @@
+package dev.sluice.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The {@code logging:} section; its bad values are in {@code broken/logging.yaml}. */
+class LoggingConfigTest {
+
+    private static final String ROUTES = """
+            upstreams:
+              catalog: { url: "http://127.0.0.1:19081" }
+            routes:
+              - id: all
+                match: { path: "/**" }
+                proxy: { upstream: catalog }
+            """;
+
+    @Test
+    void absentSectionIsHumanReadableTextAtInfo() throws ConfigException {
+        GatewayConfig config = ConfigLoader.parse(ROUTES, "test.yaml");
+
+        assertThat(config.logging()).isEqualTo(LoggingConfig.defaults());
+        assertThat(config.logging().format()).isEqualTo(LoggingConfig.Format.TEXT);
+        assertThat(config.logging().level()).isEqualTo(LoggingConfig.Level.INFO);
+        assertThat(config.logging().loggers()).isEmpty();
+    }
+
+    @Test
+    void everySettingBinds() throws ConfigException {
+        GatewayConfig config = ConfigLoader.parse(ROUTES + """
+                logging:
+                  format: json
+                  level: warn
+                  loggers:
+                    org.eclipse.jetty: error
+                    dev.sluice: debug
+                """, "test.yaml");
+
+        assertThat(config.logging())
+                .isEqualTo(new LoggingConfig(
+                        LoggingConfig.Format.JSON,
+                        LoggingConfig.Level.WARN,
+                        Map.of(
+                                "org.eclipse.jetty",
+                                LoggingConfig.Level.ERROR,
+                                "dev.sluice",
+                                LoggingConfig.Level.DEBUG)));
+        assertThat(config.logging().loggers().keySet()).containsExactly("org.eclipse.jetty", "dev.sluice");
+    }
+
+    @Test
+    void everyLevelIsSpelledInLowerCase() throws ConfigException {
+        for (LoggingConfig.Level level : LoggingConfig.Level.values()) {
+            GatewayConfig config = ConfigLoader.parse(ROUTES + "logging: { level: " + level.key() + " }\n", "t.yaml");
+            assertThat(config.logging().level()).isEqualTo(level);
+        }
+    }
+
+    @Test
+    void aSectionThatIsNotAMappingIsAProblemAtItsPath() {
+        assertThat(ConfigLoader.check(ROUTES + "logging: loud\n", "test.yaml"))
+                .containsExactly(new Problem("logging", "'loud' (expected: a mapping with format, level and loggers)"));
+    }
+
+    @Test
+    void overridingEngineAndPortKeepsTheLogging() throws ConfigException {
+        GatewayConfig config = ConfigLoader.parse(ROUTES + "logging: { format: json }\n", "test.yaml");
+
+        assertThat(config.with(EngineMode.REACTIVE, 0).logging()).isEqualTo(config.logging());
+    }
+}

@@ -1,0 +1,51 @@
+package dev.sluice.engine.reactive;
+
+import dev.sluice.http.ErrorBody;
+import dev.sluice.http.RequestId;
+import java.io.IOException;
+import reactor.core.publisher.Mono;
+import reactor.netty.channel.AbortedException;
+import reactor.netty.http.server.HttpServerResponse;
+
+/**
+ * A request that failed inside the gateway (a bug: not the upstream's, the client's or the
+ * route's doing). It is logged at ERROR with the request's id; the client gets a 500 {@code
+ * internal_error} carrying the id (body and {@code X-Request-Id}), never the exception's text, or an
+ * aborted connection when the response had begun.
+ */
+final class InternalFailure {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GatewayHandler.class);
+
+    private InternalFailure() {}
+
+    /**
+     * Whether {@code error} is the gateway's own failure; the client's connection going away is not
+     * (it is passed on to Reactor Netty, as before).
+     */
+    static boolean isInternal(Throwable error) {
+        return !(error instanceof AbortedException || error instanceof IOException);
+    }
+
+    /** Logs the failure and answers it; the client's own sane {@code X-Request-Id} is kept. */
+    static Mono<Void> answer(ClientRequest in, HttpServerResponse response, Throwable error) {
+        String id = RequestId.reuseOrNext(in.headers().get(RequestId.HEADER));
+        boolean begun = response.hasSentHeaders();
+        LOG.atError()
+                .setCause(error)
+                .addKeyValue("request_id", id)
+                .log(
+                        "request {}: {} {} failed inside the gateway{}",
+                        id,
+                        in.method,
+                        in.path,
+                        begun ? " after its response began (connection aborted)" : "");
+        if (begun) {
+            in.request.withConnection(connection -> Responses.abort(connection.channel()));
+            return Mono.empty();
+        }
+        response.responseHeaders().clear();
+        response.header(RequestId.HEADER, id);
+        return Responses.send(response, 500, ErrorBody.internalError(id));
+    }
+}

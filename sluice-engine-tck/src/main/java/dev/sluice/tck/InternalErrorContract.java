@@ -1,0 +1,101 @@
+package dev.sluice.tck;
+
+import static dev.sluice.tck.Routes.compose;
+import static dev.sluice.tck.Routes.on;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.spi.IThrowableProxy;
+import dev.sluice.http.RequestId;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A request that fails inside the gateway (neither the upstream's, the client's nor the route's
+ * doing) is answered 500 {@code internal_error} with the request's id, in the body and in {@code
+ * X-Request-Id}, never with the exception's text; the gateway logs the exception, stack trace
+ * included, under that id at ERROR.
+ *
+ * <p>The failure used is a real one, not a hook: a composition part that names an upstream the
+ * configuration does not declare. The YAML loader refuses such a file, but a configuration built
+ * from the records reaches the engine, which finds no upstream when it expands the part's path for
+ * a request (a {@code NullPointerException} before anything is committed).
+ */
+public abstract class InternalErrorContract extends ContractFixture {
+
+    private TestGateway startBroken() {
+        return gateway()
+                .route("broken", on("/broken/{id}"), compose().part("item", "undeclared", "/items/{id}"))
+                .start();
+    }
+
+    @Test
+    void aFailureInsideTheGatewayIsA500WithTheRequestIdAndNoExceptionText() {
+        try (LogCapture log = LogCapture.start();
+                TestGateway gw = startBroken()) {
+            HttpResponse<byte[]> response = get(gw, "/broken/7");
+
+            assertThat(response.statusCode())
+                    .as("status, body %s", text(response))
+                    .isEqualTo(500);
+            assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
+            Map<String, Object> body = Json.object(response.body());
+            assertThat(body.keySet()).containsExactly("status", "error", "message", "request_id");
+            assertThat(body.get("status")).hasToString("500");
+            assertThat(body.get("error")).isEqualTo("internal_error");
+            String id = (String) body.get("request_id");
+            assertThat(RequestId.isSane(id)).as("request id '%s'", id).isTrue();
+            assertThat(response.headers().firstValue(RequestId.HEADER)).hasValue(id);
+
+            ILoggingEvent logged = loggedOnce(log, id);
+            assertThat(logged.getLevel()).isEqualTo(Level.ERROR);
+            assertThat(logged.getFormattedMessage()).contains("GET /broken/7");
+            IThrowableProxy exception = logged.getThrowableProxy();
+            assertThat(exception).as("the exception is logged").isNotNull();
+            assertThat(exception.getClassName()).isEqualTo(NullPointerException.class.getName());
+            assertThat(exception.getStackTraceElementProxyArray())
+                    .as("with its stack trace")
+                    .isNotEmpty();
+            assertThat(text(response))
+                    .as("the body tells nothing of the exception")
+                    .doesNotContain("Exception")
+                    .doesNotContain(exception.getMessage());
+        }
+    }
+
+    @Test
+    void theClientsSaneRequestIdIsKeptAndAnInsaneOneReplaced() {
+        try (LogCapture log = LogCapture.start();
+                TestGateway gw = startBroken()) {
+            HttpResponse<byte[]> kept =
+                    send(gw, HttpRequest.newBuilder(gw.uri("/broken/1")).header(RequestId.HEADER, "client-id-42"));
+            assertThat(kept.statusCode()).isEqualTo(500);
+            assertThat(Json.object(kept.body()).get("request_id")).isEqualTo("client-id-42");
+            assertThat(kept.headers().firstValue(RequestId.HEADER)).hasValue("client-id-42");
+            assertThat(loggedOnce(log, "client-id-42").getLevel()).isEqualTo(Level.ERROR);
+
+            String insane = "two words";
+            HttpResponse<byte[]> replaced =
+                    send(gw, HttpRequest.newBuilder(gw.uri("/broken/2")).header(RequestId.HEADER, insane));
+            assertThat(replaced.statusCode()).isEqualTo(500);
+            String id = (String) Json.object(replaced.body()).get("request_id");
+            assertThat(id).isNotEqualTo(insane);
+            assertThat(RequestId.isSane(id)).isTrue();
+            assertThat(replaced.headers().firstValue(RequestId.HEADER)).hasValue(id);
+            assertThat(loggedOnce(log, id).getFormattedMessage()).contains("GET /broken/2");
+        }
+    }
+
+    /** The one event that names request {@code id}: the gateway logs it before it answers. */
+    private static ILoggingEvent loggedOnce(LogCapture log, String id) {
+        List<ILoggingEvent> events = log.eventsContaining("request " + id + ":");
+        assertThat(events)
+                .as("log events naming request %s among %s", id, log.events())
+                .hasSize(1);
+        return events.getFirst();
+    }
+}
