@@ -19,6 +19,8 @@ public final class Renderers {
                             .append("\n\n");
                 case ReportDoc.Paragraph p -> sb.append(p.text()).append("\n\n");
                 case ReportDoc.Alert a -> sb.append("> **⚠ ").append(a.text()).append("**\n\n");
+                case ReportDoc.Caution c ->
+                    sb.append("> **Caution:** ").append(c.text()).append("\n\n");
                 case ReportDoc.Code c -> sb.append("```\n").append(c.text()).append("\n```\n\n");
                 case ReportDoc.Chart c ->
                     sb.append("![")
@@ -71,8 +73,14 @@ public final class Renderers {
                     sb.append("<div class=\"alert\">⚠ ")
                             .append(inline(a.text()))
                             .append("</div>\n");
+                case ReportDoc.Caution c ->
+                    sb.append("<div class=\"caution\"><b>Caution:</b> ")
+                            .append(inline(c.text()))
+                            .append("</div>\n");
                 case ReportDoc.Code c ->
-                    sb.append("<pre>").append(escape(c.text())).append("</pre>\n");
+                    sb.append("<pre class=\"commands\">")
+                            .append(escape(c.text()))
+                            .append("</pre>\n");
                 case ReportDoc.Chart c ->
                     sb.append("<figure><img alt=\"")
                             .append(escape(c.caption()))
@@ -82,15 +90,18 @@ public final class Renderers {
                             .append(inline(c.caption()))
                             .append("</figcaption></figure>\n");
                 case ReportDoc.Table t -> {
-                    sb.append("<table><thead><tr>");
+                    sb.append("<div class=\"table\"><table><thead><tr>");
                     t.headers().forEach(h -> sb.append("<th>").append(inline(h)).append("</th>"));
                     sb.append("</tr></thead><tbody>\n");
                     for (List<String> row : t.rows()) {
                         sb.append("<tr>");
-                        row.forEach(c -> sb.append("<td>").append(inline(c)).append("</td>"));
+                        // long text wraps; figures stay on one line
+                        row.forEach(c -> sb.append(c.length() > 24 ? "<td class=\"text\">" : "<td>")
+                                .append(inline(c))
+                                .append("</td>"));
                         sb.append("</tr>\n");
                     }
-                    sb.append("</tbody></table>\n");
+                    sb.append("</tbody></table></div>\n");
                 }
             }
         }
@@ -101,26 +112,41 @@ public final class Renderers {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 
-    /** Escapes, then turns {@code `code`} into {@code <code>} and {@code **b**} into {@code <b>}. */
+    /**
+     * Escapes, then turns {@code `code`} into {@code <code>}, {@code **b**} into {@code <b>} and {@code *title*}
+     * into {@code <cite>} (titles of the cited sources).
+     */
     static String inline(String s) {
         String e = escape(s);
         e = e.replaceAll("`([^`]+)`", "<code>$1</code>");
-        return e.replaceAll("\\*\\*([^*]+)\\*\\*", "<b>$1</b>");
+        e = e.replaceAll("\\*\\*([^*]+)\\*\\*", "<b>$1</b>");
+        return e.replaceAll("\\*([^*\\s][^*]*)\\*", "<cite>$1</cite>");
     }
 
+    /**
+     * Readable at about 1,200 px: the page is at most 1,100 px wide, a table scrolls inside its own box
+     * rather than pushing the page wider, headers wrap, and the commands wrap anywhere (a command line
+     * has no spaces where a browser would break it otherwise).
+     */
     private static final String STYLE = """
-      body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f6f7f9;color:#1d232b;margin:0}
-      main{max-width:1100px;margin:0 auto;padding:24px 32px;background:#fff;min-height:100vh}
+      body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f6f7f9;color:#1d232b;margin:0;
+        line-height:1.45}
+      main{max-width:1100px;margin:0 auto;padding:24px 32px;background:#fff;min-height:100vh;box-sizing:border-box}
       h1{font-size:1.7em;border-bottom:3px solid #2f6fde;padding-bottom:8px}
       h2{margin-top:2em;color:#2f6fde} h3{margin-top:1.5em}
-      table{border-collapse:collapse;margin:12px 0;font-size:.92em}
-      th,td{border:1px solid #d7dce3;padding:5px 10px;text-align:right}
-      th{background:#eef2f8} td:first-child,th:first-child{text-align:left}
+      div.table{max-width:100%;overflow-x:auto;margin:12px 0}
+      table{border-collapse:collapse;font-size:.92em}
+      th,td{border:1px solid #d7dce3;padding:5px 10px;text-align:right;vertical-align:top}
+      th{background:#eef2f8;max-width:11em} td{white-space:nowrap}
+      td:first-child,th:first-child{text-align:left}
+      td.text{white-space:normal;text-align:left;max-width:32em}
       tr:nth-child(even) td{background:#fafbfc}
-      figure{margin:16px 0} img{max-width:100%;border:1px solid #e3e6ea}
+      figure{margin:16px 0} img{max-width:100%;height:auto;border:1px solid #e3e6ea}
       figcaption{color:#5a6573;font-size:.9em}
       .alert{background:#fdecea;border-left:6px solid #d93025;padding:10px 14px;margin:12px 0;font-weight:600}
-      pre{background:#f2f4f7;padding:10px;overflow-x:auto;font-size:.85em}
-      code{background:#f2f4f7;padding:1px 4px;border-radius:3px}
+      .caution{background:#fff8e1;border-left:6px solid #f4b400;padding:10px 14px;margin:12px 0}
+      pre{background:#f2f4f7;padding:10px;font-size:.85em;white-space:pre-wrap;overflow-wrap:anywhere}
+      code{background:#f2f4f7;padding:1px 4px;border-radius:3px;overflow-wrap:anywhere}
+      cite{font-style:italic}
       """;
 }
