@@ -68,7 +68,8 @@ class StableWindowTest {
 
         assertThat(w.status()).isEqualTo(Status.UNSTABLE);
         assertThat(new int[] {w.from(), w.to()}).containsExactly(StableWindow.paperProportions(30));
-        assertThat(w.reason()).contains("no stretch of 10 s or more whose 5-second rolling means", "paper's proportions used");
+        assertThat(w.reason())
+                .contains("no stretch of 10 s or more whose 5-second rolling means", "paper's proportions used");
     }
 
     @Test
