@@ -1,5 +1,6 @@
 package dev.sluice.lab.report;
 
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
@@ -89,23 +90,43 @@ public final class Renderers {
                             .append("\"><figcaption>")
                             .append(inline(c.caption()))
                             .append("</figcaption></figure>\n");
-                case ReportDoc.Table t -> {
-                    sb.append("<div class=\"table\"><table><thead><tr>");
-                    t.headers().forEach(h -> sb.append("<th>").append(inline(h)).append("</th>"));
-                    sb.append("</tr></thead><tbody>\n");
-                    for (List<String> row : t.rows()) {
-                        sb.append("<tr>");
-                        // long text wraps; figures stay on one line
-                        row.forEach(c -> sb.append(c.length() > 24 ? "<td class=\"text\">" : "<td>")
-                                .append(inline(c))
-                                .append("</td>"));
-                        sb.append("</tr>\n");
-                    }
-                    sb.append("</tbody></table></div>\n");
-                }
+                case ReportDoc.Table t -> table(sb, t);
             }
         }
         return sb.append("</main></body></html>\n").toString();
+    }
+
+    /**
+     * Columns whose header says "published" (the sources' figures) are shaded apart from the figures
+     * measured here; long text wraps while figures stay on one line.
+     */
+    private static void table(StringBuilder sb, ReportDoc.Table t) {
+        List<String> headers = t.headers();
+        sb.append("<div class=\"table\"><table><thead><tr>");
+        for (String h : headers) {
+            sb.append(h.contains("published") ? "<th class=\"published\">" : "<th>")
+                    .append(inline(h))
+                    .append("</th>");
+        }
+        sb.append("</tr></thead><tbody>\n");
+        for (List<String> row : t.rows()) {
+            sb.append("<tr>");
+            for (int i = 0; i < row.size(); i++) {
+                String c = row.get(i);
+                List<String> classes = new ArrayList<>();
+                if (i < headers.size() && headers.get(i).contains("published")) {
+                    classes.add("published");
+                }
+                if (c.length() > 24) {
+                    classes.add("text");
+                }
+                sb.append(classes.isEmpty() ? "<td>" : "<td class=\"" + String.join(" ", classes) + "\">")
+                        .append(inline(c))
+                        .append("</td>");
+            }
+            sb.append("</tr>\n");
+        }
+        sb.append("</tbody></table></div>\n");
     }
 
     static String escape(String s) {
@@ -141,6 +162,7 @@ public final class Renderers {
       td:first-child,th:first-child{text-align:left}
       td.text{white-space:normal;text-align:left;max-width:32em}
       tr:nth-child(even) td{background:#fafbfc}
+      th.published{background:#e6def7} td.published,tr:nth-child(even) td.published{background:#f5f1fc;color:#3c2a63}
       figure{margin:16px 0} img{max-width:100%;height:auto;border:1px solid #e3e6ea}
       figcaption{color:#5a6573;font-size:.9em}
       .alert{background:#fdecea;border-left:6px solid #d93025;padding:10px 14px;margin:12px 0;font-weight:600}

@@ -122,8 +122,10 @@ public final class PaperScenario {
             RunTables.capacity(doc, runs, rate, cores);
             doc.heading(1, "Commands");
             StringBuilder cmds = new StringBuilder("sluice lab " + String.join(" ", o.commandLine()) + "\n");
-            runs.forEach((k, r) -> cmds.append(k)
-                    .append(": ")
+            // a blank line between commands: a wrapped command line still reads as one
+            runs.forEach((k, r) -> cmds.append('\n')
+                    .append(k)
+                    .append(":\n")
                     .append(String.join(" ", r.command()))
                     .append('\n'));
             doc.code(cmds.toString().trim());
@@ -143,7 +145,7 @@ public final class PaperScenario {
                 + "and as ratios, JVM " + fixed(Published.PAPER_THROUGHPUT_JVM_ABOVE_NATIVE_PERCENT.get("VT"), 0)
                 + " % (VT) and " + fixed(Published.PAPER_THROUGHPUT_JVM_ABOVE_NATIVE_PERCENT.get("Reactive"), 0)
                 + " % (Reactive) above native; it prints no req/s, so its throughput column is that ratio as an index "
-                + "(native = 100).");
+                + "(native = 100). Columns headed “published” are the paper's; every other figure is measured here.");
         List<List<String>> rows = new ArrayList<>();
         runs.forEach((label, r) -> {
             String col = Published.paperColumn(r.subject().name());

@@ -102,11 +102,12 @@ public final class S004Scenario {
         }
         failures.forEach(f -> doc.alert("did not run: " + f));
         RunTables.alerts(doc, all);
+        doc.paragraph("The experiment and the published figures are those of " + Published.S004_CITATION + ".");
         doc.paragraph("`GET /compose-delay` calls the delay API (`{\"index\":N,\"data\":\"test data\"}` after 30 ms) "
                 + "three times in parallel and combines the results; `sequential` is Sluice's `fanout: sequential` route "
                 + "(the seed's Blocking style). wrk holds each user count for " + seconds
                 + " s; every response is checked. "
-                + "TPS is the mean of the stable window (the middle of each run). The seed ran nGrinder against pods of "
+                + "TPS is the mean of each run's stable window, chosen from its measured throughput (see “Averaged window”). The seed ran nGrinder against pods of "
                 + "2 CPU / 1 GB; machine here: " + lab.machineLine() + ".");
         doc.heading(1, "TPS by users (published seed 004 figures in the adjacent columns)");
         List<String> headers = new ArrayList<>(List.of("users"));
