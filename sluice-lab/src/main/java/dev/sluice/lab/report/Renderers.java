@@ -3,6 +3,7 @@ package dev.sluice.lab.report;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /** Renders a {@link ReportDoc} as Markdown and as one self-contained HTML page. */
 public final class Renderers {
@@ -98,35 +99,49 @@ public final class Renderers {
 
     /**
      * Columns whose header says "published" (the sources' figures) are shaded apart from the figures
-     * measured here; long text wraps while figures stay on one line.
+     * measured here. Figures are right-aligned and stay on one line; text is left-aligned and wraps, and
+     * a column of mostly text has its header on the left too.
      */
     private static void table(StringBuilder sb, ReportDoc.Table t) {
         List<String> headers = t.headers();
         sb.append("<div class=\"table\"><table><thead><tr>");
-        for (String h : headers) {
-            sb.append(h.contains("published") ? "<th class=\"published\">" : "<th>")
-                    .append(inline(h))
-                    .append("</th>");
+        for (int i = 0; i < headers.size(); i++) {
+            int column = i;
+            long text = t.rows().stream()
+                    .filter(r ->
+                            column < r.size() && !FIGURE.matcher(r.get(column)).matches())
+                    .count();
+            sb.append(cell("th", headers.get(i), i == 0 || text * 2 > t.rows().size(), published(headers, i)));
         }
         sb.append("</tr></thead><tbody>\n");
         for (List<String> row : t.rows()) {
             sb.append("<tr>");
             for (int i = 0; i < row.size(); i++) {
                 String c = row.get(i);
-                List<String> classes = new ArrayList<>();
-                if (i < headers.size() && headers.get(i).contains("published")) {
-                    classes.add("published");
-                }
-                if (c.length() > 24) {
-                    classes.add("text");
-                }
-                sb.append(classes.isEmpty() ? "<td>" : "<td class=\"" + String.join(" ", classes) + "\">")
-                        .append(inline(c))
-                        .append("</td>");
+                sb.append(cell("td", c, !FIGURE.matcher(c).matches(), published(headers, i)));
             }
             sb.append("</tr>\n");
         }
         sb.append("</tbody></table></div>\n");
+    }
+
+    /** A figure: a number (with sign, unit or note after it), "n/a" or a dash. */
+    private static final Pattern FIGURE = Pattern.compile("[-+±−]?\\d[\\d,.]*(\\s.*)?|n/a|–|-");
+
+    private static boolean published(List<String> headers, int column) {
+        return column < headers.size() && headers.get(column).contains("published");
+    }
+
+    private static String cell(String tag, String content, boolean text, boolean published) {
+        List<String> classes = new ArrayList<>();
+        if (text) {
+            classes.add("text");
+        }
+        if (published) {
+            classes.add("published");
+        }
+        return "<" + tag + (classes.isEmpty() ? "" : " class=\"" + String.join(" ", classes) + "\"") + ">"
+                + inline(content) + "</" + tag + ">";
     }
 
     static String escape(String s) {
@@ -160,7 +175,7 @@ public final class Renderers {
       th,td{border:1px solid #d7dce3;padding:5px 10px;text-align:right;vertical-align:top}
       th{background:#eef2f8;max-width:11em} td{white-space:nowrap}
       td:first-child,th:first-child{text-align:left}
-      td.text{white-space:normal;text-align:left;max-width:32em}
+      td.text,th.text{white-space:normal;text-align:left} td.text{max-width:32em}
       tr:nth-child(even) td{background:#fafbfc}
       th.published{background:#e6def7} td.published,tr:nth-child(even) td.published{background:#f5f1fc;color:#3c2a63}
       figure{margin:16px 0} img{max-width:100%;height:auto;border:1px solid #e3e6ea}

@@ -143,8 +143,8 @@ public final class PaperScenario {
                 + "on virtual threads (VT). Measured here: this machine, the runs above. The machines differ, so compare "
                 + "shapes and ratios, not absolute values. The paper gives throughput only as a chart (its figure 2) "
                 + "and as ratios, JVM " + fixed(Published.PAPER_THROUGHPUT_JVM_ABOVE_NATIVE_PERCENT.get("VT"), 0)
-                + " % (VT) and " + fixed(Published.PAPER_THROUGHPUT_JVM_ABOVE_NATIVE_PERCENT.get("Reactive"), 0)
-                + " % (Reactive) above native; it prints no req/s, so its throughput column is that ratio as an index "
+                + "\u00a0% (VT) and " + fixed(Published.PAPER_THROUGHPUT_JVM_ABOVE_NATIVE_PERCENT.get("Reactive"), 0)
+                + "\u00a0% (Reactive) above native; it prints no req/s, so its throughput column is that ratio as an index "
                 + "(native = 100). Columns headed “published” are the paper's; every other figure is measured here.");
         List<List<String>> rows = new ArrayList<>();
         runs.forEach((label, r) -> {
