@@ -99,8 +99,8 @@ public final class Renderers {
 
     /**
      * Columns whose header says "published" (the sources' figures) are shaded apart from the figures
-     * measured here. Figures are right-aligned and stay on one line; text is left-aligned and wraps, and
-     * a column of mostly text has its header on the left too.
+     * measured here. Figures are right-aligned and stay on one line; text is left-aligned (long text
+     * wraps), and a column of mostly text has its header on the left too.
      */
     private static void table(StringBuilder sb, ReportDoc.Table t) {
         List<String> headers = t.headers();
@@ -136,6 +136,9 @@ public final class Renderers {
         List<String> classes = new ArrayList<>();
         if (text) {
             classes.add("text");
+        }
+        if (tag.equals("td") && content.length() > 24) {
+            classes.add("long");
         }
         if (published) {
             classes.add("published");
@@ -175,7 +178,7 @@ public final class Renderers {
       th,td{border:1px solid #d7dce3;padding:5px 10px;text-align:right;vertical-align:top}
       th{background:#eef2f8;max-width:11em} td{white-space:nowrap}
       td:first-child,th:first-child{text-align:left}
-      td.text,th.text{white-space:normal;text-align:left} td.text{max-width:32em}
+      td.text,th.text{text-align:left} td.long{white-space:normal;max-width:32em} td:first-child{white-space:nowrap}
       tr:nth-child(even) td{background:#fafbfc}
       th.published{background:#e6def7} td.published,tr:nth-child(even) td.published{background:#f5f1fc;color:#3c2a63}
       figure{margin:16px 0} img{max-width:100%;height:auto;border:1px solid #e3e6ea}

@@ -172,9 +172,9 @@ final class RunTables {
                     + (flagged.size() > 8 ? " and " + (flagged.size() - 8) + " more" : "");
             doc.caution(
                     status == StableWindow.Status.UNSTABLE
-                            ? "no stable window in " + names + ": their averages may include the warm-up "
-                                    + "(see “Averaged window”); do not compare them as steady-state figures."
-                            : "a short stable window (under " + StableWindow.SHORT_SECONDS + " s) in " + names
+                            ? "no stable window for " + names + ": the averages may include the warm-up "
+                                    + "(see “Averaged window”); do not read them as steady-state figures."
+                            : "a short stable window (under " + StableWindow.SHORT_SECONDS + " s) for " + names
                                     + ": longer runs give figures to rely on (see “Averaged window”).");
         }
     }
