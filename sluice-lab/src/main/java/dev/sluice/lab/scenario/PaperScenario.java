@@ -152,7 +152,7 @@ public final class PaperScenario {
             rows.add(List.of(
                     label,
                     col.isEmpty() ? "–" : col,
-                    fixed(r.throughput(), 1) + flag(r.window()),
+                    fixed(r.throughput(), 1) + RunTables.windowNote(r.window()),
                     col.isEmpty() ? "–" : throughputIndex(col),
                     fixed(r.cpuPercent(), 1),
                     col.isEmpty() ? "–" : fixed(Published.PAPER_CPU_PERCENT.get(col), 0),
@@ -191,13 +191,5 @@ public final class PaperScenario {
         return column.endsWith("Native")
                 ? "100"
                 : fixed(100 + Published.PAPER_THROUGHPUT_JVM_ABOVE_NATIVE_PERCENT.get(model), 0);
-    }
-
-    private static String flag(StableWindow w) {
-        return switch (w.status()) {
-            case STABLE -> "";
-            case SHORT -> " (short window)";
-            case UNSTABLE -> " (window not stable)";
-        };
     }
 }

@@ -158,6 +158,15 @@ final class RunTables {
         doc.table(List.of("run", "averaged window", "k s", "rolling means within", "status"), rows);
     }
 
+    /** Said after a figure averaged over a flagged window, so that the figure is not read alone. */
+    static String windowNote(StableWindow w) {
+        return switch (w.status()) {
+            case STABLE -> "";
+            case SHORT -> " (short window)";
+            case UNSTABLE -> " (window not stable)";
+        };
+    }
+
     /** One caution per kind of flagged window, at the top of the report, naming the runs. */
     static void windowCautions(ReportDoc doc, Map<String, SubjectRun> runs) {
         for (StableWindow.Status status : List.of(StableWindow.Status.UNSTABLE, StableWindow.Status.SHORT)) {
