@@ -92,8 +92,10 @@ final class ReportStructure {
     }
 
     /**
-     * The throughput chart draws each run's window: its caption says so, and the pale bar of the first
-     * run's colour (the palette's blue at alpha 90 over white) is in the picture.
+     * The throughput chart draws each run's window: its caption says so, and the first run's pale bar
+     * (the palette's blue at alpha 90 over white, 9 px thick) is in the picture as a block at least
+     * {@value #BAR_WIDTH} px wide and {@value #BAR_HEIGHT} px high. A block, because the antialiased edges of
+     * the blue line itself pass through the same colour, one pixel at a time.
      */
     void windowIsMarkedOnTheThroughputChart() throws IOException {
         Element figure = html.select("figure").stream()
@@ -104,16 +106,36 @@ final class ReportStructure {
         String src = figure.selectFirst("img").attr("src");
         BufferedImage png =
                 ImageIO.read(new ByteArrayInputStream(Base64.getDecoder().decode(src.substring(src.indexOf(',') + 1))));
-        int pale = 0;
-        for (int y = 0; y < png.getHeight(); y++) {
-            for (int x = 0; x < png.getWidth(); x++) {
-                int rgb = png.getRGB(x, y);
-                if (near((rgb >> 16) & 0xff, 182) && near((rgb >> 8) & 0xff, 204) && near(rgb & 0xff, 243)) {
-                    pale++;
-                }
+        assertThat(widestPaleBlock(png)).as("px of the first run's window bar").isGreaterThanOrEqualTo(BAR_WIDTH);
+    }
+
+    static final int BAR_WIDTH = 20;
+
+    static final int BAR_HEIGHT = 6;
+
+    /** The widest run of columns that each hold {@link #BAR_HEIGHT} pale pixels in a column from one row. */
+    private static int widestPaleBlock(BufferedImage png) {
+        int w = png.getWidth();
+        int h = png.getHeight();
+        int[][] down = new int[w][h + 1];
+        for (int x = 0; x < w; x++) {
+            for (int y = h - 1; y >= 0; y--) {
+                down[x][y] = pale(png.getRGB(x, y)) ? down[x][y + 1] + 1 : 0;
             }
         }
-        assertThat(pale).as("pixels of the first run's window bar").isGreaterThan(100);
+        int widest = 0;
+        for (int y = 0; y < h; y++) {
+            int run = 0;
+            for (int x = 0; x < w; x++) {
+                run = down[x][y] >= BAR_HEIGHT ? run + 1 : 0;
+                widest = Math.max(widest, run);
+            }
+        }
+        return widest;
+    }
+
+    private static boolean pale(int rgb) {
+        return near((rgb >> 16) & 0xff, 182) && near((rgb >> 8) & 0xff, 204) && near(rgb & 0xff, 243);
     }
 
     private static boolean near(int value, int expected) {
