@@ -242,6 +242,8 @@ public final class Lab {
         record.put("users", run.users());
         record.put("seconds", run.seconds());
         record.put("stable_window_seconds", List.of(run.windowFrom(), run.windowTo()));
+        record.put("stable_window_status", run.window().status().name().toLowerCase(Locale.ROOT));
+        record.put("stable_window_reason", run.window().reason());
         record.put("errors", run.errors());
         subjectRecords.add(record);
     }

@@ -10,7 +10,6 @@ import dev.sluice.lab.run.CpuPlan;
 import dev.sluice.lab.run.LatencyDistribution;
 import dev.sluice.lab.run.ProcessSampler;
 import dev.sluice.lab.run.Subject;
-import dev.sluice.lab.run.SubjectRun;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,13 +65,6 @@ class LabUnitsTest {
         assertThat(Figures.millis(52.84)).isEqualTo("52.8");
         assertThat(Figures.fixed(Double.POSITIVE_INFINITY, 1)).isEqualTo("n/a");
         assertThat(Figures.meanSd(List.of(2.0, 4.0), 2)).isEqualTo("3.00 ± 1.41");
-    }
-
-    @Test
-    void stableWindowScalesThePapers65To290Seconds() {
-        assertThat(SubjectRun.window(300)).containsExactly(65, 290);
-        assertThat(SubjectRun.window(60)).containsExactly(13, 58);
-        assertThat(SubjectRun.window(5)).containsExactly(1, 5);
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The paper scenario end to end, short: the gateway (virtual engine) and one baseline (Spring WebFlux)
- * as real processes under wrk, then the report's files and figures. Builds the gateway jar and the
+ * as real processes under wrk, then the report's files, figures and structure ({@link ReportStructure}). Builds the gateway jar and the
  * baselines when they are missing. Skips only when wrk is not installed.
  */
 @Tag("slow")
@@ -70,7 +71,7 @@ class PaperScenarioTest {
         }
         String md = Files.readString(results.resolve("report.md"));
         assertThat(md)
-                .contains("| virtual |", "| spring-reactive |", "567 (VT JVM)", "not available on this machine")
+                .contains("| virtual |", "| spring-reactive |", "| VT JVM |", "not available on this machine")
                 .doesNotContain("NaN", "Infinity", "⚠");
         String html = Files.readString(results.resolve("report.html"));
         Matcher png = Pattern.compile("data:image/png;base64,([A-Za-z0-9+/=]+)").matcher(html);
@@ -130,6 +131,15 @@ class PaperScenarioTest {
                         .isGreaterThan(10);
             }
         }
+        ReportStructure report = ReportStructure.read(results.resolve("report.html"));
+        report.citesThePaper();
+        report.tablesFitThePage();
+        Map<String, String> windows = report.windowStatuses(List.of("virtual", "spring-reactive"));
+        report.flaggedWindowsAreCalledOut(windows);
+        report.windowIsMarkedOnTheThroughputChart();
+        report.publishedBesideMeasured(windows);
+        report.commandsWrap();
+
         String env = Files.readString(results.resolve("env.json"));
         assertThat(env)
                 .contains(

@@ -1,5 +1,6 @@
 package dev.sluice.lab.report;
 
+import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,11 +33,29 @@ public final class Charts {
     /** A series of points (x ascending). */
     public record Series(String name, double[] x, double[] y) {}
 
+    /**
+     * The averaged window of one series, {@code [from, to]} on x, drawn as a thick pale bar at the
+     * window's mean {@code level} in the series' colour, with dotted ends down to the axis.
+     */
+    public record Window(String series, double from, double to, double level) {}
+
     private Charts() {}
 
     /** Lines over time or any x: one series per subject. */
     public static byte[] lines(
             String title, String xTitle, String yTitle, List<Series> series, boolean logX, boolean markers) {
+        return lines(title, xTitle, yTitle, series, List.of(), logX, markers);
+    }
+
+    /** Lines as above, with each series' averaged window marked. */
+    public static byte[] lines(
+            String title,
+            String xTitle,
+            String yTitle,
+            List<Series> series,
+            List<Window> windows,
+            boolean logX,
+            boolean markers) {
         XYChart chart = new XYChartBuilder()
                 .width(1000)
                 .height(430)
@@ -50,13 +69,43 @@ public final class Charts {
         chart.getStyler().setXAxisLogarithmic(logX);
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setMarkerSize(markers ? 7 : 0);
+        Map<String, Color> colours = new LinkedHashMap<>();
         for (Series s : series) {
             double[][] clean = finite(s.x(), s.y());
             if (clean[0].length == 0) {
                 continue;
             }
+            Color colour = PALETTE[colours.size() % PALETTE.length];
+            colours.put(s.name(), colour);
             XYSeries xy = chart.addSeries(s.name(), clean[0], clean[1]);
             xy.setMarker(markers ? SeriesMarkers.CIRCLE : SeriesMarkers.NONE);
+            xy.setLineColor(colour);
+            xy.setMarkerColor(colour);
+        }
+        for (Window w : windows) {
+            Color colour = colours.get(w.series());
+            if (colour == null || !Double.isFinite(w.level()) || !(w.to() >= w.from())) {
+                continue;
+            }
+            Color pale = new Color(colour.getRed(), colour.getGreen(), colour.getBlue(), 90);
+            XYSeries bar = chart.addSeries(
+                    w.series() + " window", new double[] {w.from(), w.to()}, new double[] {w.level(), w.level()});
+            bar.setMarker(SeriesMarkers.NONE);
+            bar.setLineColor(pale);
+            bar.setLineStyle(new BasicStroke(9f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER));
+            bar.setShowInLegend(false);
+            for (int i = 0; i < 2; i++) {
+                double x = i == 0 ? w.from() : w.to();
+                XYSeries end = chart.addSeries(
+                        w.series() + (i == 0 ? " window start" : " window end"),
+                        new double[] {x, x},
+                        new double[] {0, w.level()});
+                end.setMarker(SeriesMarkers.NONE);
+                end.setLineColor(colour);
+                end.setLineStyle(new BasicStroke(
+                        1.2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {2f, 4f}, 0f));
+                end.setShowInLegend(false);
+            }
         }
         return png(chart);
     }

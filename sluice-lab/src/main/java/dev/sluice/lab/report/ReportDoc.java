@@ -22,6 +22,9 @@ public final class ReportDoc {
     /** A warning shown prominently (errors in a run). */
     public record Alert(String text) implements Block {}
 
+    /** A caution shown at the top, under the alerts: a figure to read with care (an unstable window). */
+    public record Caution(String text) implements Block {}
+
     public record Table(List<String> headers, List<List<String>> rows) implements Block {
         public Table {
             headers = List.copyOf(headers);
@@ -38,6 +41,7 @@ public final class ReportDoc {
     private final String title;
     private final List<Block> blocks = new ArrayList<>();
     private final List<Block> alerts = new ArrayList<>();
+    private final List<Block> cautions = new ArrayList<>();
 
     public ReportDoc(String title) {
         this.title = requireNonNull(title, "title");
@@ -47,9 +51,10 @@ public final class ReportDoc {
         return title;
     }
 
-    /** Alerts first (they belong at the top), then the blocks in order. */
+    /** Alerts first (they belong at the top), then cautions, then the blocks in order. */
     public List<Block> blocks() {
         List<Block> all = new ArrayList<>(alerts);
+        all.addAll(cautions);
         all.addAll(blocks);
         return all;
     }
@@ -67,6 +72,12 @@ public final class ReportDoc {
     /** An alert, placed at the top of the report whatever the order of calls. */
     public ReportDoc alert(String text) {
         alerts.add(new Alert(text));
+        return this;
+    }
+
+    /** A caution, placed at the top under the alerts whatever the order of calls. */
+    public ReportDoc caution(String text) {
+        cautions.add(new Caution(text));
         return this;
     }
 

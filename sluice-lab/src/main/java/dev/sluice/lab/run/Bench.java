@@ -88,7 +88,11 @@ public final class Bench {
             throw new LabFailure(running.subject().name() + " died during the load; log "
                     + running.process().log() + ":\n" + running.process().tail());
         }
-        int[] window = SubjectRun.window(load.seconds());
+        double[] good = new double[load.seconds()];
+        for (int t = 0; t < good.length; t++) {
+            good[t] = result.perSecond().getOrDefault(first + t, new long[2])[0];
+        }
+        StableWindow window = StableWindow.choose(good, load.rampUpSeconds());
         return new SubjectRun(
                 running.subject(),
                 running.command(),
@@ -101,8 +105,7 @@ public final class Bench {
                 samples,
                 first,
                 load.seconds(),
-                window[0],
-                window[1]);
+                window);
     }
 
     private Optional<Process> pidstat(long pid, Path out) {

@@ -8,9 +8,8 @@ import java.util.TreeMap;
 
 /**
  * One subject measured under one load: how it started, what the load generator saw, and the
- * per-second samples of its process. Averages are taken over the stable window
- * {@code [windowFrom, windowTo)} (seconds since the load started), the paper's 65–290 s of 300 s
- * scaled to the run's length.
+ * per-second samples of its process. Averages are taken over the stable window (seconds since the load
+ * started), chosen from the measured throughput by {@link StableWindow#choose}.
  *
  * @param firstSecond the wall-clock second the measured load started in
  */
@@ -26,17 +25,14 @@ public record SubjectRun(
         List<ProcessSample> samples,
         long firstSecond,
         int seconds,
-        int windowFrom,
-        int windowTo) {
+        StableWindow window) {
 
-    /** The paper's stable window, 65–290 s of 300 s, scaled to {@code seconds} (never empty). */
-    public static int[] window(int seconds) {
-        int from = (int) Math.round(seconds * 65.0 / 300.0);
-        int to = (int) Math.round(seconds * 290.0 / 300.0);
-        if (to <= from) {
-            to = Math.min(seconds, from + 1);
-        }
-        return new int[] {from, to};
+    public int windowFrom() {
+        return window.from();
+    }
+
+    public int windowTo() {
+        return window.to();
     }
 
     /** One row per second of the run: seconds since start, good and bad responses, CPU %, RSS MiB (NaN when not sampled). */
@@ -56,7 +52,7 @@ public record SubjectRun(
     }
 
     private List<double[]> windowRows() {
-        return perSecond().subList(windowFrom, Math.min(windowTo, seconds));
+        return perSecond().subList(window.from(), Math.min(window.to(), seconds));
     }
 
     /** Mean good responses per second over the window. */

@@ -56,6 +56,7 @@ public final class DeployScenario {
         Lab lab = Lab.open(o);
         Packaging packaging = new Packaging(lab);
         ReportDoc doc = new ReportDoc("Sluice lab — deployment (the paper's Table 2)");
+        doc.paragraph("The published figures are Table 2 of " + Published.PAPER_CITATION + ".");
         doc.paragraph("Machine: " + lab.machineLine() + ". Published (paper): " + Published.PAPER_MACHINE + ".");
 
         List<Double> buildSeconds = packaging.timeBuilds(packagingRuns);

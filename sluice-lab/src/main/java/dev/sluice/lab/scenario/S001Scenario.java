@@ -91,6 +91,7 @@ public final class S001Scenario {
         }
         failures.forEach(f -> doc.alert("did not run: " + f));
         RunTables.alerts(doc, runs, false);
+        doc.paragraph("The experiment and the published figures are those of " + Published.S001_CITATION + ".");
         doc.paragraph("`GET /blocking` waits " + (int) WAIT_SECONDS + " s on the blocking upstream. wrk keeps " + users
                 + " users for " + seconds
                 + " s. Little's law, L = λW, gives the rate: λ = (requests in service) ÷ 5 s, "

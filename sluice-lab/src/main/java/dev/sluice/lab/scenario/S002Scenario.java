@@ -91,6 +91,7 @@ public final class S002Scenario {
         }
         failures.forEach(f -> doc.alert("did not run: " + f));
         RunTables.alerts(doc, all);
+        doc.paragraph("The experiment and the published figures are those of " + Published.S002_CITATION + ".");
         doc.paragraph(
                 "`GET /bytes/N` is proxied to the lab's sizes upstream, which answers exactly N bytes; every response "
                         + "is checked for status 200 and exactly N bytes. " + seconds

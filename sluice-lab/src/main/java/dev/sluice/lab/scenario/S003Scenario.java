@@ -107,6 +107,7 @@ public final class S003Scenario {
         }
         failures.forEach(f -> doc.alert("did not run: " + f));
         RunTables.alerts(doc, all);
+        doc.paragraph("The experiment and the published figures are those of " + Published.S003_CITATION + ".");
         doc.paragraph("`/fast` proxies a 5 ms upstream (the seed's DB-backed endpoint), " + users
                 + " users. `/slow-composition` "
                 + "calls the delay API 5 times in parallel (200 ms each) and the rate-limited API 4 times, paced by Sluice at "

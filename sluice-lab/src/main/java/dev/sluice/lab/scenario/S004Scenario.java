@@ -102,49 +102,47 @@ public final class S004Scenario {
         }
         failures.forEach(f -> doc.alert("did not run: " + f));
         RunTables.alerts(doc, all);
+        doc.paragraph("The experiment and the published figures are those of " + Published.S004_CITATION + ".");
         doc.paragraph("`GET /compose-delay` calls the delay API (`{\"index\":N,\"data\":\"test data\"}` after 30 ms) "
                 + "three times in parallel and combines the results; `sequential` is Sluice's `fanout: sequential` route "
                 + "(the seed's Blocking style). wrk holds each user count for " + seconds
                 + " s; every response is checked. "
-                + "TPS is the mean of the stable window (the middle of each run). The seed ran nGrinder against pods of "
+                + "TPS is the mean of each run's stable window, chosen from its measured throughput (see “Averaged window”). The seed ran nGrinder against pods of "
                 + "2 CPU / 1 GB; machine here: " + lab.machineLine() + ".");
-        doc.heading(1, "TPS by users (published seed 004 figures in the adjacent columns)");
-        List<String> headers = new ArrayList<>(List.of("users"));
-        bySubject.keySet().forEach(n -> {
-            headers.add(n + " TPS");
-            String col = Published.s004Column(n);
-            if (!col.isEmpty()) {
-                headers.add("seed: " + col);
-            }
-        });
+        doc.heading(1, "TPS and mean time by users, beside seed 004's");
+        doc.paragraph("One row per run; the published columns hold seed 004's figure for the style the run compares "
+                + "with (in brackets), \"–\" where the seed published none.");
         List<List<String>> rows = new ArrayList<>();
-        List<List<String>> meanRows = new ArrayList<>();
-        for (int u : users) {
-            List<String> row = new ArrayList<>(List.of(Integer.toString(u)));
-            List<String> meanRow = new ArrayList<>(List.of(Integer.toString(u)));
-            bySubject.forEach((n, levels) -> {
+        bySubject.forEach((n, levels) -> {
+            String col = Published.s004Column(n);
+            for (int u : users) {
                 SubjectRun r = levels.get(u);
-                row.add(r == null ? "n/a" : fixed(r.throughput(), 1));
-                meanRow.add(
+                int idx = Published.S004_USERS.indexOf(u);
+                double tps = col.isEmpty() || idx < 0
+                        ? Double.NaN
+                        : Published.S004_TPS.get(col).get(idx);
+                rows.add(List.of(
+                        n,
+                        Integer.toString(u),
+                        r == null ? "n/a" : fixed(r.throughput(), 1) + RunTables.windowNote(r.window()),
+                        Double.isFinite(tps) ? fixed(tps, 1) + " (" + col + ")" : "–",
                         r == null
                                 ? "n/a"
-                                : millis(r.load().latency().meanMillis().orElse(Double.NaN)));
-                String col = Published.s004Column(n);
-                if (!col.isEmpty()) {
-                    int idx = Published.S004_USERS.indexOf(u);
-                    double p =
-                            idx < 0 ? Double.NaN : Published.S004_TPS.get(col).get(idx);
-                    row.add(Double.isFinite(p) ? fixed(p, 1) : "–");
-                    meanRow.add(
-                            u == 180 && Published.S004_MEAN_MS_180.containsKey(col)
-                                    ? fixed(Published.S004_MEAN_MS_180.get(col), 1)
-                                    : "–");
-                }
-            });
-            rows.add(row);
-            meanRows.add(meanRow);
-        }
-        doc.table(headers, rows);
+                                : millis(r.load().latency().meanMillis().orElse(Double.NaN)),
+                        u == 180 && Published.S004_MEAN_MS_180.containsKey(col)
+                                ? fixed(Published.S004_MEAN_MS_180.get(col), 1) + " (" + col + ")"
+                                : "–"));
+            }
+        });
+        doc.table(
+                List.of(
+                        "run",
+                        "users",
+                        "TPS measured here",
+                        "TPS published (seed 004)",
+                        "mean ms measured here",
+                        "mean ms published (seed 004)"),
+                rows);
         List<Charts.Series> series = new ArrayList<>();
         bySubject.forEach((n, levels) -> series.add(new Charts.Series(
                 n,
@@ -164,10 +162,6 @@ public final class S004Scenario {
                 "s004-tps.png",
                 Charts.lines("TPS against users: /compose-delay (3 × 30 ms)", "users", "TPS", series, false, true),
                 "TPS against users, measured here and as published by seed 004");
-        doc.heading(1, "Mean time (ms) by users");
-        List<String> meanHeaders =
-                headers.stream().map(h -> h.replace(" TPS", " mean ms")).toList();
-        doc.table(meanHeaders, meanRows);
         doc.heading(1, "Every run");
         RunTables.metricsTable(doc, all);
         RunTables.summaryCsv(lab.results(), all);
