@@ -102,6 +102,21 @@ public final class ChildGateway implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** The child's resident memory now, in bytes ({@code VmRSS} of {@code /proc/<pid>/status}, Linux). */
+    public java.util.OptionalLong residentBytes() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    String kb = line.substring("VmRSS:".length()).trim().split("\\s+")[0];
+                    return java.util.OptionalLong.of(Long.parseLong(kb) * 1024);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or the child is gone
+        }
+        return java.util.OptionalLong.empty();
+    }
+
     /** What the child wrote on stderr so far. */
     public String stderr() {
         try {

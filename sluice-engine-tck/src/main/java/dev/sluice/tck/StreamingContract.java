@@ -2,6 +2,13 @@ package dev.sluice.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.config.EngineMode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,6 +96,73 @@ public abstract class StreamingContract extends ContractFixture {
             }
         }
         assertChildAlive();
+    }
+
+    /**
+     * Clients that ask for a 200 MB body and never read it must not make the gateway pull the body
+     * into its memory: reads from the upstream stop when the client stops reading, so a gateway with a
+     * 64 MB heap and 64 MB of direct memory holds them all and keeps serving everyone else.
+     */
+    @Test
+    void clientsThatNeverReadABigBodyCannotExhaustTheGateway() throws Exception {
+        // The platform mode's pool (200 threads) is its bound by design: each never-reading client
+        // holds a thread, so it gets fewer of them, leaving threads for the others.
+        int clients = mode() == EngineMode.PLATFORM ? 100 : 200;
+        List<Socket> stalled = new ArrayList<>();
+        try {
+            for (int i = 0; i < clients; i++) {
+                Socket socket = new Socket();
+                stalled.add(socket);
+                socket.setReceiveBufferSize(16 * 1024); // the kernel holds little for it either
+                socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), child.port()), 10_000);
+                socket.setSoTimeout((int) READ_TIMEOUT.toMillis());
+                socket.getOutputStream()
+                        .write(("GET /any/bytes/" + (200L << 20) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                                .getBytes(StandardCharsets.ISO_8859_1));
+            }
+            for (Socket socket : stalled) { // every body is under way: its head came; then no more is read
+                assertThat(readHead(socket.getInputStream())).startsWith("HTTP/1.1 200 ");
+            }
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            int served = 0;
+            while (System.nanoTime() < until && served < 10_000) { // everyone else, meanwhile
+                WireResponse response =
+                        WireClient.to(child.port()).timeout(READ_TIMEOUT).get("/any/json/1000");
+                assertThat(response.status()).as("%s", response).isEqualTo(200);
+                assertThat(response.complete()).isTrue();
+                served++;
+            }
+            assertChildAlive();
+            long resident = child.residentBytes().orElse(0);
+            System.out.printf(
+                    "%s on %s: %d never-reading clients, %d other requests served meanwhile, child RSS %d MiB%n",
+                    mode().key(), transport().key(), clients, served, resident >> 20);
+            assertThat(resident)
+                    .as("resident memory with %d stalled 200 MB bodies (64 MB heap, 64 MB direct)", clients)
+                    .isLessThan(512L << 20);
+        } finally {
+            for (Socket socket : stalled) {
+                socket.close();
+            }
+        }
+        // When they leave, everything is as before.
+        assertWholeBigBody(
+                WireClient.to(child.port()).timeout(READ_TIMEOUT).keepLimit(0).get("/big"));
+        assertChildAlive();
+    }
+
+    /** The response head, read a byte at a time so that no body byte is taken off the socket. */
+    private static String readHead(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        int matched = 0;
+        for (int c = in.read(); c >= 0; c = in.read()) {
+            head.append((char) c);
+            matched = (c == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (c == '\r' ? 1 : 0);
+            if (matched == 4) {
+                return head.toString();
+            }
+        }
+        return head.toString();
     }
 
     @Test

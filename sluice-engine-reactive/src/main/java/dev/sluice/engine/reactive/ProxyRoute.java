@@ -90,6 +90,8 @@ final class ProxyRoute {
         private final boolean resendable;
         private final ArrayDeque<ByteBuf> body = new ArrayDeque<>(4);
         private UpstreamConnection connection; // while the exchange has one
+        private final Runnable whenWritable = this::drain; // the client's connection takes bytes again
+        private WriteGate gate; // the client connection's, once the upstream answered
         private boolean acquiring; // asked the lane for a connection, none given yet
         private boolean resent;
         private boolean answered; // the upstream's status line arrived: never send this call again
@@ -249,9 +251,12 @@ final class ProxyRoute {
             for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
                 to.set(set.getKey(), set.getValue());
             }
-            if (bodyFollows(in.request.method(), head, from)
-                    && channel.pipeline().get(WriteGate.NAME) instanceof WriteGate gate) {
-                gate.holdHeadForBody();
+            if (channel.pipeline().get(WriteGate.NAME) instanceof WriteGate g) {
+                gate = g;
+                gate.onWritable(whenWritable);
+                if (bodyFollows(in.request.method(), head, from)) {
+                    gate.holdHeadForBody();
+                }
             }
             response.send(this).then().subscribe(null, sink::error, sink::success);
         }
@@ -305,11 +310,17 @@ final class ProxyRoute {
                     }
                     if (broken != null) {
                         relayDone = true;
+                        stopWaitingForWritable();
                         relay.onError(broken);
                     } else if (ended) {
                         relayDone = true;
+                        stopWaitingForWritable();
                         relay.onComplete();
-                    } else if (demand > 0 && !reading && connection != null) {
+                    } else if (demand > 0 && !reading && connection != null && channel.isWritable()) {
+                        // Read from the upstream only while the client takes what was read: Reactor
+                        // Netty asks for many buffers ahead, and a client that stops reading would
+                        // otherwise have the whole body pulled into memory (the gate calls back when
+                        // the client's connection is writable again).
                         reading = true;
                         connection.read();
                     }
@@ -319,12 +330,19 @@ final class ProxyRoute {
             }
         }
 
+        private void stopWaitingForWritable() {
+            if (gate != null) {
+                gate.stopOnWritable(whenWritable);
+            }
+        }
+
         /** The exchange is over for the gateway (cancelled, timed out, or the client went away). */
         private void stop() {
             if (stopped) {
                 return;
             }
             stopped = true;
+            stopWaitingForWritable();
             if (connection != null) {
                 connection.abandon(this);
                 connection = null;

@@ -13,8 +13,9 @@ import io.netty.handler.codec.http.HttpResponse;
  * directly, on the connection's event loop:
  *
  * <ul>
- *   <li>it tells the composition when the connection can take more bytes again (its own
- *       backpressure: the composition writes only while the channel is writable);
+ *   <li>it tells the composition, or the proxied exchange, when the connection can take more bytes
+ *       again (their backpressure: they write, or read from the upstream, only while the channel is
+ *       writable);
  *   <li>when asked ({@link #holdHead()}), it holds back the flush of a response head until body
  *       bytes follow it, so that the status line and the first bytes leave in one write;
  *   <li>for a proxied response of known length ({@link #holdHeadForBody()}), the same, and it
@@ -51,6 +52,13 @@ final class WriteGate extends ChannelDuplexHandler {
     /** {@code task} runs whenever the connection becomes writable again; null to stop. */
     void onWritable(Runnable task) {
         onWritable = task;
+    }
+
+    /** {@code task} no longer waits for writability (if it still is the one that waits). */
+    void stopOnWritable(Runnable task) {
+        if (onWritable == task) {
+            onWritable = null;
+        }
     }
 
     /** The composition is over: nothing is held back any more, and nobody waits for writability. */
