@@ -70,6 +70,9 @@ final class JettyGateway implements RunningGateway {
         // no per-connection header cache: ~30-60 KB of heap on every client connection (a trie that Jetty
         // keeps per HttpParser), which at 1,000 connections was most of a 96 MB heap
         http.setHeaderCacheSize(0);
+        // room for every upstream head the client accepts (ResponseHeadCheck.MAX_HEAD_BYTES) plus what
+        // the gateway adds; Jetty's 8 KB default would fail a relayed 10 KB head with its own 500
+        http.setResponseHeaderSize(2 * dev.sluice.http.ResponseHeadCheck.MAX_HEAD_BYTES);
         connector = new ServerConnector(server, 1, -1, new HttpConnectionFactory(http));
         connector.setHost(sc.host());
         connector.setPort(sc.port());

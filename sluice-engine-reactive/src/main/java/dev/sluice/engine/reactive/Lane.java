@@ -1,5 +1,6 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.http.ResponseHeadCheck;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -83,7 +84,10 @@ final class Lane {
         this.maxPending = maxPending;
         this.acquireTimeoutNanos = acquireTimeoutNanos;
         this.idleTimeoutNanos = idleTimeoutNanos;
-        HttpDecoderConfig decoding = new HttpDecoderConfig().setMaxChunkSize(MAX_CHUNK);
+        HttpDecoderConfig decoding = new HttpDecoderConfig()
+                .setMaxChunkSize(MAX_CHUNK)
+                .setMaxHeaderSize(ResponseHeadCheck.MAX_HEAD_BYTES) // the same limit in every engine
+                .setHeadersFactory(ReceivedHeaders.FACTORY);
         this.bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(type)

@@ -1,5 +1,6 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.http.ResponseHeadCheck;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -11,6 +12,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpMethod;
@@ -22,6 +24,8 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.channels.ClosedChannelException;
+import java.util.Iterator;
+import java.util.Map;
 
 /**
  * One pooled HTTP/1.1 connection to an upstream, on one event loop, carrying one {@link Exchange}
@@ -193,6 +197,12 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
             if (code >= 100 && code < 200 && code != 101) {
                 informational = true; // 100 Continue and friends: the real head follows
             } else {
+                String problem = check(head);
+                if (problem != null) {
+                    ReferenceCountUtil.release(msg);
+                    fail(new DecoderException(problem));
+                    return;
+                }
                 answered = true;
                 keepAlive = HttpUtil.isKeepAlive(head);
                 current.onHead(head, this);
@@ -224,6 +234,25 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
                 current.onEnd();
             }
         }
+    }
+
+    /** The core's verdict on a final response head: null when it may be relayed. */
+    private static String check(HttpResponse head) {
+        ResponseHeadCheck check = new ResponseHeadCheck();
+        Iterator<Map.Entry<CharSequence, CharSequence>> headers = head.headers().iteratorCharSequence();
+        while (headers.hasNext()) {
+            Map.Entry<CharSequence, CharSequence> header = headers.next();
+            check.header(header.getKey(), header.getValue());
+        }
+        if (head.headers() instanceof ReceivedHeaders received
+                && received.receivedTransferEncoding() != null
+                && !head.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            // removed by the decoder from a head that can have no body: judged as it came
+            check.header(HttpHeaderNames.TRANSFER_ENCODING, received.receivedTransferEncoding());
+        }
+        HttpVersion version = head.protocolVersion();
+        return check.verdict(
+                version.majorVersion(), version.minorVersion(), head.status().code());
     }
 
     /**

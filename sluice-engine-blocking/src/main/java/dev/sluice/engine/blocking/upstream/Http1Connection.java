@@ -20,7 +20,7 @@ final class Http1Connection {
     static final int BUFFER = 8 * 1024;
 
     /** The largest response head accepted. */
-    static final int HEAD_LIMIT = 64 * 1024;
+    static final int HEAD_LIMIT = dev.sluice.http.ResponseHeadCheck.MAX_HEAD_BYTES;
 
     private final UpstreamConfig config;
     private volatile Socket socket;

@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.ISO_8859_1;
 import dev.sluice.engine.blocking.upstream.Http1Connection.BadResponse;
 import dev.sluice.engine.blocking.upstream.Http1Connection.StaleConnection;
 import dev.sluice.engine.blocking.upstream.Http1Connection.Truncated;
+import dev.sluice.http.ResponseHeadCheck;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -52,6 +53,7 @@ final class Http1Exchange implements UpstreamResponse {
     private int lineStart; // where the last line() began in the connection's buffer
     private boolean reusable;
     private boolean ended;
+    private int minor; // the response's HTTP/1.x minor version
     private volatile long bodyWritten; // request body bytes written, for the watchdog
     private volatile boolean writing; // blocked in a socket write (not waiting for the client's body)
     private volatile boolean writeStalled; // the watchdog closed the socket
@@ -257,6 +259,14 @@ final class Http1Exchange implements UpstreamResponse {
             headerCount = 0; // interim response: the real one follows
             status = 0;
         }
+        ResponseHeadCheck check = new ResponseHeadCheck();
+        for (int i = 0; i < headerCount; i++) {
+            check.header(headers[2 * i], headers[2 * i + 1]);
+        }
+        String problem = check.verdict(1, minor, status);
+        if (problem != null) {
+            throw new BadResponse(problem);
+        }
         frame();
     }
 
@@ -313,6 +323,7 @@ final class Http1Exchange implements UpstreamResponse {
             throw new BadResponse("not an HTTP/1.x status line");
         }
         boolean http10 = b[p + 7] == '0';
+        minor = http10 ? 0 : 1;
         status = (b[p + 9] - '0') * 100 + (b[p + 10] - '0') * 10 + (b[p + 11] - '0');
         if (status < 100) {
             throw new BadResponse("status " + status);
@@ -330,11 +341,15 @@ final class Http1Exchange implements UpstreamResponse {
             if (b[p] == ' ' || b[p] == '\t') {
                 throw new BadResponse("folded header line");
             }
-            int colon = p;
-            while (colon < lineStop && token(b[colon])) {
-                colon++;
+            int nameEnd = p;
+            while (nameEnd < lineStop && token(b[nameEnd])) {
+                nameEnd++;
             }
-            if (colon == p || colon == lineStop || b[colon] != ':') {
+            int colon = nameEnd;
+            while (colon < lineStop && (b[colon] == ' ' || b[colon] == '\t')) {
+                colon++; // RFC 9112 section 5.1: a proxy removes whitespace before the colon
+            }
+            if (nameEnd == p || colon == lineStop || b[colon] != ':') {
                 throw new BadResponse("malformed header line");
             }
             int v = colon + 1;
@@ -350,7 +365,7 @@ final class Http1Exchange implements UpstreamResponse {
                     throw new BadResponse("control character in a header value");
                 }
             }
-            String name = new String(b, p, colon - p, ISO_8859_1);
+            String name = new String(b, p, nameEnd - p, ISO_8859_1);
             String value = new String(b, v, ve - v, ISO_8859_1);
             addHeader(name, value);
             if (name.equalsIgnoreCase("connection")) {

@@ -1,0 +1,136 @@
+package dev.sluice.http;
+
+/**
+ * Whether an upstream's response head may be relayed: the one place both engines' upstream clients
+ * ask, after their parser read the status line and headers. A head it refuses is an upstream framing
+ * error, {@link UpstreamFailure#BAD_RESPONSE} (502, or a {@code null} part), never relayed: RFC 9112
+ * lets a recipient recover from some of these, but a gateway that guesses how a bad message is framed
+ * is how responses get split and smuggled, so it refuses them all.
+ *
+ * <p>Fed one header at a time ({@link #header}), then asked for a {@link #verdict}: no list of headers
+ * is built, so the check costs a few comparisons per header on the hot path.
+ *
+ * <ul>
+ *   <li>at most {@value #MAX_HEADERS} header fields, each value free of control characters (CTL but
+ *       HTAB, and DEL); the head's size, at most {@value #MAX_HEAD_BYTES} bytes, is the parser's limit;
+ *   <li>HTTP/1.0 or HTTP/1.1 only;
+ *   <li>{@code 101 Switching Protocols} only to a request that asked to upgrade (Sluice asks none);
+ *   <li>{@code Transfer-Encoding} only in HTTP/1.1, only {@code chunked} (once, and without {@code
+ *       Content-Length}), never on a {@code 204} or {@code 304};
+ *   <li>{@code Content-Length} a decimal number, the same in every field that gives it, never on a
+ *       {@code 204}.
+ * </ul>
+ */
+public final class ResponseHeadCheck {
+
+    /** The longest response head an upstream client reads (status line and headers). */
+    public static final int MAX_HEAD_BYTES = 32 * 1024;
+
+    /** The most header fields a response head may have. */
+    public static final int MAX_HEADERS = 100;
+
+    private int count;
+    private String problem;
+    private String transferEncoding; // every Transfer-Encoding value, joined with ","
+    private long contentLength = -1;
+
+    /** One header field as it arrived. */
+    public void header(CharSequence name, CharSequence value) {
+        if (problem != null) {
+            return;
+        }
+        if (++count > MAX_HEADERS) {
+            problem = "more than " + MAX_HEADERS + " header fields";
+            return;
+        }
+        for (int i = 0, n = value.length(); i < n; i++) {
+            char c = value.charAt(i);
+            if ((c < 0x20 && c != '\t') || c == 0x7F) {
+                problem = "a control character in header " + name;
+                return;
+            }
+        }
+        if (is(name, "transfer-encoding")) {
+            transferEncoding = transferEncoding == null ? value.toString() : transferEncoding + "," + value;
+        } else if (is(name, "content-length")) {
+            for (String part : value.toString().split(",", -1)) { // "4, 4" is one length said twice
+                long length = parseLength(part.trim());
+                if (length < 0) {
+                    problem = "Content-Length: " + value + " (expected: a decimal number of bytes)";
+                    return;
+                }
+                if (contentLength >= 0 && contentLength != length) {
+                    problem = "two different Content-Lengths";
+                    return;
+                }
+                contentLength = length;
+            }
+        }
+    }
+
+    /**
+     * The verdict on the whole head.
+     *
+     * @param major the HTTP version's major number
+     * @param minor its minor number
+     * @param status the status code
+     * @return null when the head may be relayed, else why it may not
+     */
+    public String verdict(int major, int minor, int status) {
+        if (problem != null) {
+            return problem;
+        }
+        if (major != 1 || (minor != 0 && minor != 1)) {
+            return "HTTP/" + major + "." + minor + " (expected: HTTP/1.0 or HTTP/1.1)";
+        }
+        if (status == 101) {
+            return "101 Switching Protocols to a request that asked for no upgrade";
+        }
+        if (transferEncoding != null) {
+            if (minor == 0) {
+                return "Transfer-Encoding in an HTTP/1.0 response";
+            }
+            if (!transferEncoding.trim().equalsIgnoreCase("chunked")) {
+                return "Transfer-Encoding: " + transferEncoding + " (expected: chunked)";
+            }
+            if (contentLength >= 0) {
+                return "both Transfer-Encoding and Content-Length";
+            }
+            if (status == 204 || status == 304) {
+                return "Transfer-Encoding on a " + status + " response, which has no body";
+            }
+        }
+        if (status == 204 && contentLength >= 0) {
+            return "Content-Length on a 204 response, which has no body";
+        }
+        return null;
+    }
+
+    private static boolean is(CharSequence name, String lowerCase) {
+        if (name.length() != lowerCase.length()) {
+            return false;
+        }
+        for (int i = 0; i < lowerCase.length(); i++) {
+            if (Character.toLowerCase(name.charAt(i)) != lowerCase.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A Content-Length value: one or more digits, else -1. */
+    private static long parseLength(String text) {
+        if (text.isEmpty() || text.length() > 18) {
+            return -1;
+        }
+        long length = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            length = length * 10 + (c - '0');
+        }
+        return length;
+    }
+}
