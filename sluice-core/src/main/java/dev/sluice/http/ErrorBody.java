@@ -36,6 +36,11 @@ public final class ErrorBody {
         return of(failure.status(), failure.code(), failure.reason() + ": " + upstream);
     }
 
+    /** A request the gateway refuses as malformed: 400, {@code bad_request}. */
+    public static byte[] badRequest(String reason) {
+        return of(400, "bad_request", reason);
+    }
+
     public static byte[] notFound(String method, String path) {
         return of(404, "not_found", "no route for " + method + " " + path);
     }

@@ -10,8 +10,16 @@ import java.util.Set;
 /**
  * An upstream path with placeholders, such as {@code /reviews?product={id}&limit={limit}} or {@code
  * /v2/{**}}. {@code {name}} is replaced by a path variable or, failing that, a query parameter of
- * the client request, percent-encoded; {@code {**}} by the wildcard remainder, verbatim (without
- * its leading '/' when the template has a '/' just before the {@code {**}}).
+ * the client request; {@code {**}} by the wildcard remainder (without its leading '/' when the
+ * template has a '/' just before the {@code {**}}).
+ *
+ * <p>A substituted value never changes the shape of the upstream request: before the template's
+ * first '?' it is percent-encoded as (part of) one path segment ('/', '?', '#', '%', ';' and the
+ * like encoded), and a segment holding a value must not be empty, {@code .} or {@code ..} ({@link
+ * UnsafeValueException}); after it, a value is percent-encoded as one query value ('&amp;', '=', '+',
+ * '#' encoded). A path variable is decoded first (it is raw, as in the request) so that it is encoded
+ * exactly once. The remainder is inserted verbatim in a path: it is part of the normalised request
+ * path ({@link RequestPath}).
  */
 public final class PathTemplate {
 
@@ -20,10 +28,19 @@ public final class PathTemplate {
 
     private final String source;
     private final List<String> pieces; // alternating: literal, variable, literal, variable, ..., literal
+    private final int queryFrom; // index of the first piece after the template's '?'; pieces.size() if none
 
     private PathTemplate(String source, List<String> pieces) {
         this.source = source;
         this.pieces = pieces;
+        int from = pieces.size();
+        for (int i = 0; i < pieces.size(); i += 2) {
+            if (pieces.get(i).indexOf('?') >= 0) {
+                from = i + 1;
+                break;
+            }
+        }
+        this.queryFrom = from;
     }
 
     /**
@@ -88,18 +105,25 @@ public final class PathTemplate {
     /**
      * Expands the template.
      *
-     * @param pathVariables raw path variables (already percent-encoded: inserted verbatim)
-     * @param query decoded query parameters (first value per name: percent-encoded on insertion)
-     * @param remainder the wildcard remainder, inserted verbatim
+     * @param pathVariables raw path variables (percent-encoded as in the request path)
+     * @param query decoded query parameters (first value per name)
+     * @param remainder the wildcard remainder, from the normalised request path
      * @throws MissingVariableException when a placeholder has no value
+     * @throws UnsafeValueException when a value would make a path segment empty, {@code .} or {@code ..}
      */
     public String expand(Map<String, String> pathVariables, Map<String, String> query, String remainder) {
         StringBuilder out = new StringBuilder(source.length() + 32);
+        int[] valueEnds = null; // where each value placed in the path ends, to check its segment after
         for (int i = 0; i < pieces.size(); i++) {
             String piece = pieces.get(i);
+            boolean inQuery = i >= queryFrom;
             if ((i & 1) == 0) {
                 out.append(piece);
             } else if (piece.equals(REMAINDER)) {
+                if (inQuery) {
+                    encode(decode(remainder), out, true);
+                    continue;
+                }
                 // "/v2/{**}" with remainder "/a" is "/v2/a", not "/v2//a"
                 boolean slashTwice = !remainder.isEmpty()
                         && remainder.charAt(0) == '/'
@@ -107,31 +131,91 @@ public final class PathTemplate {
                         && out.charAt(out.length() - 1) == '/';
                 out.append(remainder, slashTwice ? 1 : 0, remainder.length());
             } else {
-                String value = pathVariables.get(piece);
-                if (value != null) {
-                    out.append(value);
+                String raw = pathVariables.get(piece);
+                byte[] value;
+                if (raw != null) {
+                    value = decode(raw);
                 } else {
-                    value = query.get(piece);
-                    if (value == null) {
+                    String decoded = query.get(piece);
+                    if (decoded == null) {
                         throw new MissingVariableException(piece);
                     }
-                    encode(value, out);
+                    value = decoded.getBytes(StandardCharsets.UTF_8);
+                }
+                encode(value, out, inQuery);
+                if (!inQuery) {
+                    if (valueEnds == null) {
+                        valueEnds = new int[pieces.size()];
+                    }
+                    valueEnds[i] = out.length();
                 }
             }
+        }
+        if (valueEnds != null) {
+            checkSegments(out, valueEnds);
         }
         return out.toString();
     }
 
-    private static void encode(String value, StringBuilder out) {
-        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+    /** A path segment holding a value (values hold no '/', '?' or '#') must not be empty, '.' or '..'. */
+    private void checkSegments(StringBuilder out, int[] valueEnds) {
+        int pathEnd = out.length();
+        for (int i = 0; i < out.length(); i++) {
+            char c = out.charAt(i);
+            if (c == '?' || c == '#') {
+                pathEnd = i;
+                break;
+            }
+        }
+        for (int i = 1; i < queryFrom; i += 2) {
+            int valueEnd = valueEnds[i];
+            if (valueEnd == 0) {
+                continue; // the remainder, or a value in the query
+            }
+            int start = out.lastIndexOf("/", valueEnd - 1) + 1;
+            int end = out.indexOf("/", valueEnd);
+            checkSegment(out, start, end < 0 || end > pathEnd ? pathEnd : end, pieces.get(i));
+        }
+    }
+
+    private static void checkSegment(CharSequence out, int start, int end, String variable) {
+        int length = end - start;
+        if (length == 0
+                || (length == 1 && out.charAt(start) == '.')
+                || (length == 2 && out.charAt(start) == '.' && out.charAt(start + 1) == '.')) {
+            throw new UnsafeValueException(variable);
+        }
+    }
+
+    /** Percent-decodes a raw value to its bytes; a '%' without two hex digits stays a '%'. */
+    private static byte[] decode(String raw) {
+        if (raw.indexOf('%') < 0) {
+            return raw.getBytes(StandardCharsets.UTF_8);
+        }
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(raw.length());
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            int hi = c == '%' && i + 2 < raw.length() ? Character.digit(raw.charAt(i + 1), 16) : -1;
+            int lo = hi < 0 ? -1 : Character.digit(raw.charAt(i + 2), 16);
+            if (lo >= 0) {
+                bytes.write((hi << 4) | lo);
+                i += 2;
+            } else {
+                byte[] utf8 = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
+                bytes.write(utf8, 0, utf8.length);
+            }
+        }
+        return bytes.toByteArray();
+    }
+
+    /**
+     * Percent-encodes one value: in a query, all but the unreserved characters; in a path segment,
+     * the sub-delimiters, ':' and '@' are kept too, except ';' (path parameters to some servers).
+     */
+    private static void encode(byte[] value, StringBuilder out, boolean queryValue) {
+        for (byte b : value) {
             int c = b & 0xff;
-            if ((c >= 'a' && c <= 'z')
-                    || (c >= 'A' && c <= 'Z')
-                    || (c >= '0' && c <= '9')
-                    || c == '-'
-                    || c == '.'
-                    || c == '_'
-                    || c == '~') {
+            if (RequestPath.isUnreserved(c) || (!queryValue && SEGMENT_SAFE.indexOf(c) >= 0)) {
                 out.append((char) c);
             } else {
                 out.append('%')
@@ -140,6 +224,8 @@ public final class PathTemplate {
             }
         }
     }
+
+    private static final String SEGMENT_SAFE = "!$&'()*+,=:@";
 
     @Override
     public String toString() {
@@ -156,21 +242,32 @@ public final class PathTemplate {
         return source.hashCode();
     }
 
-    /** A placeholder had no value in the request: the client gets a 400 naming it. */
-    public static final class MissingVariableException extends RuntimeException {
+    /** A value the template cannot take from this request: the client gets a 400 with the message. */
+    public abstract static sealed class ExpansionException extends RuntimeException
+            permits MissingVariableException, UnsafeValueException {
         private final String variable;
 
-        public MissingVariableException(String variable) {
-            super(
-                    "missing value for '{" + variable + "}': give it as a path variable or query parameter",
-                    null,
-                    false,
-                    false);
+        ExpansionException(String variable, String message) {
+            super(message, null, false, false);
             this.variable = variable;
         }
 
         public String variable() {
             return variable;
+        }
+    }
+
+    /** A placeholder had no value in the request. */
+    public static final class MissingVariableException extends ExpansionException {
+        public MissingVariableException(String variable) {
+            super(variable, "missing value for '{" + variable + "}': give it as a path variable or query parameter");
+        }
+    }
+
+    /** A value would have made its path segment empty, {@code .} or {@code ..}. */
+    public static final class UnsafeValueException extends ExpansionException {
+        public UnsafeValueException(String variable) {
+            super(variable, "the value of '{" + variable + "}' would make an empty, '.' or '..' path segment");
         }
     }
 }

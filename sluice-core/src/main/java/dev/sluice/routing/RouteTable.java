@@ -11,7 +11,8 @@ import java.util.function.Function;
 
 /**
  * Finds the route for a request: the first route, in declared order, whose path, host, headers and
- * method all match. When some route matched everything but the method, the result is {@link
+ * method all match. The path is normalised first ({@link RequestPath}); one that cannot be is {@link
+ * Result.BadPath}. When some route matched everything but the method, the result is {@link
  * Result.MethodNotAllowed} with the methods that would have matched.
  */
 public final class RouteTable {
@@ -25,10 +26,17 @@ public final class RouteTable {
     /**
      * @param method upper-case request method
      * @param host the Host header (port allowed), or null
-     * @param path the raw request path, without query
+     * @param rawPath the request path as the client sent it, without query
      * @param headers header lookup by lower-case name, returning null when absent
      */
-    public Result match(String method, String host, String path, Function<String, String> headers) {
+    public Result match(String method, String host, String rawPath, Function<String, String> headers) {
+        String path;
+        switch (RequestPath.normalise(rawPath)) {
+            case RequestPath.Normalised normalised -> path = normalised.path();
+            case RequestPath.Rejected rejected -> {
+                return new Result.BadPath(rejected.reason());
+            }
+        }
         java.util.SortedSet<String> allowed = null;
         for (RouteConfig route : routes) {
             RouteMatch m = route.match();
@@ -38,7 +46,7 @@ public final class RouteTable {
             }
             if (m.methods().isEmpty() || m.methods().contains(method)) {
                 PathPattern.Match pm = pathMatch.get();
-                return new Result.Matched(route, pm.variables(), pm.remainder());
+                return new Result.Matched(route, path, pm.variables(), pm.remainder());
             }
             if (allowed == null) {
                 allowed = new TreeSet<>();
@@ -74,8 +82,16 @@ public final class RouteTable {
 
     /** What {@link #match} found. */
     public sealed interface Result {
-        /** A route matched; {@code variables} are raw path variables, {@code remainder} the wildcard's part. */
-        record Matched(RouteConfig route, Map<String, String> variables, String remainder) implements Result {}
+        /**
+         * A route matched {@code path}, the normalised request path (the one to forward, never the raw
+         * one); {@code variables} are its path variables, still percent-encoded, {@code remainder} the
+         * wildcard's part of it.
+         */
+        record Matched(RouteConfig route, String path, Map<String, String> variables, String remainder)
+                implements Result {}
+
+        /** The request path cannot be normalised ({@link RequestPath.Rejected}): answer 400 with the reason. */
+        record BadPath(String reason) implements Result {}
 
         /** A route matched the path but not the method: answer 405 with {@code Allow}; {@code allowed} iterates sorted. */
         record MethodNotAllowed(Set<String> allowed) implements Result {}

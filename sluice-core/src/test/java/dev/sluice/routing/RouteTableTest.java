@@ -53,6 +53,31 @@ class RouteTableTest {
     }
 
     @Test
+    void theNormalisedPathIsMatchedAndHandedOn() {
+        RouteTable table = new RouteTable(List.of(route("api", "/api/**"), route("admin", "/admin")));
+        assertThat(table.match("GET", null, "/api/../admin", NO_HEADERS))
+                .isInstanceOfSatisfying(RouteTable.Result.Matched.class, m -> {
+                    assertThat(m.route().id()).isEqualTo("admin");
+                    assertThat(m.path()).isEqualTo("/admin");
+                });
+        assertThat(table.match("GET", null, "/api//v1/./%7Ex", NO_HEADERS))
+                .isInstanceOfSatisfying(RouteTable.Result.Matched.class, m -> {
+                    assertThat(m.path()).isEqualTo("/api/v1/~x");
+                    assertThat(m.remainder()).isEqualTo("/v1/~x");
+                });
+    }
+
+    @Test
+    void aPathThatCannotBeNormalisedIsABadPathWithTheReason() {
+        RouteTable table = new RouteTable(List.of(route("all", "/**")));
+        assertThat(table.match("GET", null, "/../etc", NO_HEADERS))
+                .isInstanceOfSatisfying(
+                        RouteTable.Result.BadPath.class,
+                        b -> assertThat(b.reason()).contains("climbs above '/'"));
+        assertThat(table.match("GET", null, "/a%2Fb", NO_HEADERS)).isInstanceOf(RouteTable.Result.BadPath.class);
+    }
+
+    @Test
     void nothingMatchingIsNotFound() {
         RouteTable table = new RouteTable(List.of(route("a", "/a")));
         assertThat(table.match("GET", null, "/b", NO_HEADERS)).isSameAs(RouteTable.Result.NotFound.INSTANCE);

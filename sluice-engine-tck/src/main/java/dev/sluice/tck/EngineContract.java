@@ -196,4 +196,17 @@ public abstract class EngineContract {
             return EngineContract.this.transport();
         }
     }
+
+    @Nested
+    class PathSafety extends PathSafetyContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
 }

@@ -60,7 +60,7 @@ final class GatewayHandler extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
         String method = request.getMethod();
-        String path = request.getHttpURI().getPath();
+        String path = request.getHttpURI().getPath(); // raw: RouteTable normalises it
         HttpFields headers = request.getHeaders();
         try {
             switch (table.match(method, headers.get(HttpHeader.HOST), path, headers::get)) {
@@ -72,6 +72,7 @@ final class GatewayHandler extends Handler.Abstract {
                     error(response, 405, ErrorBody.methodNotAllowed(method, path));
                 }
                 case RouteTable.Result.NotFound notFound -> error(response, 404, ErrorBody.notFound(method, path));
+                case RouteTable.Result.BadPath bad -> error(response, 400, ErrorBody.badRequest(bad.reason()));
             }
             callback.succeeded();
         } catch (Throwable failure) {
@@ -94,7 +95,7 @@ final class GatewayHandler extends Handler.Abstract {
                 status = e.failure().status();
                 body = ErrorBody.of(e.failure().status(), e.failure().code(), e.getMessage());
             }
-            case PathTemplate.MissingVariableException e -> {
+            case PathTemplate.ExpansionException e -> {
                 status = 400;
                 body = ErrorBody.of(400, "bad_request", e.getMessage());
             }

@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -73,6 +74,10 @@ final class JettyGateway implements RunningGateway {
         // room for every upstream head the client accepts (ResponseHeadCheck.MAX_HEAD_BYTES) plus what
         // the gateway adds; Jetty's 8 KB default would fail a relayed 10 KB head with its own 500
         http.setResponseHeaderSize(2 * dev.sluice.http.ResponseHeadCheck.MAX_HEAD_BYTES);
+        // every path reaches GatewayHandler raw: sluice-core's RequestPath decides what is normalised and
+        // what is refused, with the contract's JSON 400, the same in every engine (Jetty's DEFAULT compliance
+        // would answer some of them itself, with an HTML page, and let others such as "/a/../b" through)
+        http.setUriCompliance(UriCompliance.UNSAFE);
         connector = new ServerConnector(server, 1, -1, new HttpConnectionFactory(http));
         connector.setHost(sc.host());
         connector.setPort(sc.port());
@@ -87,6 +92,7 @@ final class JettyGateway implements RunningGateway {
         }
         GracefulHandler graceful = new GracefulHandler(new GatewayHandler(config, clients, fanout, timer));
         server.setHandler(graceful);
+        server.setErrorHandler(new JsonErrorHandler());
         server.setStopTimeout(sc.shutdownGrace().toMillis());
     }
 

@@ -123,7 +123,7 @@ final class ProxyRoute implements RouteHandler {
             return basePath
                     + target.path().get().expand(match.variables(), Requests.lazyQuery(request), match.remainder());
         }
-        String path = request.getHttpURI().getPath();
+        String path = match.path(); // normalised: never the raw path
         if (target.stripPrefix().isPresent()) {
             String prefix = target.stripPrefix().get();
             if (path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/')) {

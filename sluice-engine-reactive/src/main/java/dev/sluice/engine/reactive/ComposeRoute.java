@@ -84,7 +84,7 @@ final class ComposeRoute {
     /**
      * Expands every part's path before any part is sent.
      *
-     * @throws dev.sluice.routing.PathTemplate.MissingVariableException when a template lacks a value
+     * @throws dev.sluice.routing.PathTemplate.ExpansionException when a template lacks a value
      *     (the caller answers 400)
      */
     Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {

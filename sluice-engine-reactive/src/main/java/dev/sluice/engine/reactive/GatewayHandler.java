@@ -60,8 +60,10 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                 }
                 case RouteTable.Result.NotFound notFound ->
                     Responses.error(response, 404, ErrorBody.notFound(in.method, in.path));
+                case RouteTable.Result.BadPath bad ->
+                    Responses.error(response, 400, ErrorBody.badRequest(bad.reason()));
             };
-        } catch (PathTemplate.MissingVariableException e) {
+        } catch (PathTemplate.ExpansionException e) {
             return Responses.error(response, 400, ErrorBody.of(400, "bad_request", e.getMessage()));
         } catch (RuntimeException e) {
             return InternalFailure.answer(in, response, e);

@@ -56,7 +56,7 @@ final class ProxyRoute {
     }
 
     /**
-     * @throws dev.sluice.routing.PathTemplate.MissingVariableException when the path template lacks
+     * @throws dev.sluice.routing.PathTemplate.ExpansionException when the path template lacks
      *     a value (the caller answers 400)
      */
     Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {
@@ -410,7 +410,7 @@ final class ProxyRoute {
         if (target.path().isPresent()) {
             return base + target.path().get().expand(match.variables(), in.query(), match.remainder());
         }
-        String path = in.path;
+        String path = match.path(); // normalised: never the raw path
         if (target.stripPrefix().isPresent()) {
             String prefix = target.stripPrefix().get();
             if (path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/')) {
