@@ -113,7 +113,13 @@ final class ReportStructure {
 
     static final int BAR_HEIGHT = 6;
 
-    /** The widest run of columns that each hold {@link #BAR_HEIGHT} pale pixels in a column from one row. */
+    /**
+     * The most columns, on any one row, that hold {@link #BAR_HEIGHT} pale pixels downward from it. Not
+     * a contiguous run: the throughput line crosses its own window's bar (drawn at the window's mean)
+     * wherever it goes above or below it, cutting the bar into pieces, the more so the noisier a short
+     * run. The line's anti-aliased edges, the only other pale pixels, stand that tall in a column or two
+     * per steep segment, far fewer than a bar's width.
+     */
     private static int widestPaleBlock(BufferedImage png) {
         int w = png.getWidth();
         int h = png.getHeight();
@@ -125,11 +131,13 @@ final class ReportStructure {
         }
         int widest = 0;
         for (int y = 0; y < h; y++) {
-            int run = 0;
+            int columns = 0;
             for (int x = 0; x < w; x++) {
-                run = down[x][y] >= BAR_HEIGHT ? run + 1 : 0;
-                widest = Math.max(widest, run);
+                if (down[x][y] >= BAR_HEIGHT) {
+                    columns++;
+                }
             }
+            widest = Math.max(widest, columns);
         }
         return widest;
     }
