@@ -69,15 +69,9 @@ public abstract class UpstreamResponseContract extends ContractFixture {
     @ParameterizedTest(name = "{0}")
     @MethodSource("refused")
     void aProxiedResponseThatBreaksHttpIsBadGateway(String what, String response) {
-        try (RawUpstream raw = RawUpstream.answering(response);
-                TestGateway gw = gateway()
-                        .upstream("raw", raw.url())
-                        .route("r", on("/r/**"), proxy("raw").stripPrefix("/r"))
-                        .start()) {
-            WireResponse answer = gw.wire().get("/r/x");
-            assertThat(answer.status()).as("%s: %s", what, answer).isEqualTo(502);
-            assertError(answer, 502, UpstreamFailure.BAD_RESPONSE.code());
-        }
+        WireResponse answer = proxied(response);
+        assertThat(answer.status()).as("%s: %s", what, answer).isEqualTo(502);
+        assertError(answer, 502, UpstreamFailure.BAD_RESPONSE.code());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -98,16 +92,10 @@ public abstract class UpstreamResponseContract extends ContractFixture {
     @ParameterizedTest(name = "{0}")
     @MethodSource("cutShort")
     void aProxiedBodyThatBreaksAfterItsHeadIsNeverWhole(String what, String response) {
-        try (RawUpstream raw = RawUpstream.answering(response);
-                TestGateway gw = gateway()
-                        .upstream("raw", raw.url())
-                        .route("r", on("/r/**"), proxy("raw").stripPrefix("/r"))
-                        .start()) {
-            WireResponse answer = gw.wire().get("/r/x");
-            assertThat(answer.status() == 502 || !answer.complete())
-                    .as("%s: a 502, or a response that visibly ends short: %s", what, answer)
-                    .isTrue();
-        }
+        WireResponse answer = proxied(response);
+        assertThat(answer.status() == 502 || !answer.complete())
+                .as("%s: a 502, or a response that visibly ends short: %s", what, answer)
+                .isTrue();
     }
 
     /** Responses whose head is fine and whose body breaks: the gateway may have relayed the head. */
@@ -124,16 +112,10 @@ public abstract class UpstreamResponseContract extends ContractFixture {
     @ParameterizedTest(name = "{0}")
     @MethodSource("relayed")
     void aResponseThatBendsButKeepsHttpIsRelayed(String what, String response, int status, String body) {
-        try (RawUpstream raw = RawUpstream.answering(response);
-                TestGateway gw = gateway()
-                        .upstream("raw", raw.url())
-                        .route("r", on("/r/**"), proxy("raw").stripPrefix("/r"))
-                        .start()) {
-            WireResponse answer = gw.wire().get("/r/x");
-            assertThat(answer.status()).as("%s: %s", what, answer).isEqualTo(status);
-            assertThat(answer.complete()).as("%s: %s", what, answer).isTrue();
-            assertThat(answer.bodyText()).as(what).isEqualTo(body);
-        }
+        WireResponse answer = proxied(response);
+        assertThat(answer.status()).as("%s: %s", what, answer).isEqualTo(status);
+        assertThat(answer.complete()).as("%s: %s", what, answer).isTrue();
+        assertThat(answer.bodyText()).as(what).isEqualTo(body);
     }
 
     static Stream<Arguments> relayed() {
@@ -166,5 +148,16 @@ public abstract class UpstreamResponseContract extends ContractFixture {
                         "\"ok\""),
                 Arguments.of(
                         "an empty reason phrase", "HTTP/1.1 200 \r\nContent-Length: 4\r\n\r\n\"ok\"", 200, "\"ok\""));
+    }
+
+    /** {@code GET /r/x} through a proxy route to an upstream that answers {@code response} raw. */
+    private WireResponse proxied(String response) {
+        try (RawUpstream raw = RawUpstream.answering(response);
+                TestGateway gw = gateway()
+                        .upstream("raw", raw.url())
+                        .route("r", on("/r/**"), proxy("raw").stripPrefix("/r"))
+                        .start()) {
+            return gw.wire().get("/r/x");
+        }
     }
 }
