@@ -1,0 +1,43 @@
+package dev.sluice.engine.blocking;
+
+import dev.sluice.http.ErrorBody;
+import dev.sluice.http.RequestFraming;
+import java.nio.ByteBuffer;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The answers Jetty writes itself, before or around the gateway's handler (its parser refusing a
+ * request: 400, 414, 431, 505; a request the handler failed before committing), as the contract's
+ * JSON instead of Jetty's HTML page. The status maps to a code and a reason through the core's
+ * {@link RequestFraming.Rejection#forParserStatus}, so neither Jetty's wording nor any exception text
+ * reaches the client, and both engines answer the same head alike.
+ */
+final class JsonErrorHandler extends ErrorHandler {
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+        int status = response.getStatus();
+        if (request.getAttribute(ERROR_EXCEPTION) instanceof HttpException failure) {
+            status = failure.getCode();
+        }
+        RequestFraming.Rejection rejection = RequestFraming.Rejection.forParserStatus(status);
+        response.setStatus(rejection.status());
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
+        response.write(true, ByteBuffer.wrap(rejection.errorBody()), callback);
+        return true;
+    }
+
+    /** The body of an answer Jetty writes without a request to hand (a head it could not parse). */
+    @Override
+    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
+        RequestFraming.Rejection rejection = RequestFraming.Rejection.forParserStatus(status);
+        fields.put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
+        return ByteBuffer.wrap(rejection.errorBody());
+    }
+}
