@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
@@ -37,7 +38,8 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
     static final String NAME = "sluice.requestHeadCheck";
 
     private boolean rejected; // everything read from now on is dropped
-    private boolean responding; // a response head was written, its end not yet
+    private int unanswered; // requests passed on whose response has not ended yet
+    private boolean informational; // the response head being written is a 1xx, not the final answer
     private FullHttpResponse pending; // the rejection, waiting for the response under way to end
 
     @Override
@@ -55,20 +57,21 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
                 reject(ctx, rejection);
                 return;
             }
+            unanswered++;
         }
         ctx.fireChannelRead(msg);
     }
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse) {
-            responding = true;
+        if (msg instanceof HttpResponse response) {
+            informational = response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
         }
-        boolean ended = msg instanceof LastHttpContent;
+        boolean answered = msg instanceof LastHttpContent && !informational;
         ctx.write(msg, promise);
-        if (ended) {
-            responding = false;
-            if (pending != null) {
+        if (answered) {
+            unanswered = Math.max(0, unanswered - 1);
+            if (pending != null && unanswered == 0) {
                 FullHttpResponse answer = pending;
                 pending = null;
                 ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
@@ -86,10 +89,18 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
                 .set(HttpHeaderNames.CONTENT_TYPE, ErrorBody.CONTENT_TYPE)
                 .setInt(HttpHeaderNames.CONTENT_LENGTH, answer.content().readableBytes())
                 .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        if (responding) {
-            pending = answer; // sent when the response to an earlier request on this connection ends
+        if (unanswered > 0) {
+            pending = answer; // sent when the responses to earlier requests on this connection end
         } else {
             ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (pending != null) { // the connection ended before the earlier responses did
+            pending.release();
+            pending = null;
         }
     }
 
