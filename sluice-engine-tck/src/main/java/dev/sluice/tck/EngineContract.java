@@ -145,6 +145,19 @@ public abstract class EngineContract {
     }
 
     @Nested
+    class RequestFraming extends RequestFramingContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
     class Pacing extends PacingContract {
         @Override
         protected EngineMode mode() {

@@ -97,6 +97,50 @@ public final class WireClient {
         }
     }
 
+    /** Responses to bytes sent as they are, and whether the gateway closed the connection after them. */
+    public record RawExchange(List<WireResponse> responses, boolean closed) {}
+
+    /**
+     * Writes {@code bytes} on a new connection exactly as given (any head, valid or not), reads {@code
+     * count} responses, then waits for the connection to end: {@code closed} when the gateway closed
+     * (or reset) it, {@code false} when it stayed open past the timeout.
+     */
+    public RawExchange sendRaw(byte[] bytes, int count) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) timeout.toMillis());
+            socket.setSoTimeout((int) timeout.toMillis());
+            InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+            long start = System.nanoTime();
+            Thread writer = Thread.ofVirtual().start(() -> {
+                try {
+                    socket.getOutputStream().write(bytes);
+                    socket.getOutputStream().flush();
+                } catch (IOException ignored) {
+                    // the gateway may answer and close before it read everything
+                }
+            });
+            List<WireResponse> responses = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                responses.add(read(in, start, false));
+            }
+            boolean closed;
+            try {
+                closed = in.read() < 0;
+            } catch (java.net.SocketTimeoutException open) {
+                closed = false;
+            } catch (IOException reset) {
+                closed = true;
+            }
+            writer.join(Duration.ofSeconds(1));
+            return new RawExchange(responses, closed);
+        } catch (IOException e) {
+            throw new UncheckedIOException("wire: raw bytes on 127.0.0.1:" + port + " failed before a response", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("wire: interrupted", e);
+        }
+    }
+
     private WireResponse exchange(Socket socket, InputStream in, WireRequest request) throws IOException {
         long start = System.nanoTime();
         // Written while the response is read: the gateway may stream both ways at once, or answer
@@ -108,7 +152,7 @@ public final class WireClient {
                 // the response tells what happened
             }
         });
-        WireResponse response = read(in, start, request);
+        WireResponse response = read(in, start, request.toString().startsWith("HEAD "));
         try {
             writer.join(Duration.ofSeconds(1));
         } catch (InterruptedException e) {
@@ -118,7 +162,7 @@ public final class WireClient {
         return response;
     }
 
-    private WireResponse read(InputStream in, long start, WireRequest request) throws IOException {
+    private WireResponse read(InputStream in, long start, boolean headRequest) throws IOException {
         String statusLine = line(in);
         while (statusLine.isEmpty()) {
             statusLine = line(in);
@@ -138,7 +182,7 @@ public final class WireClient {
         Body body = new Body(start);
         String framing;
         String failure = null;
-        boolean noBody = request.toString().startsWith("HEAD ") || status == 204 || status == 304 || status / 100 == 1;
+        boolean noBody = headRequest || status == 204 || status == 304 || status / 100 == 1;
         String te = first(headers, "transfer-encoding");
         String cl = first(headers, "content-length");
         try {

@@ -7,6 +7,7 @@ import dev.sluice.config.RouteConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.http.ErrorBody;
+import dev.sluice.http.RequestFraming;
 import dev.sluice.http.RequestId;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import org.eclipse.jetty.http.HttpFields;
@@ -63,6 +65,11 @@ final class GatewayHandler extends Handler.Abstract {
         String path = request.getHttpURI().getPath(); // raw: RouteTable normalises it
         HttpFields headers = request.getHeaders();
         try {
+            Optional<RequestFraming.Rejection> rejection = RequestFraming.check(head(request));
+            if (rejection.isPresent()) {
+                reject(response, callback, rejection.get());
+                return true;
+            }
             switch (table.match(method, headers.get(HttpHeader.HOST), path, headers::get)) {
                 case RouteTable.Result.Matched matched ->
                     handlers.get(matched.route()).handle(request, response, matched);
@@ -79,6 +86,25 @@ final class GatewayHandler extends Handler.Abstract {
             fail(request, response, callback, failure);
         }
         return true;
+    }
+
+    /** What Jetty's parser left of the head, for the core's framing rules (Jetty enforces some itself). */
+    private static RequestFraming.Head head(Request request) {
+        HttpFields headers = request.getHeaders();
+        return new RequestFraming.Head(
+                request.getConnectionMetaData().getHttpVersion().asString(),
+                request.getHttpURI().getPathQuery(),
+                headers.getValuesList(HttpHeader.HOST),
+                headers.getValuesList(HttpHeader.TRANSFER_ENCODING),
+                headers.getValuesList(HttpHeader.CONTENT_LENGTH));
+    }
+
+    /** Answers a refused head and closes: nothing of its body is read, so nothing after it is either. */
+    private static void reject(Response response, Callback callback, RequestFraming.Rejection rejection) {
+        response.setStatus(rejection.status());
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        response.write(true, ByteBuffer.wrap(rejection.errorBody()), callback);
     }
 
     private static void fail(Request request, Response response, Callback callback, Throwable failure) {

@@ -92,7 +92,7 @@ final class JettyGateway implements RunningGateway {
         }
         GracefulHandler graceful = new GracefulHandler(new GatewayHandler(config, clients, fanout, timer));
         server.setHandler(graceful);
-        server.setErrorHandler(new JsonErrorHandler());
+        server.setErrorHandler(new JsonErrorHandler()); // the contract's JSON, never Jetty's HTML page
         server.setStopTimeout(sc.shutdownGrace().toMillis());
     }
 

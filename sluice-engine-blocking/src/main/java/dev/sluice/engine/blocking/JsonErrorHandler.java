@@ -1,43 +1,42 @@
 package dev.sluice.engine.blocking;
 
 import dev.sluice.http.ErrorBody;
+import dev.sluice.http.RequestFraming;
 import dev.sluice.routing.RequestPath;
 import java.nio.ByteBuffer;
-import java.util.Locale;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * The answers Jetty gives itself, before {@link GatewayHandler} sees a request (a request target it
- * cannot parse, such as {@code /%zz} or {@code /../x}), in the contract's JSON error body instead of
- * Jetty's HTML page. A 400 for a path that {@link RequestPath} refuses carries RequestPath's reason,
- * the same words the reactive engine answers; other statuses carry their reason phrase, never an
- * exception's text.
+ * The answers Jetty writes itself, before or around the gateway's handler (its parser refusing a
+ * request: 400, 414, 431, 505; a request the handler failed before committing), as the contract's
+ * JSON instead of Jetty's HTML page. The status maps to a code and a reason through the core's
+ * {@link RequestFraming.Rejection#forParserStatus}, so neither Jetty's wording nor any exception text
+ * reaches the client, and both engines answer the same head alike.
  */
 final class JsonErrorHandler extends ErrorHandler {
 
     @Override
-    protected void generateResponse(
-            Request request, Response response, int status, String message, Throwable cause, Callback callback) {
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
-        response.write(true, ByteBuffer.wrap(body(status, pathReason(request))), callback);
-    }
-
-    private static byte[] body(int status, String pathReason) {
-        String phrase = HttpStatus.getMessage(status);
-        if (status == 400) {
-            // Jetty leaves no URI on a request whose target it could not parse
-            return ErrorBody.badRequest(pathReason != null ? pathReason : "the request target cannot be parsed");
+    public boolean handle(Request request, Response response, Callback callback) {
+        int status = response.getStatus();
+        if (request.getAttribute(ERROR_EXCEPTION) instanceof HttpException failure) {
+            status = failure.getCode();
         }
-        String code = phrase.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_");
-        return ErrorBody.of(status, code, phrase);
+        RequestFraming.Rejection rejection = RequestFraming.Rejection.forParserStatus(status);
+        String pathReason = rejection.status() == 400 ? pathReason(request) : null;
+        response.setStatus(rejection.status());
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
+        byte[] body = pathReason != null ? ErrorBody.badRequest(pathReason) : rejection.errorBody();
+        response.write(true, ByteBuffer.wrap(body), callback);
+        return true;
     }
 
-    /** Why RequestPath refuses this request's path, or null when it does not (or there is none). */
+    /** Why {@link RequestPath} refuses this request's path (the reactive engine's words), or null. */
     private static String pathReason(Request request) {
         try {
             String path = request.getHttpURI().getPath();
@@ -47,5 +46,13 @@ final class JsonErrorHandler extends ErrorHandler {
         } catch (RuntimeException unparsable) {
             return null;
         }
+    }
+
+    /** The body of an answer Jetty writes without a request to hand (a head it could not parse). */
+    @Override
+    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
+        RequestFraming.Rejection rejection = RequestFraming.Rejection.forParserStatus(status);
+        fields.put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
+        return ByteBuffer.wrap(rejection.errorBody());
     }
 }

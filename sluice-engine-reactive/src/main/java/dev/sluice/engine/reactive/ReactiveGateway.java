@@ -64,13 +64,15 @@ final class ReactiveGateway implements RunningGateway {
                     .host(settings.host())
                     .port(settings.port())
                     .channelGroup(connections)
+                    .doOnChannelInit((observer, channel, remote) -> channel.pipeline()
+                            .addAfter(NettyPipeline.HttpCodec, RequestHeadCheck.NAME, new RequestHeadCheck()))
                     .doOnConnection(
                             connection -> { // once per request: the gate stays for the connection's life
                                 ChannelPipeline pipeline = connection.channel().pipeline();
                                 if (pipeline.get(WriteGate.NAME) == null) {
                                     pipeline.addBefore(NettyPipeline.ReactiveBridge, WriteGate.NAME, new WriteGate());
                                     pipeline.addAfter(
-                                            NettyPipeline.HttpCodec, RequestBodyCheck.NAME, new RequestBodyCheck());
+                                            RequestHeadCheck.NAME, RequestBodyCheck.NAME, new RequestBodyCheck());
                                 }
                             })
                     .handle(new GatewayHandler(config, upstreams))

@@ -1,0 +1,180 @@
+package dev.sluice.http;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Whether a client's request head frames a request the gateway may route (RFC 9112), decided once
+ * for every engine. Engines ask it after their HTTP parser accepted the head and before routing; a
+ * rejection is answered with its JSON {@link ErrorBody} and the connection closes, since a request
+ * whose framing is in doubt leaves no safe place to read the next one from.
+ *
+ * <pre>
+ *   version not HTTP/1.0 or HTTP/1.1                    505 version_not_supported
+ *   a control byte (0x00-0x20, 0x7F) in the target      400 bad_request
+ *   HTTP/1.1 without Host, two Hosts, an invalid Host   400 bad_request   (RFC 9112 3.2)
+ *   Content-Length not digits, or two different ones    400 bad_request   (RFC 9112 6.3)
+ *   Transfer-Encoding with Content-Length               400 bad_request   (RFC 9112 6.1: rejected)
+ *   Transfer-Encoding on HTTP/1.0                       400 bad_request   (RFC 9112 6.1)
+ *   Transfer-Encoding not ending in one chunked         400 bad_request   (RFC 9112 6.3)
+ *   any coding besides chunked (identity, gzip, ...)    501 not_implemented (RFC 9112 6.1)
+ * </pre>
+ */
+public final class RequestFraming {
+
+    private RequestFraming() {}
+
+    /**
+     * The parts of a request head that decide its framing, as the engine's parser left them.
+     *
+     * @param version the protocol text of the request line, {@code HTTP/1.1}
+     * @param target the request target as received (not decoded)
+     * @param hosts every Host field value, in order
+     * @param transferEncodings every Transfer-Encoding field value
+     * @param contentLengths every Content-Length field value
+     */
+    public record Head(
+            String version,
+            String target,
+            List<String> hosts,
+            List<String> transferEncodings,
+            List<String> contentLengths) {
+        public Head {
+            requireNonNull(version, "version");
+            requireNonNull(target, "target");
+            hosts = List.copyOf(hosts);
+            transferEncodings = List.copyOf(transferEncodings);
+            contentLengths = List.copyOf(contentLengths);
+        }
+    }
+
+    /** Why a request is refused: the status, the contract's error code and a reason for the client. */
+    public record Rejection(int status, String code, String reason) {
+        public Rejection {
+            requireNonNull(code, "code");
+            requireNonNull(reason, "reason");
+        }
+
+        /**
+         * The rejection for a status an HTTP parser chose itself (Jetty's or Netty's, before the
+         * gateway saw the request), with the contract's code and a reason that names no parser.
+         */
+        public static Rejection forParserStatus(int status) {
+            return switch (status) {
+                case 413 -> new Rejection(413, "content_too_large", "the request body is larger than allowed");
+                case 414 -> new Rejection(414, "uri_too_long", "the request line is longer than allowed");
+                case 431 ->
+                    new Rejection(431, "headers_too_large", "the request's header fields are larger than allowed");
+                // 426 is Jetty's answer to an HTTP/2.0 request line: the gateway speaks HTTP/1.x only
+                case 426, 505 ->
+                    new Rejection(505, "version_not_supported", "only HTTP/1.0 and HTTP/1.1 are supported");
+                case 408 -> new Rejection(408, "request_timeout", "the request was not received in time");
+                case 501 -> new Rejection(501, "not_implemented", "the request asks for something not implemented");
+                default ->
+                    status >= 500
+                            ? new Rejection(status, "server_error", "the gateway could not read the request")
+                            : new Rejection(
+                                    status < 400 ? 400 : status,
+                                    "bad_request",
+                                    "the request is not valid HTTP/1.1 (RFC 9112)");
+            };
+        }
+
+        /** The JSON body the client gets. */
+        public byte[] errorBody() {
+            return ErrorBody.of(status, code, reason);
+        }
+    }
+
+    /** The head's rejection, or empty when its framing is sound. */
+    public static Optional<Rejection> check(Head head) {
+        String version = head.version();
+        if (!version.equals("HTTP/1.1") && !version.equals("HTTP/1.0")) {
+            return Optional.of(Rejection.forParserStatus(505));
+        }
+        for (int i = 0; i < head.target().length(); i++) {
+            char c = head.target().charAt(i);
+            if (c <= 0x20 || c == 0x7F) {
+                return bad("the request target contains a control byte (0x" + Integer.toHexString(c) + ")");
+            }
+        }
+        Optional<Rejection> host = checkHost(version, head.hosts());
+        if (host.isPresent()) {
+            return host;
+        }
+        Optional<Rejection> length = checkContentLength(head.contentLengths());
+        if (length.isPresent() || head.transferEncodings().isEmpty()) {
+            return length;
+        }
+        if (!head.contentLengths().isEmpty()) {
+            return bad("Transfer-Encoding and Content-Length together (RFC 9112 6.1)");
+        }
+        if (version.equals("HTTP/1.0")) {
+            return bad("Transfer-Encoding on an HTTP/1.0 request (RFC 9112 6.1)");
+        }
+        return checkTransferEncoding(head.transferEncodings());
+    }
+
+    private static Optional<Rejection> checkHost(String version, List<String> hosts) {
+        if (hosts.size() > 1) {
+            return bad("more than one Host header field (RFC 9112 3.2)");
+        }
+        if (hosts.isEmpty()) {
+            return version.equals("HTTP/1.1")
+                    ? bad("an HTTP/1.1 request without a Host header field (RFC 9112 3.2)")
+                    : Optional.empty();
+        }
+        return HostValue.isValid(hosts.getFirst().strip())
+                ? Optional.empty()
+                : bad("the Host header field is not a valid host[:port] (RFC 9112 3.2)");
+    }
+
+    private static Optional<Rejection> checkContentLength(List<String> values) {
+        String seen = null;
+        for (String value : values) {
+            for (String element : value.split(",", -1)) {
+                String length = element.strip();
+                if (length.isEmpty() || length.length() > 18 || !length.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                    return bad("Content-Length is not a number of bytes");
+                }
+                String normal = length.replaceFirst("^0+(?=.)", "");
+                if (seen != null && !seen.equals(normal)) {
+                    return bad("Content-Length has two different values");
+                }
+                seen = normal;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Rejection> checkTransferEncoding(List<String> values) {
+        List<String> codings = new ArrayList<>();
+        for (String value : values) {
+            for (String element : value.split(",", -1)) {
+                String coding = element.strip().toLowerCase(Locale.ROOT);
+                if (!coding.isEmpty()) {
+                    codings.add(coding);
+                }
+            }
+        }
+        if (codings.isEmpty() || !codings.getLast().equals("chunked")) {
+            return bad("Transfer-Encoding does not end in chunked: the body's length is unknown (RFC 9112 6.3)");
+        }
+        if (codings.indexOf("chunked") != codings.size() - 1) {
+            return bad("Transfer-Encoding applies chunked more than once (RFC 9112 6.1)");
+        }
+        if (codings.size() > 1) {
+            return Optional.of(new Rejection(
+                    501, "not_implemented", "Transfer-Encoding: no coding but chunked is implemented (RFC 9112 6.1)"));
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<Rejection> bad(String reason) {
+        return Optional.of(new Rejection(400, "bad_request", reason));
+    }
+}

@@ -1,0 +1,105 @@
+package dev.sluice.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class RequestFramingTest {
+
+    private static RequestFraming.Head head(String version, List<String> hosts, List<String> te, List<String> cl) {
+        return new RequestFraming.Head(version, "/a?b=c", hosts, te, cl);
+    }
+
+    private static Optional<RequestFraming.Rejection> check(List<String> hosts, List<String> te, List<String> cl) {
+        return RequestFraming.check(head("HTTP/1.1", hosts, te, cl));
+    }
+
+    private static void assertRejected(Optional<RequestFraming.Rejection> verdict, int status, String code) {
+        assertThat(verdict).hasValueSatisfying(r -> {
+            assertThat(r.status()).isEqualTo(status);
+            assertThat(r.code()).isEqualTo(code);
+            assertThat(new String(r.errorBody(), java.nio.charset.StandardCharsets.UTF_8))
+                    .startsWith("{\"status\":" + status + ",\"error\":\"" + code + "\"");
+        });
+    }
+
+    @Test
+    void aPlainHeadPasses() {
+        assertThat(check(List.of("example.com:8080"), List.of(), List.of("5"))).isEmpty();
+        assertThat(check(List.of("[::1]:80"), List.of("chunked"), List.of())).isEmpty();
+        assertThat(check(List.of(""), List.of("Chunked"), List.of())).isEmpty();
+        assertThat(check(List.of("h"), List.of(), List.of("5, 5"))).isEmpty();
+    }
+
+    @Test
+    void hostIsRequiredOnceAndValidOnHttp11() {
+        assertRejected(check(List.of(), List.of(), List.of()), 400, "bad_request");
+        assertRejected(check(List.of("a", "b"), List.of(), List.of()), 400, "bad_request");
+        assertRejected(check(List.of("a b"), List.of(), List.of()), 400, "bad_request");
+        assertRejected(check(List.of("a/b"), List.of(), List.of()), 400, "bad_request");
+        assertRejected(check(List.of("a:8x"), List.of(), List.of()), 400, "bad_request");
+        assertRejected(check(List.of("[::1"), List.of(), List.of()), 400, "bad_request");
+        assertThat(RequestFraming.check(head("HTTP/1.0", List.of(), List.of(), List.of())))
+                .isEmpty();
+        assertRejected(
+                RequestFraming.check(head("HTTP/1.0", List.of("a", "b"), List.of(), List.of())), 400, "bad_request");
+    }
+
+    @Test
+    void controlBytesInTheTargetAreRefused() {
+        for (String target : List.of("/a\u0000b", "/a\u007f", "/a?q=\u0001", "/a b")) {
+            assertRejected(
+                    RequestFraming.check(
+                            new RequestFraming.Head("HTTP/1.1", target, List.of("h"), List.of(), List.of())),
+                    400,
+                    "bad_request");
+        }
+    }
+
+    @Test
+    void onlyHttp1xIsSupported() {
+        for (String version : List.of("HTTP/2.0", "HTTP/3.1", "HTTP/1.2", "HTTP/0.9")) {
+            assertRejected(
+                    RequestFraming.check(head(version, List.of("h"), List.of(), List.of())),
+                    505,
+                    "version_not_supported");
+        }
+    }
+
+    @Test
+    void contentLengthMustBeOneNumber() {
+        for (List<String> cl : List.of(
+                List.of("abc"),
+                List.of("-1"),
+                List.of("5", "6"),
+                List.of("5, 6"),
+                List.of(""),
+                List.of("99999999999999999999"))) {
+            assertRejected(check(List.of("h"), List.of(), cl), 400, "bad_request");
+        }
+    }
+
+    @Test
+    void transferEncodingMustEndInOneChunkedAndNameNoOtherCoding() {
+        assertRejected(check(List.of("h"), List.of("identity, chunked"), List.of()), 501, "not_implemented");
+        assertRejected(check(List.of("h"), List.of("gzip", "chunked"), List.of()), 501, "not_implemented");
+        assertRejected(check(List.of("h"), List.of("gzip"), List.of()), 400, "bad_request");
+        assertRejected(check(List.of("h"), List.of("chunked, gzip"), List.of()), 400, "bad_request");
+        assertRejected(check(List.of("h"), List.of("chunked, chunked"), List.of()), 400, "bad_request");
+        assertRejected(check(List.of("h"), List.of(""), List.of()), 400, "bad_request");
+        assertRejected(check(List.of("h"), List.of("chunked"), List.of("5")), 400, "bad_request");
+        assertRejected(
+                RequestFraming.check(head("HTTP/1.0", List.of(), List.of("chunked"), List.of())), 400, "bad_request");
+    }
+
+    @Test
+    void parserStatusesMapToTheContractsCodes() {
+        assertThat(RequestFraming.Rejection.forParserStatus(431).code()).isEqualTo("headers_too_large");
+        assertThat(RequestFraming.Rejection.forParserStatus(414).code()).isEqualTo("uri_too_long");
+        assertThat(RequestFraming.Rejection.forParserStatus(413).code()).isEqualTo("content_too_large");
+        assertThat(RequestFraming.Rejection.forParserStatus(426).status()).isEqualTo(505);
+        assertThat(RequestFraming.Rejection.forParserStatus(400).code()).isEqualTo("bad_request");
+    }
+}

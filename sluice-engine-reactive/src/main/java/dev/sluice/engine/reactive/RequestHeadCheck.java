@@ -1,0 +1,126 @@
+package dev.sluice.engine.reactive;
+
+import dev.sluice.http.ErrorBody;
+import dev.sluice.http.RequestFraming;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * Sits right after the HTTP codec of every client connection, from its first byte, and refuses a
+ * request head before Reactor Netty sees it: one Netty's decoder failed on (a header block or a
+ * request line over the limit, a bad Content-Length, Transfer-Encoding with Content-Length), whose
+ * answer would be Reactor Netty's empty 400/414/431, and one {@link RequestFraming} rejects (no Host,
+ * a control byte in the target, a version other than HTTP/1.x, a coding besides chunked). The client
+ * gets the contract's JSON with {@code Connection: close}, after the response under way if any, and
+ * nothing it sends afterwards on the connection is read: no request is routed and no upstream
+ * receives anything from a connection whose framing is in doubt.
+ */
+final class RequestHeadCheck extends ChannelDuplexHandler {
+
+    static final String NAME = "sluice.requestHeadCheck";
+
+    private boolean rejected; // everything read from now on is dropped
+    private int unanswered; // requests passed on whose response has not ended yet
+    private boolean informational; // the response head being written is a 1xx, not the final answer
+    private FullHttpResponse pending; // the rejection, waiting for the response under way to end
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (rejected) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (msg instanceof HttpRequest request) {
+            RequestFraming.Rejection rejection = request.decoderResult().isFailure()
+                    ? decoderRejection(request.decoderResult().cause())
+                    : RequestFraming.check(head(request)).orElse(null);
+            if (rejection != null) {
+                ReferenceCountUtil.release(msg);
+                reject(ctx, rejection);
+                return;
+            }
+            unanswered++;
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof HttpResponse response) {
+            informational = response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
+        }
+        boolean answered = msg instanceof LastHttpContent && !informational;
+        ctx.write(msg, promise);
+        if (answered) {
+            unanswered = Math.max(0, unanswered - 1);
+            if (pending != null && unanswered == 0) {
+                FullHttpResponse answer = pending;
+                pending = null;
+                ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+    }
+
+    private void reject(ChannelHandlerContext ctx, RequestFraming.Rejection rejection) {
+        rejected = true;
+        FullHttpResponse answer = new DefaultFullHttpResponse(
+                HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(rejection.status()),
+                Unpooled.wrappedBuffer(rejection.errorBody()));
+        answer.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, ErrorBody.CONTENT_TYPE)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, answer.content().readableBytes())
+                .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        if (unanswered > 0) {
+            pending = answer; // sent when the responses to earlier requests on this connection end
+        } else {
+            ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (pending != null) { // the connection ended before the earlier responses did
+            pending.release();
+            pending = null;
+        }
+    }
+
+    private static RequestFraming.Head head(HttpRequest request) {
+        HttpHeaders headers = request.headers();
+        return new RequestFraming.Head(
+                request.protocolVersion().text(),
+                request.uri(),
+                headers.getAll(HttpHeaderNames.HOST),
+                headers.getAll(HttpHeaderNames.TRANSFER_ENCODING),
+                headers.getAll(HttpHeaderNames.CONTENT_LENGTH));
+    }
+
+    /** The answer to a head Netty's decoder refused, by what it refused. */
+    private static RequestFraming.Rejection decoderRejection(Throwable cause) {
+        return switch (cause) {
+            case TooLongHttpLineException line -> RequestFraming.Rejection.forParserStatus(414);
+            case TooLongHttpHeaderException header -> RequestFraming.Rejection.forParserStatus(431);
+            case TooLongFrameException frame -> RequestFraming.Rejection.forParserStatus(431);
+            default -> RequestFraming.Rejection.forParserStatus(400);
+        };
+    }
+}
