@@ -34,6 +34,7 @@ public final class HeaderRules {
     private final Map<String, String> requestSets = new LinkedHashMap<>();
     private final Set<String> responseDrops = new HashSet<>();
     private final Map<String, String> responseSets = new LinkedHashMap<>();
+    private final Map<String, String> composedResponse = new LinkedHashMap<>();
     // Every lower-case name never copied as it is, one lookup per header: rewritten or framing names,
     // the route's drops and sets, and the hop-by-hop names.
     private final Set<String> requestBlocked = new HashSet<>();
@@ -64,6 +65,10 @@ public final class HeaderRules {
         rules.responseBlocked.addAll(FRAMING_RESPONSE);
         rules.responseBlocked.addAll(rules.responseDrops);
         rules.responseBlocked.addAll(HopByHop.names());
+        if (!rules.responseDrops.contains("content-type")) {
+            rules.composedResponse.put("Content-Type", "application/json");
+        }
+        rules.composedResponse.putAll(rules.responseSets);
         return rules;
     }
 
@@ -94,9 +99,12 @@ public final class HeaderRules {
         return !responseBlocked.contains(lower) && !HopByHop.listed(lower, connection);
     }
 
-    /** Whether the route drops or replaces this response header (for the gateway's own responses). */
-    public boolean dropsResponse(String lowerCaseName) {
-        return responseDrops.contains(lowerCaseName);
+    /**
+     * The headers of a composed response, which the gateway writes itself: {@code Content-Type:
+     * application/json} unless the route removes or sets it, then the route's sets.
+     */
+    public Map<String, String> composedResponseHeaders() {
+        return composedResponse;
     }
 
     /** Headers the route sets on every response it relays (proxy and composition). */

@@ -48,7 +48,20 @@ class HeaderRulesTest {
         for (String name : List.of("Transfer-Encoding", "server", "X-Served-By", "Connection", "Trailer")) {
             assertThat(rules.forwardResponse(name, null)).as(name).isFalse();
         }
-        assertThat(rules.dropsResponse("server")).isTrue();
         assertThat(rules.responseSets()).containsEntry("X-Served-By", "sluice");
+    }
+
+    @Test
+    void aComposedResponseIsJsonUnlessTheRouteRemovesOrSetsItsType() {
+        assertThat(HeaderRules.of(List.of()).composedResponseHeaders())
+                .containsExactly(Map.entry("Content-Type", "application/json"));
+        assertThat(HeaderRules.of(
+                                List.of(new FilterConfig.ResponseHeaders(Map.of("X-A", "1"), List.of("Content-Type"))))
+                        .composedResponseHeaders())
+                .containsExactly(Map.entry("X-A", "1"));
+        assertThat(HeaderRules.of(List.of(new FilterConfig.ResponseHeaders(
+                                Map.of("content-type", "application/vnd.x+json"), List.of())))
+                        .composedResponseHeaders())
+                .containsExactly(Map.entry("content-type", "application/vnd.x+json"));
     }
 }

@@ -44,6 +44,24 @@ public final class Composed {
         return new Composed(response, Json.object(response.body()));
     }
 
+    /**
+     * A composition answered to an HTTP/1.0 client: as {@link #of}, but ended by the connection's
+     * close, since HTTP/1.0 has no chunked coding.
+     */
+    public static Composed closeDelimited(WireResponse response) {
+        assertThat(response.status())
+                .as("status of a composition: %s", response)
+                .isEqualTo(200);
+        assertThat(response.framing())
+                .as("an HTTP/1.0 composition ends with the close")
+                .isEqualTo("close");
+        assertThat(response.complete()).as("%s", response).isTrue();
+        assertThat(PartRules.isJson(response.header("content-type").orElse(null)))
+                .as("Content-Type of a composition: %s", response.header("content-type"))
+                .isTrue();
+        return new Composed(response, Json.object(response.body()));
+    }
+
     /** The keys in wire order, {@code _meta} last. */
     public List<String> keys() {
         return List.copyOf(json.keySet());

@@ -158,6 +158,19 @@ public abstract class EngineContract {
     }
 
     @Nested
+    class ClientEdges extends ClientEdgeContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
     class Pacing extends PacingContract {
         @Override
         protected EngineMode mode() {

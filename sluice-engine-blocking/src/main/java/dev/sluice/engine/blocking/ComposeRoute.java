@@ -11,7 +11,6 @@ import dev.sluice.routing.RouteTable;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 
@@ -93,8 +92,7 @@ final class ComposeRoute implements RouteHandler {
                 }
             }
             response.setStatus(200);
-            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-            for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
+            for (Map.Entry<String, String> set : rules.composedResponseHeaders().entrySet()) {
                 response.getHeaders().put(set.getKey(), set.getValue());
             }
             try (ClientOutput out =

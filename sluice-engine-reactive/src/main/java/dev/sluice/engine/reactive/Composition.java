@@ -7,8 +7,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.ArrayDeque;
@@ -50,6 +48,7 @@ final class Composition {
     private final ScheduledFuture<?>[] timers;
 
     private final WriteGate gate; // null only if the connection has none (then no flow control hint)
+    private final boolean http10; // the client speaks HTTP/1.0
     private final Runnable flush = this::flush;
     private MonoSink<Void> sink;
     private boolean open; // the status line is out: body bytes may be written
@@ -65,6 +64,7 @@ final class Composition {
     private int written;
 
     Composition(ComposeRoute route, ClientRequest in, HttpServerResponse response, Channel channel, String[] paths) {
+        this.http10 = in.request.version().equals(io.netty.handler.codec.http.HttpVersion.HTTP_1_0);
         this.route = route;
         this.response = response;
         this.channel = channel;
@@ -300,12 +300,15 @@ final class Composition {
         }
         committed = true;
         response.status(HttpResponseStatus.OK);
-        HttpHeaders headers = response.responseHeaders();
-        headers.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
-        if (route.rules.dropsResponse("content-type")) {
-            headers.remove(HttpHeaderNames.CONTENT_TYPE);
+        if (http10) { // no chunked coding in HTTP/1.0 (RFC 9112 section 6.1): the close ends the body
+            response.keepAlive(false);
+            if (gate != null) {
+                gate.endBodyWithClose();
+            }
         }
-        for (Map.Entry<String, String> set : route.rules.responseSets().entrySet()) {
+        HttpHeaders headers = response.responseHeaders();
+        for (Map.Entry<String, String> set :
+                route.rules.composedResponseHeaders().entrySet()) {
             headers.set(set.getKey(), set.getValue());
         }
         if (gate != null) {

@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -254,6 +255,10 @@ final class ProxyRoute {
             if (channel.pipeline().get(WriteGate.NAME) instanceof WriteGate g) {
                 gate = g;
                 gate.onWritable(whenWritable);
+                if (in.request.version().equals(HttpVersion.HTTP_1_0) && !HttpUtil.isContentLengthSet(head)) {
+                    response.keepAlive(false); // HTTP/1.0 has no chunked coding: the close ends the body
+                    gate.endBodyWithClose();
+                }
                 if (bodyFollows(in.request.method(), head, from)) {
                     gate.holdHeadForBody();
                 }

@@ -5,6 +5,7 @@ import dev.sluice.config.ServerConfig;
 import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -64,6 +65,7 @@ final class ReactiveGateway implements RunningGateway {
                     .host(settings.host())
                     .port(settings.port())
                     .channelGroup(connections)
+                    .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true) // RequestHeadCheck closes it
                     .doOnChannelInit((observer, channel, remote) -> channel.pipeline()
                             .addAfter(NettyPipeline.HttpCodec, RequestHeadCheck.NAME, new RequestHeadCheck()))
                     .doOnConnection(

@@ -7,6 +7,8 @@ import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -41,6 +43,7 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
     private int unanswered; // requests passed on whose response has not ended yet
     private boolean informational; // the response head being written is a 1xx, not the final answer
     private FullHttpResponse pending; // the rejection, waiting for the response under way to end
+    private boolean inputShut; // the client half-closed: close once its requests are answered
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -75,6 +78,8 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
                 FullHttpResponse answer = pending;
                 pending = null;
                 ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
+            } else if (inputShut && unanswered == 0) {
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             }
         }
     }
@@ -94,6 +99,28 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
         } else {
             ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
         }
+    }
+
+    /**
+     * A client that half-closes after its request (a FIN once it has sent everything, as {@code
+     * curl}-like tools and some load balancers do) still gets its answers: the connection is allowed
+     * to stay half-open ({@code ALLOW_HALF_CLOSURE}) and is closed here once every request read is
+     * answered, or at once when none is in flight. The event stops here: Reactor Netty would close at
+     * once.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof ChannelInputShutdownEvent) {
+            inputShut = true;
+            if (unanswered == 0 && pending == null) {
+                ctx.close();
+            }
+            return;
+        }
+        if (event instanceof ChannelInputShutdownReadComplete) {
+            return;
+        }
+        ctx.fireUserEventTriggered(event);
     }
 
     @Override

@@ -6,7 +6,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
 
 /**
  * Sits in every client connection's pipeline for the {@link Composition}s that write to it
@@ -34,6 +37,7 @@ final class WriteGate extends ChannelDuplexHandler {
     private boolean holdHead; // the next response head waits for body bytes before it is flushed
     private boolean headOnly; // a held head is written, no body bytes yet
     private boolean reportQueued; // the held head's write completes when queued, not when flushed
+    private boolean closeDelimited; // the next head: no chunked coding, the close ends its body
 
     /** The next streamed response head is flushed together with the first body bytes after it. */
     void holdHead() {
@@ -47,6 +51,14 @@ final class WriteGate extends ChannelDuplexHandler {
     void holdHeadForBody() {
         holdHead = true;
         reportQueued = true;
+    }
+
+    /**
+     * The next streamed response head goes out without chunked coding, its body ended by the close:
+     * for an HTTP/1.0 client (RFC 9112 section 6.1), where Reactor Netty would chunk it all the same.
+     */
+    void endBodyWithClose() {
+        closeDelimited = true;
     }
 
     /** {@code task} runs whenever the connection becomes writable again; null to stop. */
@@ -80,6 +92,12 @@ final class WriteGate extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof HttpResponse && !(msg instanceof FullHttpResponse)) {
+            if (closeDelimited) {
+                closeDelimited = false;
+                HttpResponse head = (HttpResponse) msg;
+                HttpUtil.setTransferEncodingChunked(head, false);
+                head.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            }
             headOnly = holdHead;
             holdHead = false;
             if (headOnly && reportQueued) {
