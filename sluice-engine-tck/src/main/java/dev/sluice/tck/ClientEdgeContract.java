@@ -6,6 +6,7 @@ import static dev.sluice.tck.Routes.proxy;
 import static dev.sluice.tck.Routes.responseHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.config.ComposeTarget;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,6 +14,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -31,7 +33,13 @@ public abstract class ClientEdgeContract extends ContractFixture {
                         on("/c"),
                         compose().part("a", APP, "/json/10").part("b", APP, "/json/20"),
                         responseHeaders(Map.of(), List.of("content-type")))
-                .route("json", on("/json"), compose().part("a", APP, "/json/10").part("b", APP, "/json/20"))
+                .route(
+                        "json",
+                        on("/json"),
+                        compose()
+                                .order(ComposeTarget.Order.DECLARED) // the wire order the test expects
+                                .part("a", APP, "/json/10")
+                                .part("b", APP, "/json/20"))
                 .route("p", on("/p/**"), proxy(APP).stripPrefix("/p"));
     }
 
@@ -94,6 +102,54 @@ public abstract class ClientEdgeContract extends ContractFixture {
             String answer = readAll(socket.getInputStream());
             assertThat(answer).startsWith("HTTP/1.1 200 ");
             assertThat(answer).endsWith(new String(GeneratedBody.json(10).bytes(), StandardCharsets.ISO_8859_1));
+        }
+    }
+
+    /**
+     * Fetched one after another with {@code on-error: fail}, a first part larger than {@code
+     * read-ahead} can only end by being relayed, so the next part's status line cannot be awaited
+     * before the response commits: it commits when the first part's read-ahead fills, at once, rather
+     * than waiting out the route's timeout; a part that fails after that is {@code null}.
+     */
+    @Test
+    void aSequentialFailFastCompositionCommitsWhenTheFirstPartFillsItsReadAhead() {
+        try (TestGateway gw = gateway()
+                .readAhead(16 * 1024)
+                .route(
+                        "seq",
+                        on("/seq"),
+                        compose()
+                                .fanout(ComposeTarget.Fanout.SEQUENTIAL)
+                                .onError(ComposeTarget.OnError.FAIL)
+                                .timeout(Duration.ofSeconds(20))
+                                .part("a", APP, "/json/200000")
+                                .part("b", APP, "/json/10"))
+                .route(
+                        "seqFailing",
+                        on("/seq-failing"),
+                        compose()
+                                .fanout(ComposeTarget.Fanout.SEQUENTIAL)
+                                .onError(ComposeTarget.OnError.FAIL)
+                                .timeout(Duration.ofSeconds(20))
+                                .part("a", APP, "/json/200000")
+                                .part("b", APP, "/json/10?status=500"))
+                .start()) {
+            WireResponse whole = gw.wire().get("/seq");
+            Composed.of(whole)
+                    .assertSpliced(
+                            List.of(
+                                    Map.entry("a", GeneratedBody.json(200000).bytes()),
+                                    Map.entry("b", GeneratedBody.json(10).bytes())),
+                            List.of("a", "b"));
+            assertThat(whole.totalMillis()).as("not the route's 20 s timeout").isLessThan(10_000);
+
+            // committed with the first part, the status can no longer say a later part failed: that
+            // part is null and _meta names its failure, as with on-error: partial
+            WireResponse failing = gw.wire().get("/seq-failing");
+            Composed failed = Composed.of(failing);
+            assertThat(failed.part("b")).isEqualTo(Json.NULL);
+            assertThat(failed.error("b")).isPresent();
+            assertThat(failing.totalMillis()).isLessThan(10_000);
         }
     }
 

@@ -180,6 +180,7 @@ final class Composition {
             while (true) {
                 expire(System.nanoTime());
                 PartFetch pending = null;
+                boolean blocked = false;
                 for (PartFetch part : parts) {
                     if (part.failure != null && !part.config.optional()) {
                         return part;
@@ -187,8 +188,11 @@ final class Composition {
                     if (!part.headers && part.failure == null && pending == null) {
                         pending = part;
                     }
+                    blocked |= part.isBlocked();
                 }
-                if (pending == null) {
+                // Fetched one after another, a part whose read-ahead is full can only end by being
+                // relayed: the parts after it cannot answer before the response commits.
+                if (pending == null || (blocked && target.fanout() == ComposeTarget.Fanout.SEQUENTIAL)) {
                     return null;
                 }
                 changed.awaitNanos(Math.max(1, nextDeadline() - System.nanoTime()));

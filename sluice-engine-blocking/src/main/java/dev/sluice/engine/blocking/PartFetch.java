@@ -80,6 +80,11 @@ final class PartFetch implements Runnable {
         return headers && count > 0 && (validator == null || count == ring.length);
     }
 
+    /** Answered, not ended, and its read-ahead is full: it can go on only by being relayed. */
+    boolean isBlocked() {
+        return headers && !ended && failure == null && ring != null && count == ring.length;
+    }
+
     @Override
     public void run() {
         try {
