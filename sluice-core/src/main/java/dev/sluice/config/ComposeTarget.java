@@ -47,4 +47,19 @@ public record ComposeTarget(
             throw new IllegalArgumentException("parts: [] (expected: at least one part)");
         }
     }
+
+    /** Whether parts are relayed in declared order: asked for, or implied by fetching them one after another. */
+    public boolean relaysInDeclaredOrder() {
+        return order == Order.DECLARED || fanout == Fanout.SEQUENTIAL;
+    }
+
+    /**
+     * Whether a response waiting for every part's status line ({@code on-error: fail}) commits as soon
+     * as a part's {@code read-ahead} is full: fetched one after another, such a part can only end by
+     * being relayed, so the parts after it cannot answer first. A part failing after that is {@code
+     * null}.
+     */
+    public boolean commitsWhenAPartIsFull() {
+        return fanout == Fanout.SEQUENTIAL;
+    }
 }

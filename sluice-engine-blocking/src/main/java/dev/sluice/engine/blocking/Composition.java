@@ -190,9 +190,7 @@ final class Composition {
                     }
                     blocked |= part.isBlocked();
                 }
-                // Fetched one after another, a part whose read-ahead is full can only end by being
-                // relayed: the parts after it cannot answer before the response commits.
-                if (pending == null || (blocked && target.fanout() == ComposeTarget.Fanout.SEQUENTIAL)) {
+                if (pending == null || (blocked && target.commitsWhenAPartIsFull())) {
                     return null;
                 }
                 changed.awaitNanos(Math.max(1, nextDeadline() - System.nanoTime()));
@@ -204,8 +202,7 @@ final class Composition {
 
     /** Relays every part, in arrival or declared order, then {@code _meta}, and ends the response. */
     void relay(ClientOutput out) throws IOException, InterruptedException, AbortedPart {
-        boolean declared =
-                target.order() == ComposeTarget.Order.DECLARED || target.fanout() == ComposeTarget.Fanout.SEQUENTIAL;
+        boolean declared = target.relaysInDeclaredOrder();
         PartOutcome[] outcomes = new PartOutcome[parts.length];
         for (int k = 0; k < parts.length; k++) {
             PartFetch part = declared ? awaitReady(parts[k], out) : awaitAnyReady(out);

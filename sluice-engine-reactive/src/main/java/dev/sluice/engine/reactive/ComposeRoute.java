@@ -29,6 +29,7 @@ final class ComposeRoute {
     final boolean declared;
 
     final boolean sequential;
+    final boolean commitsWhenAPartIsFull; // ComposeTarget's rule, read once
     final boolean failFast;
     final long timeoutNanos;
     final long[] partTimeoutNanos; // by part index; 0 when the route's timeout is the tighter bound
@@ -63,7 +64,8 @@ final class ComposeRoute {
         this.rules = HeaderRules.of(route.filters());
         this.readAhead = Math.max(1, readAhead);
         this.sequential = target.fanout() == ComposeTarget.Fanout.SEQUENTIAL;
-        this.declared = sequential || target.order() == ComposeTarget.Order.DECLARED;
+        this.declared = target.relaysInDeclaredOrder();
+        this.commitsWhenAPartIsFull = target.commitsWhenAPartIsFull();
         this.failFast = target.onError() == ComposeTarget.OnError.FAIL;
     }
 

@@ -291,8 +291,7 @@ final class Composition {
                 waiting |= !part.answered && !part.failed;
                 blocked |= part.isBlocked();
             }
-            // Fetched one after another, a part whose read-ahead is full can only end by being relayed.
-            if (waiting && !(route.sequential && blocked)) {
+            if (waiting && !(blocked && route.commitsWhenAPartIsFull)) {
                 return false;
             }
         } else if (ready != null ? ready.isEmpty() : !parts[nextDeclared].isReady()) {

@@ -137,8 +137,13 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
                 request.protocolVersion().text(),
                 request.uri(),
                 headers.getAll(HttpHeaderNames.HOST),
-                headers.getAll(HttpHeaderNames.TRANSFER_ENCODING),
-                headers.getAll(HttpHeaderNames.CONTENT_LENGTH));
+                all(headers, HttpHeaderNames.TRANSFER_ENCODING),
+                all(headers, HttpHeaderNames.CONTENT_LENGTH));
+    }
+
+    /** Every value of {@code name}; no list built for the usual request, which has none. */
+    private static java.util.List<String> all(HttpHeaders headers, CharSequence name) {
+        return headers.contains(name) ? headers.getAll(name) : java.util.List.of();
     }
 
     /** The answer to a head Netty's decoder refused, by what it refused. */
