@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.JsonSplice;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.PartConfig;
@@ -16,8 +17,6 @@ import org.eclipse.jetty.server.Response;
 
 /** A {@code compose:} route: fans out to its parts and relays their JSON as it arrives. */
 final class ComposeRoute implements RouteHandler {
-
-    private static final int STAGING = 32 * 1024;
 
     private final ComposeTarget target;
     private final List<PartConfig> parts;
@@ -50,11 +49,9 @@ final class ComposeRoute implements RouteHandler {
 
     @Override
     public void handle(Request request, Response response, RouteTable.Result.Matched match) throws Exception {
-        long start = System.nanoTime();
-        long deadline = start + target.timeout().toNanos();
-        Composition composition = new Composition(target, splice, fanout, start, deadline, parts.size());
+        CompositionPlan plan = new CompositionPlan(target, splice, readAhead, System::nanoTime);
+        Composition composition = new Composition(plan, fanout, parts.size());
         Map<String, String> query = Requests.lazyQuery(request);
-        PartFetch previous = null;
         PartFetch[] fetches = new PartFetch[parts.size()];
         for (int i = 0; i < parts.size(); i++) {
             PartConfig part = parts.get(i);
@@ -62,43 +59,11 @@ final class ComposeRoute implements RouteHandler {
             String path = client.config().basePath() + part.path().expand(match.variables(), query, match.remainder());
             UpstreamRequest out = new UpstreamRequest("GET", path).header("Accept", "application/json");
             Requests.addForwarding(request, client.config(), rules, out);
-            long partDeadline = part.timeout()
-                    .map(t -> Math.min(start + t.toNanos(), deadline))
-                    .orElse(deadline);
-            fetches[i] = new PartFetch(
-                    composition, i, part, client, out, partDeadline, readAhead, target.validateJson(), rings);
+            fetches[i] = new PartFetch(composition, i, part, client, out, readAhead, plan.validator(i), rings);
             composition.add(fetches[i]);
-            if (previous != null) {
-                previous.next = fetches[i];
-            }
-            previous = target.fanout() == ComposeTarget.Fanout.SEQUENTIAL ? fetches[i] : null;
         }
         try {
-            if (target.fanout() == ComposeTarget.Fanout.SEQUENTIAL) {
-                composition.start(fetches[0]);
-            } else {
-                for (PartFetch fetch : fetches) {
-                    composition.start(fetch);
-                }
-            }
-            if (target.onError() == ComposeTarget.OnError.FAIL) {
-                PartFetch failed = composition.awaitStatusLines();
-                if (failed != null) {
-                    boolean timeout = failed.failure.timeout();
-                    throw new GatewayError(
-                            timeout ? 504 : 502,
-                            timeout ? "part_timeout" : "part_failed",
-                            "part '" + failed.config.name() + "': " + failed.failure.reason());
-                }
-            }
-            response.setStatus(200);
-            for (Map.Entry<String, String> set : rules.composedResponseHeaders().entrySet()) {
-                response.getHeaders().put(set.getKey(), set.getValue());
-            }
-            try (ClientOutput out =
-                    new ClientOutput(response, request.getComponents().getByteBufferPool(), STAGING)) {
-                composition.relay(out);
-            }
+            composition.run(request, response, rules);
         } finally {
             composition.cancelAll();
             for (PartFetch fetch : fetches) {

@@ -1,18 +1,17 @@
 package dev.sluice.engine.blocking;
 
 import dev.sluice.compose.JsonValidator;
-import dev.sluice.compose.PartRules;
 import dev.sluice.config.PartConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.engine.blocking.upstream.UpstreamResponse;
-import dev.sluice.http.UpstreamFailure;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One part of a composition, fetched on a fan-out thread into a fixed ring buffer: the bounded
- * read-ahead. When the ring is full the fetch waits and the upstream connection holds the rest.
+ * read-ahead. When the ring is full the fetch waits and the upstream connection holds the rest. What
+ * the bytes mean (ready, failed, relayed next) is the composition's plan's to decide.
  *
  * <pre>
  *   upstream ──read──► ring [readPos .. writePos) ──relay (request thread)──► client
@@ -25,31 +24,22 @@ final class PartFetch implements Runnable {
 
     final int index;
     final PartConfig config;
-    final long deadline;
     private final Composition composition;
     private final UpstreamClient client;
     final UpstreamRequest request;
     private final int capacity;
-    private final JsonValidator validator;
+    private final JsonValidator validator; // the plan's, fed on the fetch thread only
     private final RingPool rings;
     /** Who still uses the ring: the fetch and the relay; the last to let go returns it to the pool. */
     private final AtomicInteger ringHolds = new AtomicInteger();
 
     // guarded by composition.lock
-    int status;
-    boolean headers;
-    boolean ended;
-    PartFailure failure;
     boolean cancelled;
-    boolean queued;
-    boolean relayStarted;
-    long endNanos;
-    long total;
+    boolean ended; // the whole body is in the ring
     byte[] ring;
     int readPos;
     int writePos;
     int count;
-    PartFetch next; // sequential fan-out: started when this one ends
 
     PartFetch(
             Composition composition,
@@ -57,32 +47,17 @@ final class PartFetch implements Runnable {
             PartConfig config,
             UpstreamClient client,
             UpstreamRequest request,
-            long deadline,
             int capacity,
-            boolean validateJson,
+            JsonValidator validator,
             RingPool rings) {
         this.composition = composition;
         this.index = index;
         this.config = config;
         this.client = client;
         this.request = request;
-        this.deadline = deadline;
         this.capacity = capacity;
-        this.validator = validateJson ? new JsonValidator() : null;
+        this.validator = validator;
         this.rings = rings;
-    }
-
-    /** Ready to relay: answered, and has bytes, has ended or has failed (with validation: ended or full). */
-    boolean isReady() {
-        if (failure != null || ended) {
-            return true;
-        }
-        return headers && count > 0 && (validator == null || count == ring.length);
-    }
-
-    /** Answered, not ended, and its read-ahead is full: it can go on only by being relayed. */
-    boolean isBlocked() {
-        return headers && !ended && failure == null && ring != null && count == ring.length;
     }
 
     @Override
@@ -91,10 +66,6 @@ final class PartFetch implements Runnable {
             fetch();
         } finally {
             letGoOfRing(); // the fetch reads into the ring no more
-            PartFetch following = next;
-            if (following != null) {
-                composition.start(following);
-            }
         }
     }
 
@@ -106,13 +77,13 @@ final class PartFetch implements Runnable {
         try {
             response = client.send(request);
         } catch (UpstreamException e) {
-            composition.failed(this, failureOf(e), 0);
+            composition.failed(this, e.failure(), 0);
             return;
         }
+        int status = response.status();
         try (response) {
-            int code = response.status();
-            var rejection = PartRules.rejection(code, response.header("Content-Type"));
-            if (!composition.answered(this, code, rejection.orElse(null), response.contentLength())) {
+            if (!composition.answered(
+                    this, status, response.header("Content-Type"), newRing(response.contentLength()))) {
                 return;
             }
             while (true) {
@@ -135,41 +106,37 @@ final class PartFetch implements Runnable {
                 if (n > 0 && validator != null) {
                     validator.feed(ring, pos, n);
                 }
-                composition.received(this, n, validator);
-                if (n < 0 || (validator != null && validator.failed())) {
+                if (!composition.received(this, n)) {
                     return;
                 }
             }
         } catch (UpstreamException e) {
-            composition.failed(this, failureOf(e), status);
+            composition.failed(this, e.failure(), status);
         }
-    }
-
-    private PartFailure failureOf(UpstreamException e) {
-        if (request.isCancelled()) {
-            return PartFailure.TIMEOUT;
-        }
-        UpstreamFailure f = e.failure();
-        boolean timeout = f == UpstreamFailure.CONNECT_TIMEOUT
-                || f == UpstreamFailure.READ_TIMEOUT
-                || f == UpstreamFailure.TIMEOUT;
-        return new PartFailure(f.reason(), timeout);
     }
 
     /**
      * The ring for this part's body: the read-ahead, or less when the body's length is known and
-     * smaller (one byte more, so that the end of the body is read without waiting for room).
+     * smaller (one byte more, so that the end of the body is read without waiting for room). Both
+     * the fetch and the relay let go of it, whether or not the part's body is read.
      */
-    byte[] newRing(long contentLength) {
+    private byte[] newRing(long contentLength) {
         int size = contentLength >= 0 && contentLength < capacity ? (int) contentLength + 1 : capacity;
-        ringHolds.set(2);
-        return rings.take(size, capacity);
+        byte[] r = rings.take(size, capacity);
+        composition.lock.lock();
+        try {
+            ringHolds.set(2);
+            ring = r;
+        } finally {
+            composition.lock.unlock();
+        }
+        return r;
     }
 
     /**
      * Called once by the fetch (when it stops reading) and once by the relay (when the composition
-     * is over): the second call returns the ring to the pool. The ring is set under the composition's
-     * lock before either can call, or never.
+     * is over): the second call returns the ring to the pool. The ring is set before either can
+     * call, or never.
      */
     void letGoOfRing() {
         byte[] r;
@@ -182,15 +149,5 @@ final class PartFetch implements Runnable {
         if (r != null && ringHolds.decrementAndGet() == 0) {
             rings.give(r);
         }
-    }
-
-    /** The ring's size. Under the lock, after the part answered. */
-    int capacity() {
-        return ring.length;
-    }
-
-    /** Why a part is null in the response. */
-    record PartFailure(String reason, boolean timeout) {
-        static final PartFailure TIMEOUT = new PartFailure("timeout", true);
     }
 }

@@ -10,7 +10,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import reactor.core.publisher.Mono;
@@ -25,14 +24,6 @@ final class ComposeRoute {
     final JsonSplice splice;
     final HeaderRules rules;
     final int readAhead;
-    /** Parts are relayed in declared order (also when they are fetched one after another). */
-    final boolean declared;
-
-    final boolean sequential;
-    final boolean commitsWhenAPartIsFull; // ComposeTarget's rule, read once
-    final boolean failFast;
-    final long timeoutNanos;
-    final long[] partTimeoutNanos; // by part index; 0 when the route's timeout is the tighter bound
     final String[] fixedPaths; // by part index, base path included; null when the part's path has placeholders
     private final ByteBuf[] firstKeys; // direct and unreleasable: spliced next to direct part buffers
     private final ByteBuf[] laterKeys;
@@ -41,9 +32,7 @@ final class ComposeRoute {
         this.target = target;
         this.parts = target.parts();
         this.upstreams = new Upstream[parts.size()];
-        this.partTimeoutNanos = new long[parts.size()];
         this.fixedPaths = new String[parts.size()];
-        this.timeoutNanos = target.timeout().toNanos();
         for (int i = 0; i < parts.size(); i++) {
             PartConfig part = parts.get(i);
             this.upstreams[i] = upstreams.get(part.upstream());
@@ -51,8 +40,6 @@ final class ComposeRoute {
                 String path = part.path().expand(Map.of(), Map.of(), "");
                 fixedPaths[i] = this.upstreams[i].basePath() + path;
             }
-            long partTimeout = part.timeout().map(Duration::toNanos).orElse(Long.MAX_VALUE);
-            this.partTimeoutNanos[i] = partTimeout < timeoutNanos ? partTimeout : 0;
         }
         this.splice = new JsonSplice(parts.stream().map(PartConfig::name).toList());
         this.firstKeys = new ByteBuf[parts.size()];
@@ -63,10 +50,6 @@ final class ComposeRoute {
         }
         this.rules = HeaderRules.of(route.filters());
         this.readAhead = Math.max(1, readAhead);
-        this.sequential = target.fanout() == ComposeTarget.Fanout.SEQUENTIAL;
-        this.declared = target.relaysInDeclaredOrder();
-        this.commitsWhenAPartIsFull = target.commitsWhenAPartIsFull();
-        this.failFast = target.onError() == ComposeTarget.OnError.FAIL;
     }
 
     /**

@@ -1,16 +1,13 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.JsonSplice;
-import dev.sluice.compose.PartOutcome;
-import dev.sluice.http.ErrorBody;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -19,19 +16,19 @@ import reactor.core.publisher.MonoSink;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
- * One composed response in flight. Everything happens on the client connection's event loop (the
- * home loop): part signals are moved there, and the body is written straight to the connection
- * while it is writable ({@link WriteGate} says when it is again), flushed once per turn of the
- * loop, so parts that arrive together leave together.
+ * One composed response in flight: the reactive engine's hands for a {@link CompositionPlan}, which
+ * makes every decision. Everything happens on the client connection's event loop (the home loop):
+ * part signals are moved there and fed to the plan, and the plan's steps are carried out there; the
+ * body is written straight to the connection while it is writable ({@link WriteGate} says when it
+ * is again), flushed once per turn of the loop, so parts that arrive together leave together.
  *
  * <pre>
- *   part 0 ──┐                       key(i) + part i's buffers ... key(j) + ...   _meta
- *   part 1 ──┼─► ready parts ──► one relayed at a time ─────────────────────────────────► client
- *   part 2 ──┘   (others wait, each holding at most read-ahead bytes)
+ *   part 0 ──┐   events                    steps: key(i) + part i's buffers ... key(j) + ...   _meta
+ *   part 1 ──┼──────────► plan ──────────────────────────────────────────────────────────────────► client
+ *   part 2 ──┘   (each holding at most read-ahead bytes)
  * </pre>
  *
- * The status line is committed when there is something to write ({@code on-error: partial}) or
- * when every part has answered ({@code on-error: fail}, which may answer 502/504 instead).
+ * One timer at a time wakes the plan for its nearest deadline.
  */
 final class Composition {
 
@@ -39,29 +36,24 @@ final class Composition {
 
     final ComposeRoute route;
     final EventLoop home;
+    final CompositionPlan plan;
     private final HttpServerResponse response;
     private final Channel channel;
-    private final long start = System.nanoTime();
     private final Part[] parts;
-    private final ArrayDeque<Part> ready; // arrival order only
-    private final PartOutcome[] outcomes;
-    private final ScheduledFuture<?>[] timers;
 
     private final WriteGate gate; // null only if the connection has none (then no flow control hint)
     private final boolean http10; // the client speaks HTTP/1.0
     private final Runnable flush = this::flush;
+    private final Runnable wake = this::wake;
     private MonoSink<Void> sink;
     private boolean open; // the status line is out: body bytes may be written
     private boolean flushPending;
     private boolean draining;
     private boolean missed;
-    private boolean committed;
     private boolean finished;
-    private Part relaying;
     private ByteBuf pendingKey; // the key of the part being relayed, not yet written
-    private boolean firstWritten;
-    private int nextDeclared;
-    private int written;
+    private ScheduledFuture<?> timer;
+    private long timerDeadline;
 
     Composition(ComposeRoute route, ClientRequest in, HttpServerResponse response, Channel channel, String[] paths) {
         this.http10 = in.request.version().equals(io.netty.handler.codec.http.HttpVersion.HTTP_1_0);
@@ -70,23 +62,13 @@ final class Composition {
         this.channel = channel;
         this.home = channel.eventLoop();
         this.gate = channel.pipeline().get(WriteGate.NAME) instanceof WriteGate g ? g : null;
+        this.plan = new CompositionPlan(route.target, route.splice, route.readAhead, System::nanoTime);
         int n = paths.length;
         this.parts = new Part[n];
         ClientRequest.Forwarding forwarding = in.forwarding();
         for (int i = 0; i < n; i++) {
-            parts[i] = new Part(
-                    this,
-                    i,
-                    route.parts.get(i),
-                    route.upstreams[i],
-                    paths[i],
-                    forwarding,
-                    route.readAhead,
-                    route.target.validateJson());
+            parts[i] = new Part(this, i, route.parts.get(i), route.upstreams[i], paths[i], forwarding, route.readAhead);
         }
-        this.ready = route.declared ? null : new ArrayDeque<>(n);
-        this.outcomes = new PartOutcome[n];
-        this.timers = new ScheduledFuture<?>[n + 1];
     }
 
     /** The handler's answer: completes when the response has been written, failed or aborted. */
@@ -94,7 +76,7 @@ final class Composition {
         return Mono.create(sink -> {
             this.sink = sink;
             sink.onCancel(() -> onLoop(this::stop));
-            onLoop(this::begin);
+            onLoop(this::drain);
         });
     }
 
@@ -107,87 +89,22 @@ final class Composition {
         }
     }
 
-    private void begin() {
-        if (finished) {
-            return;
-        }
-        timers[parts.length] = home.schedule(this::routeTimeout, route.timeoutNanos, TimeUnit.NANOSECONDS);
-        for (Part part : parts) {
-            long t = route.partTimeoutNanos[part.index];
-            if (t > 0) {
-                timers[part.index] = home.schedule(() -> partTimeout(part), t, TimeUnit.NANOSECONDS);
-            }
-        }
-        if (route.sequential) {
-            parts[0].begin();
-        } else {
-            for (Part part : parts) {
-                part.begin();
-            }
-        }
+    /** A part fed the plan an event (on the home loop): carry out what follows. */
+    void changed() {
         drain();
     }
 
-    // ---- part events (home loop) ----
-
-    /** A part answered, buffered bytes, ended or failed. */
-    void changed(Part part) {
-        if (finished) {
-            return;
-        }
-        if (ready != null && !part.queued && !part.relayStarted && part.isReady()) {
-            part.queued = true;
-            ready.add(part);
-        }
-        if (route.sequential && part.begun && !part.successorStarted && (part.ended || part.failed)) {
-            part.successorStarted = true;
-            for (int i = part.index + 1; i < parts.length; i++) {
-                if (!parts[i].failed) {
-                    parts[i].begin();
-                    break;
-                }
-            }
-        }
+    private void wake() {
+        timer = null;
         drain();
     }
 
-    private void partTimeout(Part part) {
-        timers[part.index] = null;
-        if (finished || part.failed) {
-            return;
-        }
-        if (!part.relayStarted) {
-            part.fail("timeout", true);
-        } else if (!part.ended) {
-            abort();
-        }
-    }
-
-    private void routeTimeout() {
-        timers[parts.length] = null;
-        if (finished) {
-            return;
-        }
-        draining = true; // fail them all, then write once
-        try {
-            for (Part part : parts) {
-                if (!part.relayStarted) {
-                    part.fail("timeout", true);
-                }
-            }
-        } finally {
-            draining = false;
-        }
-        if (relaying != null && !relaying.failed && !relaying.ended) {
-            abort();
-            return;
-        }
-        drain();
-    }
-
-    // ---- the response ----
+    // ---- the plan's steps ----
 
     private void drain() {
+        if (finished) {
+            return;
+        }
         if (draining) {
             missed = true;
             return;
@@ -204,100 +121,64 @@ final class Composition {
     }
 
     private void step() {
-        if (finished) {
-            return;
-        }
-        if (!committed && !commit()) {
-            return;
-        }
-        while (open && !finished && channel.isWritable()) {
-            if (relaying == null) {
-                Part next = nextReady();
-                if (next == null) {
-                    if (written == parts.length) {
-                        finish();
-                    }
+        while (!finished) {
+            CompositionPlan.Step step = plan.next();
+            switch (step) {
+                case WAIT -> {
+                    armTimer();
                     return;
                 }
-                boolean first = !firstWritten;
-                firstWritten = true;
-                if (next.failed) {
-                    emit(Unpooled.wrappedBuffer(route.splice.key(next.index, first), NULL));
-                    settle(next);
-                    continue;
+                case START -> parts[plan.part()].begin();
+                case STOP -> parts[plan.part()].close();
+                case COMMIT -> {
+                    commit();
+                    if (!open) { // the client is gone: the response's end stops the composition
+                        return;
+                    }
                 }
-                next.relayStarted = true;
-                relaying = next;
-                pendingKey = route.key(next.index, first);
-            }
-            Part part = relaying;
-            ByteBuf chunk = part.poll();
-            if (chunk != null) {
-                part.relayed += chunk.readableBytes();
-                if (pendingKey != null) {
-                    chunk = Unpooled.wrappedBuffer(pendingKey, chunk);
-                    pendingKey = null;
+                case FAIL -> failResponse();
+                case OPEN -> pendingKey = route.key(plan.part(), plan.first());
+                case NULL -> emit(Unpooled.wrappedBuffer(route.splice.key(plan.part(), plan.first()), NULL));
+                case RELAY -> {
+                    if (!channel.isWritable()) { // the gate calls drain() when it is again
+                        armTimer();
+                        return;
+                    }
+                    Part part = parts[plan.part()];
+                    ByteBuf chunk = part.poll();
+                    plan.relayed(part.index, chunk.readableBytes());
+                    if (pendingKey != null) {
+                        chunk = Unpooled.wrappedBuffer(pendingKey, chunk);
+                        pendingKey = null;
+                    }
+                    emit(chunk);
+                    part.requestMore(); // may deliver, end or fail the part right here
                 }
-                emit(chunk);
-                part.requestMore(); // may deliver, end or fail the part right here
-            } else if (part.isDrained()) {
-                if (pendingKey != null) { // cannot happen: a part that ended has bytes
-                    emit(pendingKey);
-                    pendingKey = null;
-                }
-                relaying = null;
-                settle(part);
-            } else {
-                return; // waiting for the part's next bytes
+                case FINISH -> finish();
+                case ABORT -> abort();
             }
         }
     }
 
-    private Part nextReady() {
-        if (ready != null) {
-            return ready.poll();
+    /** Keeps one timer for the plan's nearest deadline. */
+    private void armTimer() {
+        long wait = plan.waitNanos();
+        if (wait == Long.MAX_VALUE) {
+            return;
         }
-        if (nextDeclared < parts.length && parts[nextDeclared].isReady()) {
-            return parts[nextDeclared++];
-        }
-        return null;
-    }
-
-    private void settle(Part part) {
-        outcomes[part.index] = part.outcome(start);
-        written++;
-        ScheduledFuture<?> timer = timers[part.index];
+        long deadline = System.nanoTime() + wait;
         if (timer != null) {
+            if (timerDeadline - deadline <= 0) {
+                return; // it fires first; the plan is asked again then
+            }
             timer.cancel(false);
-            timers[part.index] = null;
         }
+        timerDeadline = deadline;
+        timer = home.schedule(wake, Math.max(1, wait), TimeUnit.NANOSECONDS);
     }
 
-    /**
-     * Decides whether to send the status line now. Returns false while waiting, or when it answered
-     * an error instead.
-     */
-    private boolean commit() {
-        if (route.failFast) {
-            for (Part part : parts) {
-                if (part.failed && !part.config.optional()) {
-                    failResponse(part);
-                    return false;
-                }
-            }
-            boolean blocked = false;
-            boolean waiting = false;
-            for (Part part : parts) {
-                waiting |= !part.answered && !part.failed;
-                blocked |= part.isBlocked();
-            }
-            if (waiting && !(blocked && route.commitsWhenAPartIsFull)) {
-                return false;
-            }
-        } else if (ready != null ? ready.isEmpty() : !parts[nextDeclared].isReady()) {
-            return false;
-        }
-        committed = true;
+    /** Sends the status line and the composition's headers (with its first body bytes). */
+    private void commit() {
         response.status(HttpResponseStatus.OK);
         if (http10) { // no chunked coding in HTTP/1.0 (RFC 9112 section 6.1): the close ends the body
             response.keepAlive(false);
@@ -324,21 +205,15 @@ final class Composition {
                             }
                         }));
         open = channel.isActive();
-        return true;
     }
 
-    private void failResponse(Part part) {
-        committed = true;
+    private void failResponse() {
         stop();
-        int status = part.timedOut ? 504 : 502;
-        String code = part.timedOut ? "part_timeout" : "part_failed";
-        byte[] body = ErrorBody.of(status, code, "part '" + part.config.name() + "': " + part.error);
-        Responses.error(response, status, body).subscribe(null, error -> done(), this::done);
+        Responses.error(response, plan.failureStatus(), plan.errorBody()).subscribe(null, error -> done(), this::done);
     }
 
     private void finish() {
-        byte[] meta = JsonSplice.meta(Arrays.asList(outcomes), System.nanoTime() - start);
-        emit(Unpooled.wrappedBuffer(meta));
+        emit(Unpooled.wrappedBuffer(plan.meta()));
         stop();
         done(); // Reactor Netty writes the last chunk and flushes everything
     }
@@ -362,16 +237,13 @@ final class Composition {
     }
 
     /** A part broke after its bytes began to reach the client: close the connection, no clean end. */
-    void abort() {
-        if (finished) {
-            return;
-        }
+    private void abort() {
         stop();
         Responses.abort(channel);
         done();
     }
 
-    /** Ends the composition: timers and parts stop, buffers are released. Idempotent. */
+    /** Ends the composition: the timer and parts stop, buffers are released. Idempotent. */
     private void stop() {
         if (finished) {
             return;
@@ -380,11 +252,13 @@ final class Composition {
         if (gate != null) {
             gate.release();
         }
-        for (int i = 0; i < timers.length; i++) {
-            if (timers[i] != null) {
-                timers[i].cancel(false);
-                timers[i] = null;
-            }
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+        if (pendingKey != null) {
+            pendingKey.release();
+            pendingKey = null;
         }
         for (Part part : parts) {
             part.close();

@@ -1,8 +1,7 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.JsonValidator;
-import dev.sluice.compose.PartOutcome;
-import dev.sluice.compose.PartRules;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.UpstreamFailure;
 import io.netty.buffer.ByteBuf;
@@ -17,7 +16,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One part of a {@link Composition}: its upstream call and its bounded read-ahead buffer.
+ * One part of a {@link Composition}: its upstream call and its bounded read-ahead buffer. It moves
+ * bytes and reports to the composition's plan, which decides what they mean.
  *
  * <pre>
  *   upstream ──read()──► buffer (at most read-ahead bytes) ──poll()──► composition ──► client
@@ -37,11 +37,12 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     final int index;
     final PartConfig config;
     private final Composition composition;
+    private final CompositionPlan plan;
     private final Upstream upstream;
     private final String path;
     private final ClientRequest.Forwarding forwarding;
     private final int readAhead;
-    private final JsonValidator validator; // null unless validate-json
+    private final JsonValidator validator; // the plan's; null unless validate-json
     private final ArrayDeque<ByteBuf> buffer = new ArrayDeque<>(4);
 
     // all below: on the composition's loop
@@ -49,21 +50,12 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private boolean acquiring; // asked its lane for a connection, none given yet
     private boolean outstanding; // a read is pending upstream
     private long buffered;
-    private long received;
-    long relayed;
-    int status;
-    boolean begun;
-    boolean answered;
-    boolean ended;
-    boolean failed;
-    boolean timedOut;
-    String error = "";
-    long endNanos;
-    boolean queued; // in the composition's arrival queue
-    boolean relayStarted;
-    boolean successorStarted;
+    private int status;
+    private boolean begun;
+    private boolean ended;
+    private boolean done; // failed, or no longer wanted: reads nothing more
     private boolean closed;
-    private boolean resent; // the call was sent once more after its connection failed before an answer
+    private int attempts; // calls sent, a resend included
     private ScheduledFuture<?> pacing;
 
     Part(
@@ -73,21 +65,21 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             Upstream upstream,
             String path,
             ClientRequest.Forwarding forwarding,
-            int readAhead,
-            boolean validateJson) {
+            int readAhead) {
         this.composition = composition;
+        this.plan = composition.plan;
         this.index = index;
         this.config = config;
         this.upstream = upstream;
         this.path = path;
         this.forwarding = forwarding;
         this.readAhead = readAhead;
-        this.validator = validateJson ? new JsonValidator() : null;
+        this.validator = plan.validator(index);
     }
 
     /** Starts the call, after the upstream's pacing wait when it has one. */
     void begin() {
-        if (begun || closed || failed) {
+        if (begun || closed || done) {
             return;
         }
         begun = true;
@@ -101,9 +93,10 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
     private void call() {
         pacing = null;
-        if (closed || failed) {
+        if (closed || done) {
             return;
         }
+        attempts++;
         acquiring = true;
         upstream.lane(composition.home).acquire(this);
     }
@@ -122,7 +115,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
     private void send(UpstreamConnection c) {
         acquiring = false;
-        if (closed || failed) {
+        if (closed || done) {
             c.lane.release(c); // never used: fit for the next call
             return;
         }
@@ -138,12 +131,8 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     @Override
     public void onHead(HttpResponse response, UpstreamConnection c) {
         int code = response.status().code();
-        String rejection = PartRules.rejection(code, response.headers().get(HttpHeaderNames.CONTENT_TYPE))
-                .orElse(null);
-        if (rejection != null) {
-            c.abandon(this); // the body is not wanted: close rather than read it
-        }
-        composition.onLoop(() -> answered(code, rejection));
+        String contentType = response.headers().get(HttpHeaderNames.CONTENT_TYPE);
+        composition.onLoop(() -> answered(code, contentType));
     }
 
     @Override
@@ -164,146 +153,102 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     public void onError(Throwable error) {
         composition.onLoop(() -> {
             connection = null;
-            if (!closed && !ended && !failed) {
-                UpstreamFailure failure = Failures.classify(error);
-                if (!Failures.isUpstreams(error)) { // not the upstream's doing: a bug, never silent
-                    LOG.error(
-                            "composition part '{}' (upstream {}) failed inside the gateway; reported as {}",
-                            config.name(),
-                            config.upstream(),
-                            failure.code(),
-                            error);
-                }
-                if (failure == UpstreamFailure.RESET && status == 0 && !resent) { // a GET, no body: RetryRule
-                    resent = true;
-                    outstanding = false;
-                    call();
-                    return;
-                }
-                fail(failure.reason(), Failures.isTimeout(failure));
+            if (closed || ended || done) {
+                return;
             }
+            UpstreamFailure failure = Failures.classify(error);
+            if (!Failures.isUpstreams(error)) { // not the upstream's doing: a bug, never silent
+                LOG.error(
+                        "composition part '{}' (upstream {}) failed inside the gateway; reported as {}",
+                        config.name(),
+                        config.upstream(),
+                        failure.code(),
+                        error);
+            }
+            if (failure == UpstreamFailure.RESET && status == 0 && attempts == 1) { // a GET, no body: RetryRule
+                outstanding = false;
+                call();
+                return;
+            }
+            plan.failed(index, failure, status);
+            stop();
+            composition.changed();
         });
     }
 
-    private void answered(int code, String rejection) {
+    private void answered(int code, String contentType) {
         status = code;
-        if (closed || failed) {
+        if (closed || done) {
             return;
         }
-        answered = true;
-        if (rejection != null) {
-            fail(rejection, false);
-            return;
+        if (!plan.answered(index, code, contentType)) {
+            stop(); // the body is not wanted: close rather than read it
         }
-        composition.changed(this);
+        composition.changed();
     }
 
     private void received(ByteBuf chunk) {
         outstanding = false;
-        if (closed || failed) {
+        if (closed || done) {
             chunk.release();
             return;
         }
         int n = chunk.readableBytes();
-        if (n > 0 && validator != null) {
+        if (n == 0) {
+            chunk.release();
+            requestMore();
+            return;
+        }
+        if (validator != null) {
             for (ByteBuffer nio : chunk.nioBuffers()) {
                 validator.feed(nio);
             }
-            if (validator.failed()) {
-                chunk.release();
-                fail("invalid JSON: " + validator.error(), false);
-                return;
-            }
         }
-        if (n == 0) {
+        if (!plan.received(index, n)) {
             chunk.release();
+            stop();
         } else {
-            received += n;
             buffered += n;
             buffer.add(chunk);
+            requestMore();
         }
-        requestMore();
-        composition.changed(this);
+        composition.changed();
     }
 
     private void completed() {
         connection = null; // back in its lane, or closed
-        if (closed || failed || ended) {
+        if (closed || done || ended) {
             return;
         }
-        if (received == 0) {
-            fail("empty body", false);
-        } else if (validator != null && !validator.finish()) {
-            fail("invalid JSON: " + validator.error(), false);
-        } else {
-            ended = true;
-            endNanos = System.nanoTime();
-            composition.changed(this);
+        ended = true;
+        if (!plan.ended(index)) {
+            stop();
         }
+        composition.changed();
     }
 
     /** Asks the upstream for the next body bytes, unless the read-ahead is full or the body is done. */
     void requestMore() {
-        if (!outstanding && !ended && !failed && !closed && connection != null && buffered < readAhead) {
+        if (!outstanding && !ended && !done && !closed && connection != null && buffered < readAhead) {
             outstanding = true;
             connection.read();
         }
     }
 
-    /**
-     * Ready to relay: answered, and its body has ended, or bytes are buffered (with validate-json:
-     * the read-ahead is full, so a small body is checked whole first); or failed.
-     */
-    boolean isReady() {
-        return failed || (answered && (ended || (buffered > 0 && (validator == null || buffered >= readAhead))));
-    }
-
-    /** Whether the read-ahead is full and waiting for this part's turn. */
-    boolean isBlocked() {
-        return answered && !ended && !failed && buffered >= readAhead;
-    }
-
-    /** The next buffered chunk to relay, or null. The caller asks for more with {@link #requestMore()}. */
+    /** The next buffered chunk to relay. The caller asks for more with {@link #requestMore()}. */
     ByteBuf poll() {
         ByteBuf chunk = buffer.poll();
-        if (chunk != null) {
-            buffered -= chunk.readableBytes();
-        }
+        buffered -= chunk.readableBytes();
         return chunk;
     }
 
-    /** Whether every byte of the body has been relayed. */
-    boolean isDrained() {
-        return ended && buffer.isEmpty();
-    }
-
-    /**
-     * Fails the part: it becomes {@code null} in the response, or, when its bytes are already being
-     * relayed, the client response is aborted.
-     */
-    void fail(String reason, boolean timeout) {
-        if (failed || closed) {
-            return;
-        }
-        if (relayStarted) {
-            composition.abort();
-            return;
-        }
-        failed = true;
-        timedOut = timeout;
-        error = reason;
-        endNanos = System.nanoTime();
+    /** The part failed, or is not wanted: it reads and holds nothing more. */
+    private void stop() {
+        done = true;
         free();
-        composition.changed(this);
     }
 
-    PartOutcome outcome(long start) {
-        return failed
-                ? PartOutcome.failed(config.name(), status, error, endNanos - start)
-                : PartOutcome.ok(config.name(), status, endNanos - start, relayed);
-    }
-
-    /** Stops the call and frees the buffer, for good: the composition is over. Idempotent. */
+    /** Stops the call and frees the buffer, for good: the plan stopped it, or the composition is over. Idempotent. */
     void close() {
         closed = true;
         free();

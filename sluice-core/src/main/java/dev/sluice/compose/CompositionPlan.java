@@ -1,0 +1,510 @@
+package dev.sluice.compose;
+
+import dev.sluice.config.ComposeTarget;
+import dev.sluice.config.PartConfig;
+import dev.sluice.http.ErrorBody;
+import dev.sluice.http.UpstreamFailure;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * Every decision of one composed response, made once for every engine: when each part's call
+ * starts, when a part is ready, which part is relayed next, when the status line is committed or an
+ * error answered instead, which deadlines apply, when a part is {@code null} and when the response
+ * must be aborted, and what {@code _meta} says.
+ *
+ * <p>An engine moves bytes and waits. It feeds the plan <em>events</em> (a part answered, bytes are
+ * buffered, a body ended, a call failed, bytes were relayed) and carries out the <em>steps</em>
+ * {@link #next()} returns until it says {@link Step#WAIT}; it calls {@code next()} again after any
+ * event and when {@link #waitNanos()} has passed. The plan holds no bytes: the engine keeps each
+ * part's read-ahead (a ring, a queue of buffers) and reports its size.
+ *
+ * <pre>
+ *   events ──► answered / received / ended / failed / relayed
+ *   steps  ◄── START(i) STOP(i) COMMIT | FAIL  OPEN(i) RELAY(i)… NULL(i) …  FINISH | ABORT
+ * </pre>
+ *
+ * <p>Not thread-safe: one guard at a time (the blocking engine's lock, the reactive engine's event
+ * loop). Time comes from the clock it is given, so tests drive it.
+ */
+public final class CompositionPlan {
+
+    /** What the engine does next. {@link #part()} names the part for the steps that have one. */
+    public enum Step {
+        /** Nothing to do until the next event, or until {@link #waitNanos()} have passed. */
+        WAIT,
+        /** Start part {@link #part()}'s upstream call (after its upstream's pacing wait, if any). */
+        START,
+        /** Part {@link #part()} failed on the plan's own account (its deadline): stop its call, free its bytes. */
+        STOP,
+        /** Send status 200 with the composition's headers: body bytes follow. */
+        COMMIT,
+        /** Answer {@link #failureStatus()} with {@link #errorBody()} instead (only before COMMIT). Last step. */
+        FAIL,
+        /** Write {@link #key()} (part {@link #part()}'s key); its bytes follow in RELAY steps. */
+        OPEN,
+        /** Write part {@link #part()}'s buffered bytes, then report them with {@link #relayed}. */
+        RELAY,
+        /** Write {@link #key()} and {@link JsonSplice#NULL}: part {@link #part()} failed. */
+        NULL,
+        /** Write {@link #meta()} and end the response. Last step. */
+        FINISH,
+        /** A part broke after its bytes began to reach the client: abort the connection, no clean end. Last step. */
+        ABORT
+    }
+
+    private final List<PartConfig> configs;
+    private final JsonSplice splice;
+    private final LongSupplier clock;
+    private final boolean sequential;
+    private final boolean declared;
+    private final boolean failFast;
+    private final boolean commitsWhenFull;
+    private final long start;
+    private final PartState[] parts;
+    private final int[] ready; // arrival order: a FIFO of part indexes, each enqueued once
+    private int readyHead;
+    private int readyTail;
+    private final int[] actions; // START / STOP steps not yet handed out: index, negated-1 for STOP
+    private int actionHead;
+    private int actionTail;
+    private int nextDeclared;
+    private boolean committed;
+    private boolean over;
+    private boolean firstWritten;
+    private int relaying = -1;
+    private int settled;
+    private String abortReason;
+    private PartState failedPart;
+    private int part = -1;
+    private boolean first;
+
+    /**
+     * @param target the route's composition
+     * @param splice the route's framing bytes
+     * @param readAhead bytes a part may buffer before it waits for its turn (engines may give a part
+     *     a smaller ring with {@link #answered(int, int, String, long)})
+     * @param clock {@code System::nanoTime}, or a test's ticker
+     */
+    public CompositionPlan(ComposeTarget target, JsonSplice splice, int readAhead, LongSupplier clock) {
+        this.configs = target.parts();
+        this.splice = splice;
+        this.clock = clock;
+        this.sequential = target.fanout() == ComposeTarget.Fanout.SEQUENTIAL;
+        this.declared = target.relaysInDeclaredOrder();
+        this.failFast = target.onError() == ComposeTarget.OnError.FAIL;
+        this.commitsWhenFull = target.commitsWhenAPartIsFull();
+        this.start = clock.getAsLong();
+        long routeDeadline = start + target.timeout().toNanos();
+        int n = configs.size();
+        this.parts = new PartState[n];
+        for (int i = 0; i < n; i++) {
+            PartConfig config = configs.get(i);
+            long deadline = routeDeadline;
+            if (config.timeout().isPresent()) {
+                long own = start + config.timeout().get().toNanos();
+                if (own - routeDeadline < 0) {
+                    deadline = own;
+                }
+            }
+            parts[i] = new PartState(
+                    config, i, deadline, Math.max(1, readAhead), target.validateJson() ? new JsonValidator() : null);
+        }
+        this.ready = declared ? null : new int[n];
+        this.actions = new int[2 * n];
+        if (sequential) {
+            begin(0);
+        } else {
+            for (int i = 0; i < n; i++) {
+                begin(i);
+            }
+        }
+    }
+
+    // ---- events ----
+
+    /**
+     * Part {@code i}'s upstream answered with a status line.
+     *
+     * @param capacity the part's read-ahead, when the engine gives it less than the route's
+     * @return whether to read its body; false: the part failed (or is no longer wanted), stop its call
+     */
+    public boolean answered(int i, int status, String contentType, long capacity) {
+        PartState p = parts[i];
+        p.status = status;
+        if (over || p.failed) {
+            return false;
+        }
+        p.answered = true;
+        p.capacity = Math.min(p.capacity, Math.max(1, capacity));
+        String rejection = PartRules.rejection(status, contentType).orElse(null);
+        if (rejection != null) {
+            fail(p, rejection, false);
+            return false;
+        }
+        changed(p);
+        return true;
+    }
+
+    /** {@link #answered(int, int, String, long)} with the route's read-ahead. */
+    public boolean answered(int i, int status, String contentType) {
+        return answered(i, status, contentType, Long.MAX_VALUE);
+    }
+
+    /** The validator to feed part {@code i}'s body bytes to, before {@link #received}; null without {@code validate-json}. */
+    public JsonValidator validator(int i) {
+        return parts[i].validator;
+    }
+
+    /**
+     * {@code n} more bytes of part {@code i}'s body are buffered by the engine.
+     *
+     * @return whether to go on reading; false: the part failed (invalid JSON) or is not wanted, stop its call
+     */
+    public boolean received(int i, long n) {
+        PartState p = parts[i];
+        if (over || p.failed) {
+            return false;
+        }
+        p.buffered += n;
+        p.total += n;
+        if (p.validator != null && p.validator.failed()) {
+            fail(p, "invalid JSON: " + p.validator.error(), false);
+            return false;
+        }
+        changed(p);
+        return true;
+    }
+
+    /**
+     * Part {@code i}'s body ended: every byte of it is buffered or relayed.
+     *
+     * @return whether the body is whole and fit to relay; false: the part failed (empty, invalid
+     *     JSON) or is not wanted, free what it holds
+     */
+    public boolean ended(int i) {
+        PartState p = parts[i];
+        if (over || p.failed || p.ended) {
+            return !over && p.ended;
+        }
+        if (p.total == 0) {
+            fail(p, "empty body", false);
+            return false;
+        }
+        if (p.validator != null && !p.validator.finish()) {
+            fail(p, "invalid JSON: " + p.validator.error(), false);
+            return false;
+        }
+        p.ended = true;
+        p.endNanos = clock.getAsLong();
+        changed(p);
+        return true;
+    }
+
+    /**
+     * Part {@code i}'s call failed. The first failure of a part is the one reported.
+     *
+     * @param status the upstream's status when one came, else 0
+     */
+    public void failed(int i, UpstreamFailure failure, int status) {
+        if (status != 0) {
+            parts[i].status = status;
+        }
+        failed(i, failure.reason(), failure.status() == 504);
+    }
+
+    /** Part {@code i}'s call failed for a reason of the gateway's own. */
+    public void failed(int i, String reason, boolean timeout) {
+        PartState p = parts[i];
+        if (!over && !p.failed && !p.ended) {
+            fail(p, reason, timeout);
+        }
+    }
+
+    /** The engine wrote {@code n} of part {@code i}'s buffered bytes to the client. */
+    public void relayed(int i, long n) {
+        PartState p = parts[i];
+        p.buffered -= n;
+        p.relayed += n;
+    }
+
+    // ---- steps ----
+
+    /** The next thing to do. After a last step (FAIL, FINISH, ABORT) it answers WAIT for good. */
+    public Step next() {
+        if (over) {
+            return Step.WAIT;
+        }
+        expire(clock.getAsLong());
+        if (abortReason != null) {
+            over = true;
+            return Step.ABORT;
+        }
+        if (actionHead != actionTail) {
+            int a = actions[actionHead++];
+            part = a >= 0 ? a : -a - 1;
+            return a >= 0 ? Step.START : Step.STOP;
+        }
+        if (!committed) {
+            return commit();
+        }
+        if (relaying >= 0) {
+            PartState p = parts[relaying];
+            if (p.buffered > 0) {
+                part = relaying;
+                return Step.RELAY;
+            }
+            if (!p.ended) {
+                return Step.WAIT;
+            }
+            settle(p);
+            relaying = -1;
+        }
+        int i = nextReady();
+        if (i < 0) {
+            if (settled == parts.length) {
+                over = true;
+                return Step.FINISH;
+            }
+            return Step.WAIT;
+        }
+        PartState p = parts[i];
+        part = i;
+        first = !firstWritten;
+        firstWritten = true;
+        if (p.failed) {
+            settle(p);
+            return Step.NULL;
+        }
+        p.relayStarted = true;
+        relaying = i;
+        return Step.OPEN;
+    }
+
+    private Step commit() {
+        if (failFast) {
+            for (PartState p : parts) {
+                if (p.failed && !p.config.optional()) {
+                    failedPart = p;
+                    over = true;
+                    return Step.FAIL;
+                }
+            }
+            boolean waiting = false;
+            boolean blocked = false;
+            for (PartState p : parts) {
+                waiting |= !p.answered && !p.failed;
+                blocked |= p.isBlocked();
+            }
+            if (waiting && !(blocked && commitsWhenFull)) {
+                return Step.WAIT;
+            }
+        } else if (declared ? !parts[nextDeclared].isReady() : readyHead == readyTail) {
+            return Step.WAIT;
+        }
+        committed = true;
+        return Step.COMMIT;
+    }
+
+    private int nextReady() {
+        if (!declared) {
+            return readyHead == readyTail ? -1 : ready[readyHead++];
+        }
+        if (nextDeclared < parts.length && parts[nextDeclared].isReady()) {
+            return nextDeclared++;
+        }
+        return -1;
+    }
+
+    /** The part the last step names. */
+    public int part() {
+        return part;
+    }
+
+    /** For OPEN and NULL: whether the part is the first written to the response (its key opens the object). */
+    public boolean first() {
+        return first;
+    }
+
+    /** For OPEN and NULL: the bytes that open the part. */
+    public byte[] key() {
+        return splice.key(part, first);
+    }
+
+    /** For FINISH: {@code ,"_meta":{...}}} with every part's outcome. */
+    public byte[] meta() {
+        List<PartOutcome> outcomes = new ArrayList<>(parts.length);
+        for (PartState p : parts) {
+            outcomes.add(p.outcome);
+        }
+        return JsonSplice.meta(outcomes, clock.getAsLong() - start);
+    }
+
+    /** For FAIL: 504 when the failed part timed out, else 502. */
+    public int failureStatus() {
+        return failedPart.timedOut ? 504 : 502;
+    }
+
+    /** For FAIL: {@code part_timeout} or {@code part_failed}. */
+    public String failureCode() {
+        return failedPart.timedOut ? "part_timeout" : "part_failed";
+    }
+
+    /** For FAIL: the contract's JSON error body. */
+    public byte[] errorBody() {
+        return ErrorBody.of(failureStatus(), failureCode(), failureMessage());
+    }
+
+    /** For FAIL: which part failed, and why. */
+    public String failureMessage() {
+        return "part '" + failedPart.config.name() + "': " + failedPart.error;
+    }
+
+    /** For ABORT: why. */
+    public String abortReason() {
+        return abortReason;
+    }
+
+    /** Whether a last step has been handed out. */
+    public boolean isOver() {
+        return over;
+    }
+
+    /**
+     * How long the engine may wait before it must call {@link #next()} again even without an event:
+     * until the nearest deadline of a part still being fetched or relayed ({@code Long.MAX_VALUE}
+     * when none is).
+     */
+    public long waitNanos() {
+        long now = clock.getAsLong();
+        long wait = Long.MAX_VALUE;
+        for (PartState p : parts) {
+            if (p.deadlineApplies()) {
+                wait = Math.min(wait, Math.max(0, p.deadline - now));
+            }
+        }
+        return wait;
+    }
+
+    /** When the composition began, on the plan's clock. */
+    public long startNanos() {
+        return start;
+    }
+
+    // ---- decisions ----
+
+    /**
+     * A part whose deadline passed: {@code null} (and its call stopped) when none of its bytes has
+     * been relayed yet, the response aborted when some have. A part whose body has wholly arrived is
+     * not timed out: its upstream answered in time.
+     */
+    private void expire(long now) {
+        for (PartState p : parts) {
+            if (p.deadlineApplies() && now - p.deadline >= 0) {
+                if (p.relayStarted) {
+                    abortReason = "part '" + p.config.name() + "': timeout after " + p.relayed + " bytes were relayed";
+                    return;
+                }
+                boolean stop = p.begun;
+                fail(p, "timeout", true);
+                if (stop) {
+                    actions[actionTail++] = -p.index - 1;
+                }
+            }
+        }
+    }
+
+    private void fail(PartState p, String reason, boolean timeout) {
+        if (p.relayStarted) {
+            if (abortReason == null) {
+                abortReason = "part '" + p.config.name() + "': " + reason + " after bytes were relayed";
+            }
+            return;
+        }
+        p.failed = true;
+        p.timedOut = timeout;
+        p.error = reason;
+        p.endNanos = clock.getAsLong();
+        p.buffered = 0;
+        changed(p);
+    }
+
+    private void changed(PartState p) {
+        if (ready != null && !p.queued && p.isReady()) {
+            p.queued = true;
+            ready[readyTail++] = p.index;
+        }
+        if (sequential && p.begun && !p.successorStarted && (p.ended || p.failed)) {
+            p.successorStarted = true;
+            for (int i = p.index + 1; i < parts.length; i++) {
+                if (!parts[i].failed) {
+                    begin(i);
+                    break;
+                }
+            }
+        }
+    }
+
+    private void begin(int i) {
+        PartState p = parts[i];
+        p.begun = true;
+        actions[actionTail++] = i;
+    }
+
+    private void settle(PartState p) {
+        p.outcome = p.failed
+                ? PartOutcome.failed(p.config.name(), p.status, p.error, p.endNanos - start)
+                : PartOutcome.ok(p.config.name(), p.status, p.endNanos - start, p.relayed);
+        settled++;
+    }
+
+    private static final class PartState {
+        final PartConfig config;
+        final int index;
+        final long deadline;
+        final JsonValidator validator;
+        long capacity;
+        int status;
+        boolean begun;
+        boolean answered;
+        boolean ended;
+        boolean failed;
+        boolean timedOut;
+        String error;
+        long endNanos;
+        long buffered;
+        long total;
+        long relayed;
+        boolean queued;
+        boolean relayStarted;
+        boolean successorStarted;
+        PartOutcome outcome;
+
+        PartState(PartConfig config, int index, long deadline, long capacity, JsonValidator validator) {
+            this.config = config;
+            this.index = index;
+            this.deadline = deadline;
+            this.capacity = capacity;
+            this.validator = validator;
+        }
+
+        /**
+         * Ready to relay: answered, and its body has ended, or bytes are buffered (with validate-json:
+         * the read-ahead is full, so a small body is checked whole first); or failed.
+         */
+        boolean isReady() {
+            return failed || (answered && (ended || (buffered > 0 && (validator == null || buffered >= capacity))));
+        }
+
+        /** Answered, not ended, and its read-ahead is full: it can go on only by being relayed. */
+        boolean isBlocked() {
+            return answered && !ended && !failed && buffered >= capacity;
+        }
+
+        /** Its deadline still matters: being fetched (or waiting to be), or being relayed, and not ended. */
+        boolean deadlineApplies() {
+            return !ended && !failed && outcome == null;
+        }
+    }
+}

@@ -1,0 +1,273 @@
+package dev.sluice.compose;
+
+import static dev.sluice.compose.CompositionPlan.Step.ABORT;
+import static dev.sluice.compose.CompositionPlan.Step.COMMIT;
+import static dev.sluice.compose.CompositionPlan.Step.FAIL;
+import static dev.sluice.compose.CompositionPlan.Step.FINISH;
+import static dev.sluice.compose.CompositionPlan.Step.OPEN;
+import static dev.sluice.compose.CompositionPlan.Step.RELAY;
+import static dev.sluice.compose.CompositionPlan.Step.WAIT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.compose.CompositionPlan.Step;
+import dev.sluice.config.ComposeTarget;
+import dev.sluice.config.ComposeTarget.Fanout;
+import dev.sluice.config.ComposeTarget.OnError;
+import dev.sluice.config.ComposeTarget.Order;
+import dev.sluice.config.PartConfig;
+import dev.sluice.http.UpstreamFailure;
+import dev.sluice.routing.PathTemplate;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The composition's decisions, driven event by event on a hand-moved clock. */
+class CompositionPlanTest {
+
+    static final long MS = 1_000_000;
+    static final String JSON = "application/json";
+
+    long now = -5_000 * MS; // far from zero, as System.nanoTime may be
+
+    CompositionPlan plan(Fanout fanout, Order order, OnError onError, PartConfig... parts) {
+        ComposeTarget target = new ComposeTarget(fanout, order, onError, Duration.ofSeconds(2), false, List.of(parts));
+        JsonSplice splice =
+                new JsonSplice(target.parts().stream().map(PartConfig::name).toList());
+        return new CompositionPlan(target, splice, 100, () -> now);
+    }
+
+    static PartConfig part(String name) {
+        return new PartConfig(name, "up", PathTemplate.parse("/" + name), false, Optional.empty());
+    }
+
+    static PartConfig optional(String name) {
+        return new PartConfig(name, "up", PathTemplate.parse("/" + name), true, Optional.empty());
+    }
+
+    static PartConfig timed(String name, long ms) {
+        return new PartConfig(name, "up", PathTemplate.parse("/" + name), false, Optional.of(Duration.ofMillis(ms)));
+    }
+
+    /** Every step up to the next WAIT, as "STEP" or "STEP(i)". */
+    static List<String> steps(CompositionPlan plan) {
+        List<String> out = new ArrayList<>();
+        for (Step s = plan.next(); s != WAIT; s = plan.next()) {
+            out.add(s == COMMIT || s == FAIL || s == FINISH || s == ABORT ? s.name() : s + "(" + plan.part() + ")");
+            if (s == RELAY) {
+                plan.relayed(plan.part(), 10); // each test buffers 10 bytes at a time
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void parallelPartsStartAtOnceAndAreRelayedInArrivalOrder() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, part("a"), part("b"));
+        assertThat(steps(plan)).containsExactly("START(0)", "START(1)");
+
+        assertThat(plan.answered(1, 200, JSON)).isTrue();
+        assertThat(steps(plan)).isEmpty(); // answered, no bytes: nothing to write yet
+        plan.received(1, 10);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(1)", "RELAY(1)");
+        plan.ended(1);
+        plan.answered(0, 200, JSON);
+        plan.received(0, 10);
+        plan.ended(0);
+        assertThat(steps(plan)).containsExactly("OPEN(0)", "RELAY(0)", "FINISH");
+        assertThat(new String(plan.meta(), StandardCharsets.UTF_8)).contains("\"failed\":[]");
+        assertThat(plan.next()).isEqualTo(WAIT);
+        assertThat(plan.isOver()).isTrue();
+    }
+
+    @Test
+    void theFirstKeyOpensTheObject() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, part("a"), part("b"));
+        steps(plan);
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        assertThat(plan.next()).isEqualTo(COMMIT);
+        assertThat(plan.next()).isEqualTo(OPEN);
+        assertThat(plan.first()).isTrue();
+        assertThat(new String(plan.key(), StandardCharsets.UTF_8)).isEqualTo("{\"b\":");
+    }
+
+    @Test
+    void declaredOrderWaitsForTheNextDeclaredPart() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.DECLARED, OnError.PARTIAL, part("a"), part("b"));
+        steps(plan);
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        plan.ended(1);
+        assertThat(steps(plan)).isEmpty();
+        plan.answered(0, 200, JSON);
+        plan.received(0, 10);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(0)", "RELAY(0)");
+        plan.ended(0);
+        assertThat(steps(plan)).containsExactly("OPEN(1)", "RELAY(1)", "FINISH");
+    }
+
+    @Test
+    void sequentialPartsStartOneAfterAnotherAndSkipAPartThatAlreadyFailed() {
+        CompositionPlan plan =
+                plan(Fanout.SEQUENTIAL, Order.ARRIVAL, OnError.PARTIAL, part("a"), timed("b", 50), part("c"));
+        assertThat(steps(plan)).containsExactly("START(0)");
+        now += 60 * MS; // b's own deadline passes while a is still being fetched
+        assertThat(steps(plan)).isEmpty(); // b was never started: nothing to stop, and a blocks the declared order
+        plan.answered(0, 200, JSON);
+        plan.received(0, 10);
+        plan.ended(0);
+        assertThat(steps(plan)).containsExactly("START(2)", "COMMIT", "OPEN(0)", "RELAY(0)", "NULL(1)");
+    }
+
+    @Test
+    void aRejectedAnswerIsNullAndListedInMeta() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, part("a"), part("b"));
+        steps(plan);
+        assertThat(plan.answered(0, 500, JSON)).isFalse();
+        assertThat(plan.answered(1, 200, "text/html")).isFalse();
+        assertThat(steps(plan)).containsExactly("COMMIT", "NULL(0)", "NULL(1)", "FINISH");
+        String meta = new String(plan.meta(), StandardCharsets.UTF_8);
+        assertThat(meta).contains("\"error\":\"upstream status 500\"", "\"status\":500", "\"failed\":[\"a\",\"b\"]");
+    }
+
+    @Test
+    void anEmptyBodyIsNull() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, part("a"));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.ended(0);
+        assertThat(steps(plan)).containsExactly("COMMIT", "NULL(0)", "FINISH");
+        assertThat(new String(plan.meta(), StandardCharsets.UTF_8)).contains("empty body");
+    }
+
+    @Test
+    void failFastAnswersTheFirstRequiredFailureBeforeCommitting() {
+        CompositionPlan plan =
+                plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.FAIL, optional("opt"), part("a"), part("b"));
+        steps(plan);
+        plan.failed(0, UpstreamFailure.REFUSED, 0); // optional: does not fail the response
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        assertThat(steps(plan)).isEmpty(); // b has not answered
+        plan.failed(2, UpstreamFailure.READ_TIMEOUT, 0);
+        assertThat(steps(plan)).containsExactly("FAIL");
+        assertThat(plan.failureStatus()).isEqualTo(504);
+        assertThat(plan.failureCode()).isEqualTo("part_timeout");
+        assertThat(new String(plan.errorBody(), StandardCharsets.UTF_8)).contains("part 'b': upstream read timeout");
+    }
+
+    @Test
+    void failFastCommitsOnceEveryPartAnswered() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.FAIL, part("a"), part("b"));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        assertThat(steps(plan)).isEmpty();
+        plan.answered(1, 200, JSON);
+        assertThat(steps(plan)).containsExactly("COMMIT");
+        plan.failed(1, UpstreamFailure.RESET, 0); // after the commit: null, not a 502
+        plan.received(0, 10);
+        plan.ended(0);
+        assertThat(steps(plan)).containsExactly("NULL(1)", "OPEN(0)", "RELAY(0)", "FINISH");
+    }
+
+    @Test
+    void sequentialFailFastCommitsWhenAPartsReadAheadIsFull() {
+        CompositionPlan plan = plan(Fanout.SEQUENTIAL, Order.ARRIVAL, OnError.FAIL, part("a"), part("b"));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.received(0, 50);
+        assertThat(steps(plan)).isEmpty();
+        plan.received(0, 50); // 100 bytes: the read-ahead is full, and b cannot start before a ends
+        assertThat(steps(plan)).startsWith("COMMIT", "OPEN(0)", "RELAY(0)").hasSize(12); // 10 bytes a RELAY
+    }
+
+    @Test
+    void parallelFailFastWaitsEvenWhenAReadAheadIsFull() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.FAIL, part("a"), part("b"));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.received(0, 100);
+        assertThat(steps(plan)).isEmpty();
+    }
+
+    @Test
+    void aPartTimesOutAtItsOwnDeadlineAndItsCallIsStopped() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, timed("a", 100), part("b"));
+        steps(plan);
+        assertThat(plan.waitNanos()).isEqualTo(100 * MS);
+        now += 100 * MS;
+        assertThat(steps(plan)).containsExactly("STOP(0)", "COMMIT", "NULL(0)");
+        assertThat(plan.waitNanos()).isEqualTo(1_900 * MS); // b: the route's deadline
+        plan.answered(0, 200, JSON); // too late
+        assertThat(plan.received(0, 10)).isFalse();
+    }
+
+    @Test
+    void aPartWhoseBodyArrivedIsNotTimedOut() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.DECLARED, OnError.PARTIAL, part("a"), timed("b", 100));
+        steps(plan);
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        plan.ended(1);
+        now += 150 * MS;
+        assertThat(steps(plan)).isEmpty(); // a has not answered; b is whole and waits for its turn
+        plan.answered(0, 200, JSON);
+        plan.received(0, 10);
+        plan.ended(0);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(0)", "RELAY(0)", "OPEN(1)", "RELAY(1)", "FINISH");
+    }
+
+    @Test
+    void aDeadlinePassingWhileAPartIsRelayedAbortsTheResponse() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, part("a"));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.received(0, 10);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(0)", "RELAY(0)");
+        now += 2_000 * MS;
+        assertThat(steps(plan)).containsExactly("ABORT");
+        assertThat(plan.abortReason()).isEqualTo("part 'a': timeout after 10 bytes were relayed");
+        assertThat(plan.next()).isEqualTo(WAIT);
+    }
+
+    @Test
+    void aFailureAfterBytesWereRelayedAbortsTheResponse() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, part("a"));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.received(0, 10);
+        steps(plan);
+        plan.failed(0, UpstreamFailure.RESET, 0);
+        assertThat(steps(plan)).containsExactly("ABORT");
+        assertThat(plan.abortReason()).contains("upstream connection reset after bytes were relayed");
+    }
+
+    @Test
+    void validationHoldsASmallBodyUntilItIsWholeAndNullsInvalidJson() {
+        ComposeTarget target = new ComposeTarget(
+                Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, Duration.ofSeconds(2), true, List.of(part("a")));
+        CompositionPlan plan = new CompositionPlan(target, new JsonSplice(List.of("a")), 100, () -> now);
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        byte[] body = "{\"x\":".getBytes(StandardCharsets.UTF_8);
+        plan.validator(0).feed(body, 0, body.length);
+        assertThat(plan.received(0, body.length)).isTrue();
+        assertThat(steps(plan)).isEmpty(); // not whole, read-ahead not full: not ready
+        plan.ended(0); // the body stopped there: invalid
+        assertThat(steps(plan)).containsExactly("COMMIT", "NULL(0)", "FINISH");
+        assertThat(new String(plan.meta(), StandardCharsets.UTF_8)).contains("invalid JSON");
+    }
+
+    @Test
+    void theRouteDeadlineNullsEveryPartNotYetRelayed() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, part("a"), part("b"));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        now += 2_000 * MS;
+        assertThat(steps(plan)).containsExactly("STOP(0)", "STOP(1)", "COMMIT", "NULL(0)", "NULL(1)", "FINISH");
+        assertThat(plan.waitNanos()).isEqualTo(Long.MAX_VALUE);
+    }
+}
