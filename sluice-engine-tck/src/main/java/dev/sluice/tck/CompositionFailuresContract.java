@@ -321,4 +321,27 @@ public abstract class CompositionFailuresContract extends ContractFixture {
                     .isLessThan(10_000);
         }
     }
+
+    @Test
+    void aPartWhoseBodyArrivedBeforeItsDeadlineIsRelayedEvenWhenItsTurnComesLater() {
+        try (TestGateway gw = gateway()
+                .route(
+                        "page",
+                        on("/page"),
+                        compose()
+                                .order(Order.DECLARED)
+                                .timeout(Duration.ofSeconds(10))
+                                .part("slow", APP, "/json/10?delay=600")
+                                .part("quick", APP, "/json/12", Duration.ofMillis(200)))
+                .start()) {
+            WireResponse response = gw.wire().get("/page");
+            Composed composed = Composed.of(response)
+                    .assertSpliced(
+                            List.of(Map.entry("slow", json(10)), Map.entry("quick", json(12))),
+                            List.of("slow", "quick"));
+            assertThat(composed.error("quick"))
+                    .as("its upstream answered in time; only its turn came after its deadline")
+                    .isEmpty();
+        }
+    }
 }
