@@ -4,8 +4,11 @@ import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.UpstreamFailure;
+import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.PartEvent;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
@@ -54,6 +57,8 @@ public final class CompositionPlan {
         ABORT
     }
 
+    private final String route;
+    private final GatewayObserver observer;
     private final List<PartConfig> configs;
     private final JsonSplice splice;
     private final LongSupplier clock;
@@ -88,6 +93,22 @@ public final class CompositionPlan {
      * @param clock {@code System::nanoTime}, or a test's ticker
      */
     public CompositionPlan(ComposeTarget target, JsonSplice splice, int readAhead, LongSupplier clock) {
+        this("", target, splice, readAhead, clock, GatewayObserver.NONE);
+    }
+
+    /**
+     * @param route the route's id, for the observer's events
+     * @param observer told of every part as it settles ({@link GatewayObserver#NONE}: nobody is)
+     */
+    public CompositionPlan(
+            String route,
+            ComposeTarget target,
+            JsonSplice splice,
+            int readAhead,
+            LongSupplier clock,
+            GatewayObserver observer) {
+        this.route = route;
+        this.observer = observer;
         this.configs = target.parts();
         this.splice = splice;
         this.clock = clock;
@@ -239,6 +260,7 @@ public final class CompositionPlan {
         expire(clock.getAsLong());
         if (abortReason != null) {
             over = true;
+            closeOut(abortReason);
             return Step.ABORT;
         }
         if (actionHead != actionTail) {
@@ -288,6 +310,7 @@ public final class CompositionPlan {
                 if (p.failed && !p.config.optional()) {
                     failedPart = p;
                     over = true;
+                    closeOut("not relayed: the response failed");
                     return Step.FAIL;
                 }
             }
@@ -457,6 +480,28 @@ public final class CompositionPlan {
                 ? PartOutcome.failed(p.config.name(), p.status, p.error, p.endNanos - start)
                 : PartOutcome.ok(p.config.name(), p.status, p.endNanos - start, p.relayed);
         settled++;
+        if (observer.listens()) {
+            observer.part(new PartEvent(route, p.config.upstream(), p.outcome));
+        }
+    }
+
+    /**
+     * The response failed or is aborted: tells the observer of every part not settled, a failed one
+     * with its own error, the one being relayed and those never relayed with {@code reason}.
+     */
+    private void closeOut(String reason) {
+        if (!observer.listens()) {
+            return;
+        }
+        long now = clock.getAsLong();
+        for (PartState p : parts) {
+            if (p.outcome == null) {
+                String error = p.failed ? p.error : reason;
+                long end = p.failed || p.ended ? p.endNanos : now;
+                p.outcome = new PartOutcome(p.config.name(), p.status, Optional.of(error), end - start, p.relayed);
+                observer.part(new PartEvent(route, p.config.upstream(), p.outcome));
+            }
+        }
     }
 
     private static final class PartState {

@@ -2,6 +2,7 @@ package dev.sluice.engine;
 
 import dev.sluice.config.EngineMode;
 import dev.sluice.config.GatewayConfig;
+import dev.sluice.observe.GatewayObserver;
 import java.util.ServiceLoader;
 import java.util.Set;
 
@@ -18,7 +19,15 @@ public interface Engine {
      * Starts a gateway for {@code config} in {@code config.server().engine()} mode and returns once it
      * accepts connections.
      */
-    RunningGateway start(GatewayConfig config) throws Exception;
+    default RunningGateway start(GatewayConfig config) throws Exception {
+        return start(config, GatewayObserver.NONE);
+    }
+
+    /**
+     * Starts a gateway as {@link #start(GatewayConfig)} does, telling {@code observer} of every
+     * request and every composition part.
+     */
+    RunningGateway start(GatewayConfig config, GatewayObserver observer) throws Exception;
 
     /**
      * The engine on the class path that runs {@code mode}.

@@ -270,4 +270,46 @@ class CompositionPlanTest {
         assertThat(steps(plan)).containsExactly("STOP(0)", "STOP(1)", "COMMIT", "NULL(0)", "NULL(1)", "FINISH");
         assertThat(plan.waitNanos()).isEqualTo(Long.MAX_VALUE);
     }
+
+    @Test
+    void theObserverHearsOfEveryPartAsItSettlesAndOfThoseAFailureCutShort() {
+        List<dev.sluice.observe.PartEvent> events = new ArrayList<>();
+        dev.sluice.observe.GatewayObserver observer = new dev.sluice.observe.GatewayObserver() {
+            @Override
+            public void part(dev.sluice.observe.PartEvent event) {
+                events.add(event);
+            }
+        };
+        ComposeTarget target = new ComposeTarget(
+                Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, Duration.ofSeconds(2), false, List.of(part("a")));
+        CompositionPlan plan =
+                new CompositionPlan("page", target, new JsonSplice(List.of("a")), 100, () -> now, observer);
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.received(0, 10);
+        plan.ended(0);
+        steps(plan);
+        assertThat(events).hasSize(1);
+        assertThat(events.get(0).route()).isEqualTo("page");
+        assertThat(events.get(0).upstream()).isEqualTo("up");
+        assertThat(events.get(0).outcome().isOk()).isTrue();
+        assertThat(events.get(0).outcome().bytes()).isEqualTo(10);
+
+        events.clear();
+        target = new ComposeTarget(
+                Fanout.PARALLEL,
+                Order.ARRIVAL,
+                OnError.FAIL,
+                Duration.ofSeconds(2),
+                false,
+                List.of(part("a"), part("b")));
+        plan = new CompositionPlan("page", target, new JsonSplice(List.of("a", "b")), 100, () -> now, observer);
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.failed(1, UpstreamFailure.REFUSED, 0);
+        assertThat(steps(plan)).containsExactly("FAIL");
+        assertThat(events)
+                .extracting(e -> e.outcome().name() + ": " + e.outcome().error().orElse("ok"))
+                .containsExactly("a: not relayed: the response failed", "b: upstream refused the connection");
+    }
 }

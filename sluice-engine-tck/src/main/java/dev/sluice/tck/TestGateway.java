@@ -13,6 +13,7 @@ import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
+import dev.sluice.observe.GatewayObserver;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
@@ -96,6 +97,7 @@ public final class TestGateway implements AutoCloseable {
         private int readAhead = 16384;
         private Duration shutdownGrace = Duration.ofSeconds(1);
         private Transport transport = Transport.AUTO;
+        private GatewayObserver observer = GatewayObserver.NONE;
 
         private Builder(EngineMode mode) {
             this.mode = requireNonNull(mode, "mode");
@@ -137,6 +139,12 @@ public final class TestGateway implements AutoCloseable {
         }
 
         /** {@code server.shutdown-grace}: how long in-flight requests may finish on close. */
+        /** Who hears of every request and composition part. */
+        public Builder observer(GatewayObserver observer) {
+            this.observer = requireNonNull(observer, "observer");
+            return this;
+        }
+
         public Builder shutdownGrace(Duration grace) {
             this.shutdownGrace = requireNonNull(grace, "grace");
             return this;
@@ -151,7 +159,7 @@ public final class TestGateway implements AutoCloseable {
         public TestGateway start() {
             GatewayConfig config = config();
             try {
-                return new TestGateway(Engine.forMode(mode).start(config));
+                return new TestGateway(Engine.forMode(mode).start(config, observer));
             } catch (RuntimeException e) {
                 throw e;
             } catch (Exception e) {

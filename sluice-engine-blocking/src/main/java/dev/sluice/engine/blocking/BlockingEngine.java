@@ -10,6 +10,7 @@ import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.engine.blocking.upstream.Http1UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
+import dev.sluice.observe.GatewayObserver;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -38,7 +39,7 @@ public final class BlockingEngine implements Engine {
     }
 
     @Override
-    public RunningGateway start(GatewayConfig config) throws Exception {
+    public RunningGateway start(GatewayConfig config, GatewayObserver observer) throws Exception {
         EngineMode mode = config.server().engine();
         if (!modes().contains(mode)) {
             throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: virtual or platform)");
@@ -48,6 +49,6 @@ public final class BlockingEngine implements Engine {
                     "server.transport: 'io_uring' needs engine 'reactive' (expected: auto or nio for engine '"
                             + mode.key() + "')");
         }
-        return JettyGateway.start(config, clients);
+        return JettyGateway.start(config, clients, observer);
     }
 }

@@ -8,6 +8,7 @@ import dev.sluice.config.RouteConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.observe.GatewayObserver;
 import dev.sluice.routing.RouteTable;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,8 @@ final class ComposeRoute implements RouteHandler {
     private final Executor fanout;
     private final int readAhead;
     private final RingPool rings;
+    private final String id;
+    private final GatewayObserver observer;
 
     ComposeRoute(
             RouteConfig route,
@@ -33,7 +36,10 @@ final class ComposeRoute implements RouteHandler {
             Map<String, UpstreamClient> clients,
             Executor fanout,
             int readAhead,
-            RingPool rings) {
+            RingPool rings,
+            GatewayObserver observer) {
+        this.id = route.id();
+        this.observer = observer;
         this.target = target;
         this.parts = target.parts();
         this.clients = new UpstreamClient[parts.size()];
@@ -49,7 +55,7 @@ final class ComposeRoute implements RouteHandler {
 
     @Override
     public void handle(Request request, Response response, RouteTable.Result.Matched match) throws Exception {
-        CompositionPlan plan = new CompositionPlan(target, splice, readAhead, System::nanoTime);
+        CompositionPlan plan = new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer);
         Composition composition = new Composition(plan, fanout, parts.size());
         Map<String, String> query = Requests.lazyQuery(request);
         PartFetch[] fetches = new PartFetch[parts.size()];

@@ -9,6 +9,8 @@ import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.RequestId;
+import dev.sluice.observe.ExchangeEvent;
+import dev.sluice.observe.GatewayObserver;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
 import java.io.IOException;
@@ -39,21 +41,24 @@ final class GatewayHandler extends Handler.Abstract {
 
     private final RouteTable table;
     private final Map<RouteConfig, RouteHandler> handlers = new IdentityHashMap<>();
+    private final GatewayObserver observer;
 
     GatewayHandler(
             GatewayConfig config,
             Map<String, UpstreamClient> clients,
             ExecutorService fanout,
-            ScheduledExecutorService timer) {
+            ScheduledExecutorService timer,
+            GatewayObserver observer) {
         super(InvocationType.BLOCKING);
         this.table = new RouteTable(config.routes());
+        this.observer = observer;
         RingPool rings = new RingPool(16L << 20);
         for (RouteConfig route : config.routes()) {
             RouteHandler handler = switch (route.target()) {
                 case ProxyTarget proxy -> new ProxyRoute(route, proxy, clients.get(proxy.upstream()), timer);
                 case ComposeTarget compose ->
                     new ComposeRoute(
-                            route, compose, clients, fanout, config.server().readAhead(), rings);
+                            route, compose, clients, fanout, config.server().readAhead(), rings, observer);
             };
             handlers.put(route, handler);
         }
@@ -61,6 +66,28 @@ final class GatewayHandler extends Handler.Abstract {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+        if (!observer.listens()) {
+            handle(request, response, callback, null);
+            return true; // always handled: answered, or aborted
+        }
+        long start = System.nanoTime();
+        String[] route = {""};
+        boolean aborted = handle(request, response, callback, route);
+        if (route[0] == null) { // refused before routing: reported by neither engine yet
+            return true;
+        }
+        observer.exchange(new ExchangeEvent(
+                route[0], request.getMethod(), response.getStatus(), aborted, System.nanoTime() - start));
+        return true;
+    }
+
+    /**
+     * Answers the request (always: returns after the response was written, failed or aborted).
+     *
+     * @param route where to note the matched route's id, or null when nobody listens
+     * @return whether the response was aborted after it began
+     */
+    private boolean handle(Request request, Response response, Callback callback, String[] route) {
         String method = request.getMethod();
         String path = request.getHttpURI().getPath(); // raw: RouteTable normalises it
         HttpFields headers = request.getHeaders();
@@ -68,11 +95,18 @@ final class GatewayHandler extends Handler.Abstract {
             Optional<RequestFraming.Rejection> rejection = RequestFraming.check(head(request));
             if (rejection.isPresent()) {
                 reject(response, callback, rejection.get());
-                return true;
+                if (route != null) {
+                    route[0] = null;
+                }
+                return false;
             }
             switch (table.match(method, headers.get(HttpHeader.HOST), path, headers::get)) {
-                case RouteTable.Result.Matched matched ->
+                case RouteTable.Result.Matched matched -> {
+                    if (route != null) {
+                        route[0] = matched.route().id();
+                    }
                     handlers.get(matched.route()).handle(request, response, matched);
+                }
                 case RouteTable.Result.MethodNotAllowed notAllowed -> {
                     response.getHeaders()
                             .put(HttpHeader.ALLOW, String.join(", ", new java.util.TreeSet<>(notAllowed.allowed())));
@@ -82,10 +116,10 @@ final class GatewayHandler extends Handler.Abstract {
                 case RouteTable.Result.BadPath bad -> error(response, 400, ErrorBody.badRequest(bad.reason()));
             }
             callback.succeeded();
+            return false;
         } catch (Throwable failure) {
-            fail(request, response, callback, failure);
+            return fail(request, response, callback, failure);
         }
-        return true;
     }
 
     /** What Jetty's parser left of the head, for the core's framing rules (Jetty enforces some itself). */
@@ -107,12 +141,13 @@ final class GatewayHandler extends Handler.Abstract {
         response.write(true, ByteBuffer.wrap(rejection.errorBody()), callback);
     }
 
-    private static void fail(Request request, Response response, Callback callback, Throwable failure) {
+    /** Answers a failure, or aborts a response that already began; returns whether it aborted. */
+    private static boolean fail(Request request, Response response, Callback callback, Throwable failure) {
         boolean internal = isInternal(failure);
         String id = internal ? logInternal(request, failure, response.isCommitted()) : null;
         if (response.isCommitted()) {
             callback.failed(failure); // aborts the connection: the client sees no clean end
-            return;
+            return true;
         }
         int status;
         byte[] body;
@@ -145,6 +180,7 @@ final class GatewayHandler extends Handler.Abstract {
             response.getHeaders().put(RequestId.HEADER, id);
         }
         response.write(true, ByteBuffer.wrap(body), callback);
+        return false;
     }
 
     /** Whether the failure is the gateway's own: not the upstream's, the client's or the route's. */

@@ -6,6 +6,7 @@ import dev.sluice.config.ServerConfig;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
+import dev.sluice.observe.GatewayObserver;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -41,7 +42,8 @@ final class JettyGateway implements RunningGateway {
     private final ScheduledThreadPoolExecutor timer;
     private final Map<String, UpstreamClient> clients;
 
-    private JettyGateway(GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clientFactory) {
+    private JettyGateway(
+            GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clientFactory, GatewayObserver observer) {
         ServerConfig sc = config.server();
         QueuedThreadPool pool;
         if (sc.engine() == EngineMode.VIRTUAL) {
@@ -90,14 +92,16 @@ final class JettyGateway implements RunningGateway {
         for (UpstreamConfig upstream : config.upstreams().values()) {
             clients.put(upstream.name(), clientFactory.apply(upstream));
         }
-        GracefulHandler graceful = new GracefulHandler(new GatewayHandler(config, clients, fanout, timer));
+        GracefulHandler graceful = new GracefulHandler(new GatewayHandler(config, clients, fanout, timer, observer));
         server.setHandler(graceful);
         server.setErrorHandler(new JsonErrorHandler()); // the contract's JSON, never Jetty's HTML page
         server.setStopTimeout(sc.shutdownGrace().toMillis());
     }
 
-    static JettyGateway start(GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clients) throws Exception {
-        JettyGateway gateway = new JettyGateway(config, clients);
+    static JettyGateway start(
+            GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clients, GatewayObserver observer)
+            throws Exception {
+        JettyGateway gateway = new JettyGateway(config, clients, observer);
         try {
             gateway.server.start();
         } catch (Exception e) {

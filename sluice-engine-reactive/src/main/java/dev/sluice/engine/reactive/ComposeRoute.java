@@ -5,6 +5,7 @@ import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.observe.GatewayObserver;
 import dev.sluice.routing.RouteTable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -24,11 +25,20 @@ final class ComposeRoute {
     final JsonSplice splice;
     final HeaderRules rules;
     final int readAhead;
+    final String id;
+    final GatewayObserver observer;
     final String[] fixedPaths; // by part index, base path included; null when the part's path has placeholders
     private final ByteBuf[] firstKeys; // direct and unreleasable: spliced next to direct part buffers
     private final ByteBuf[] laterKeys;
 
-    ComposeRoute(RouteConfig route, ComposeTarget target, Map<String, Upstream> upstreams, int readAhead) {
+    ComposeRoute(
+            RouteConfig route,
+            ComposeTarget target,
+            Map<String, Upstream> upstreams,
+            int readAhead,
+            GatewayObserver observer) {
+        this.id = route.id();
+        this.observer = observer;
         this.target = target;
         this.parts = target.parts();
         this.upstreams = new Upstream[parts.size()];

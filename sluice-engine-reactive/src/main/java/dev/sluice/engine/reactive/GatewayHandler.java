@@ -5,6 +5,8 @@ import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.http.ErrorBody;
+import dev.sluice.observe.ExchangeEvent;
+import dev.sluice.observe.GatewayObserver;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
 import io.netty.channel.Channel;
@@ -16,6 +18,7 @@ import java.util.TreeSet;
 import java.util.function.BiFunction;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
@@ -29,9 +32,11 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     private final RouteTable table;
     private final Map<RouteConfig, ProxyRoute> proxies = new IdentityHashMap<>();
     private final Map<RouteConfig, ComposeRoute> compositions = new IdentityHashMap<>();
+    private final GatewayObserver observer;
 
-    GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams) {
+    GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
         this.table = new RouteTable(config.routes());
+        this.observer = observer;
         for (RouteConfig route : config.routes()) {
             switch (route.target()) {
                 case ProxyTarget proxy ->
@@ -40,7 +45,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                     compositions.put(
                             route,
                             new ComposeRoute(
-                                    route, compose, upstreams, config.server().readAhead()));
+                                    route, compose, upstreams, config.server().readAhead(), observer));
             }
         }
     }
@@ -50,6 +55,23 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         ClientRequest in = ClientRequest.of(request);
         HttpHeaders headers = request.requestHeaders();
         RouteTable.Result result = table.match(in.method, headers.get(HttpHeaderNames.HOST), in.path, headers::get);
+        if (!observer.listens()) {
+            return answer(in, response, result);
+        }
+        long start = System.nanoTime();
+        String route = result instanceof RouteTable.Result.Matched matched
+                ? matched.route().id()
+                : "";
+        return answer(in, response, result).doFinally(signal -> {
+            Channel channel = channel(in);
+            boolean aborted = signal == SignalType.CANCEL
+                    || (channel != null && channel.attr(Responses.ABORTED).get() != null);
+            observer.exchange(
+                    new ExchangeEvent(route, in.method, response.status().code(), aborted, System.nanoTime() - start));
+        });
+    }
+
+    private Mono<Void> answer(ClientRequest in, HttpServerResponse response, RouteTable.Result result) {
         Mono<Void> answer;
         try {
             answer = switch (result) {

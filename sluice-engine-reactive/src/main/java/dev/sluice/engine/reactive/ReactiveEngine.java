@@ -6,6 +6,7 @@ import dev.sluice.config.EngineMode;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
+import dev.sluice.observe.GatewayObserver;
 import java.util.Set;
 
 /**
@@ -21,12 +22,12 @@ public final class ReactiveEngine implements Engine {
     }
 
     @Override
-    public RunningGateway start(GatewayConfig config) {
+    public RunningGateway start(GatewayConfig config, GatewayObserver observer) {
         requireNonNull(config, "config");
         EngineMode mode = config.server().engine();
         if (mode != EngineMode.REACTIVE) {
             throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: reactive)");
         }
-        return ReactiveGateway.start(config);
+        return ReactiveGateway.start(config, observer);
     }
 }

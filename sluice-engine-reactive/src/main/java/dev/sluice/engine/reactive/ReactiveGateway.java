@@ -5,6 +5,7 @@ import dev.sluice.config.ServerConfig;
 import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
+import dev.sluice.observe.GatewayObserver;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
@@ -49,7 +50,7 @@ final class ReactiveGateway implements RunningGateway {
         this.grace = grace;
     }
 
-    static ReactiveGateway start(GatewayConfig config) {
+    static ReactiveGateway start(GatewayConfig config, GatewayObserver observer) {
         ServerConfig settings = config.server();
         int workers = Math.max(1, Runtime.getRuntime().availableProcessors());
         LoopResources loops = LoopResources.create("sluice-reactive", workers, true);
@@ -66,7 +67,7 @@ final class ReactiveGateway implements RunningGateway {
                     .port(settings.port())
                     .channelGroup(connections)
                     .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true) // RequestHeadCheck closes it
-                    .doOnChannelInit((observer, channel, remote) -> channel.pipeline()
+                    .doOnChannelInit((connectionObserver, channel, remote) -> channel.pipeline()
                             .addAfter(NettyPipeline.HttpCodec, RequestHeadCheck.NAME, new RequestHeadCheck()))
                     .doOnConnection(
                             connection -> { // once per request: the gate stays for the connection's life
@@ -77,7 +78,7 @@ final class ReactiveGateway implements RunningGateway {
                                             RequestHeadCheck.NAME, RequestBodyCheck.NAME, new RequestBodyCheck());
                                 }
                             })
-                    .handle(new GatewayHandler(config, upstreams))
+                    .handle(new GatewayHandler(config, upstreams, observer))
                     .bindNow();
             return new ReactiveGateway(loops, upstreams, connections, server, settings.shutdownGrace());
         } catch (RuntimeException e) {

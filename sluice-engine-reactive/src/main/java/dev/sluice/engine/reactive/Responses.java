@@ -4,11 +4,15 @@ import dev.sluice.http.ErrorBody;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.util.AttributeKey;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerResponse;
 
 /** The gateway's own answers, and the abort of a response already under way. */
 final class Responses {
+
+    /** Set on a connection whose response was aborted, for the observer's {@code aborted}. */
+    static final AttributeKey<Boolean> ABORTED = AttributeKey.valueOf("sluice.aborted");
 
     private Responses() {}
 
@@ -34,6 +38,7 @@ final class Responses {
      * far, then the connection end.
      */
     static void abort(Channel channel) {
+        channel.attr(ABORTED).set(Boolean.TRUE);
         channel.flush();
         channel.close();
     }

@@ -1,0 +1,26 @@
+package dev.sluice.observe;
+
+/**
+ * What metrics, access logs and traces consume: one event per request and one per composition part,
+ * with timings, sizes and outcomes. Engines and the core call it on the request's own thread or
+ * event loop, so an implementation must be quick and must not block (hand the event to a queue).
+ *
+ * <p>{@link #NONE} costs nothing: engines and the core check for it before they read a clock or
+ * build an event.
+ */
+public interface GatewayObserver {
+
+    /** Listens to nothing. */
+    GatewayObserver NONE = new GatewayObserver() {};
+
+    /** A request was answered, or its response aborted. */
+    default void exchange(ExchangeEvent event) {}
+
+    /** A composition part settled: relayed, {@code null}, or cut short by the response's failure or abort. */
+    default void part(PartEvent event) {}
+
+    /** Whether anyone listens: false only for {@link #NONE}. */
+    default boolean listens() {
+        return this != NONE;
+    }
+}
