@@ -3,7 +3,7 @@ package dev.sluice.engine.blocking;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
-import dev.sluice.config.RouteConfig;
+import dev.sluice.engine.GatewaySnapshot;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.http.ErrorBody;
@@ -15,7 +15,6 @@ import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -39,8 +38,7 @@ final class GatewayHandler extends Handler.Abstract {
 
     private static final Logger LOG = LoggerFactory.getLogger(GatewayHandler.class);
 
-    private final RouteTable table;
-    private final Map<RouteConfig, RouteHandler> handlers = new IdentityHashMap<>();
+    private final GatewaySnapshot.Holder<RouteHandler> snapshots;
     private final GatewayObserver observer;
 
     GatewayHandler(
@@ -50,18 +48,14 @@ final class GatewayHandler extends Handler.Abstract {
             ScheduledExecutorService timer,
             GatewayObserver observer) {
         super(InvocationType.BLOCKING);
-        this.table = new RouteTable(config.routes());
         this.observer = observer;
         RingPool rings = new RingPool(16L << 20);
-        for (RouteConfig route : config.routes()) {
-            RouteHandler handler = switch (route.target()) {
-                case ProxyTarget proxy -> new ProxyRoute(route, proxy, clients.get(proxy.upstream()), timer);
-                case ComposeTarget compose ->
-                    new ComposeRoute(
-                            route, compose, clients, fanout, config.server().readAhead(), rings, observer);
-            };
-            handlers.put(route, handler);
-        }
+        this.snapshots = new GatewaySnapshot.Holder<>(GatewaySnapshot.compile(config, route -> switch (route.target()) {
+            case ProxyTarget proxy -> new ProxyRoute(route, proxy, clients.get(proxy.upstream()), timer);
+            case ComposeTarget compose ->
+                new ComposeRoute(
+                        route, compose, clients, fanout, config.server().readAhead(), rings, observer);
+        }));
     }
 
     @Override
@@ -100,12 +94,13 @@ final class GatewayHandler extends Handler.Abstract {
                 }
                 return false;
             }
-            switch (table.match(method, headers.get(HttpHeader.HOST), path, headers::get)) {
+            GatewaySnapshot<RouteHandler> snapshot = snapshots.current(); // this request's, to its end
+            switch (snapshot.match(method, headers.get(HttpHeader.HOST), path, headers::get)) {
                 case RouteTable.Result.Matched matched -> {
                     if (route != null) {
                         route[0] = matched.route().id();
                     }
-                    handlers.get(matched.route()).handle(request, response, matched);
+                    snapshot.handler(matched).handle(request, response, matched);
                 }
                 case RouteTable.Result.MethodNotAllowed notAllowed -> {
                     response.getHeaders()

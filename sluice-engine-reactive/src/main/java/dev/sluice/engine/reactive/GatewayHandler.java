@@ -3,7 +3,7 @@ package dev.sluice.engine.reactive;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
-import dev.sluice.config.RouteConfig;
+import dev.sluice.engine.GatewaySnapshot;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
@@ -12,7 +12,6 @@ import dev.sluice.routing.RouteTable;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
-import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.BiFunction;
@@ -29,40 +28,39 @@ import reactor.netty.http.server.HttpServerResponse;
  */
 final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> {
 
-    private final RouteTable table;
-    private final Map<RouteConfig, ProxyRoute> proxies = new IdentityHashMap<>();
-    private final Map<RouteConfig, ComposeRoute> compositions = new IdentityHashMap<>();
+    /** A route compiled for this engine: a {@link ProxyRoute}'s or a {@link ComposeRoute}'s {@code handle}. */
+    @FunctionalInterface
+    interface RouteHandler {
+        Mono<Void> handle(
+                ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel);
+    }
+
+    private final GatewaySnapshot.Holder<RouteHandler> snapshots;
     private final GatewayObserver observer;
 
     GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
-        this.table = new RouteTable(config.routes());
         this.observer = observer;
-        for (RouteConfig route : config.routes()) {
-            switch (route.target()) {
-                case ProxyTarget proxy ->
-                    proxies.put(route, new ProxyRoute(route, proxy, upstreams.get(proxy.upstream())));
-                case ComposeTarget compose ->
-                    compositions.put(
-                            route,
-                            new ComposeRoute(
-                                    route, compose, upstreams, config.server().readAhead(), observer));
-            }
-        }
+        this.snapshots = new GatewaySnapshot.Holder<>(GatewaySnapshot.compile(config, route -> switch (route.target()) {
+            case ProxyTarget proxy -> new ProxyRoute(route, proxy, upstreams.get(proxy.upstream()))::handle;
+            case ComposeTarget compose ->
+                new ComposeRoute(route, compose, upstreams, config.server().readAhead(), observer)::handle;
+        }));
     }
 
     @Override
     public Publisher<Void> apply(HttpServerRequest request, HttpServerResponse response) {
         ClientRequest in = ClientRequest.of(request);
         HttpHeaders headers = request.requestHeaders();
-        RouteTable.Result result = table.match(in.method, headers.get(HttpHeaderNames.HOST), in.path, headers::get);
+        GatewaySnapshot<RouteHandler> snapshot = snapshots.current(); // this request's, to its end
+        RouteTable.Result result = snapshot.match(in.method, headers.get(HttpHeaderNames.HOST), in.path, headers::get);
         if (!observer.listens()) {
-            return answer(in, response, result);
+            return answer(snapshot, in, response, result);
         }
         long start = System.nanoTime();
         String route = result instanceof RouteTable.Result.Matched matched
                 ? matched.route().id()
                 : "";
-        return answer(in, response, result).doFinally(signal -> {
+        return answer(snapshot, in, response, result).doFinally(signal -> {
             Channel channel = channel(in);
             boolean aborted = signal == SignalType.CANCEL
                     || (channel != null && channel.attr(Responses.ABORTED).get() != null);
@@ -71,11 +69,16 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         });
     }
 
-    private Mono<Void> answer(ClientRequest in, HttpServerResponse response, RouteTable.Result result) {
+    private Mono<Void> answer(
+            GatewaySnapshot<RouteHandler> snapshot,
+            ClientRequest in,
+            HttpServerResponse response,
+            RouteTable.Result result) {
         Mono<Void> answer;
         try {
             answer = switch (result) {
-                case RouteTable.Result.Matched matched -> route(in, response, matched);
+                case RouteTable.Result.Matched matched ->
+                    snapshot.handler(matched).handle(in, response, matched, channel(in));
                 case RouteTable.Result.MethodNotAllowed notAllowed -> {
                     response.header(HttpHeaderNames.ALLOW, String.join(", ", new TreeSet<>(notAllowed.allowed())));
                     yield Responses.send(response, 405, ErrorBody.methodNotAllowed(in.method, in.path));
@@ -91,15 +94,6 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             return InternalFailure.answer(in, response, e);
         }
         return answer.onErrorResume(InternalFailure::isInternal, error -> InternalFailure.answer(in, response, error));
-    }
-
-    private Mono<Void> route(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched matched) {
-        Channel channel = channel(in);
-        ProxyRoute proxy = proxies.get(matched.route());
-        if (proxy != null) {
-            return proxy.handle(in, response, matched, channel);
-        }
-        return compositions.get(matched.route()).handle(in, response, matched, channel);
     }
 
     private static Channel channel(ClientRequest in) {
