@@ -1,5 +1,6 @@
 package dev.sluice.config;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -20,6 +21,17 @@ public sealed interface FilterConfig {
         public RequestHeaders {
             set = Map.copyOf(set);
             remove = List.copyOf(remove);
+        }
+    }
+
+    /**
+     * Isolates a slow route: {@code concurrency: {max: 200, queue: 100, queue-timeout: 1s}}. At most
+     * {@code max} requests in flight; up to {@code queue} more wait at most {@code queueTimeout} for a
+     * slot; beyond that, {@code 503 overloaded}.
+     */
+    record Concurrency(int max, int queue, Duration queueTimeout) implements FilterConfig {
+        public Concurrency {
+            java.util.Objects.requireNonNull(queueTimeout, "queueTimeout");
         }
     }
 

@@ -156,12 +156,33 @@ final class TargetBinder {
                 case "response-headers" ->
                     headerRewrite(body, at + "." + kind)
                             .ifPresent(r -> filters.add(new FilterConfig.ResponseHeaders(r.set(), r.remove())));
+                case "concurrency" -> concurrency(body, at + "." + kind).ifPresent(filters::add);
                 default ->
                     problems.add(new Problem(
-                            at + "." + kind, "unknown filter (expected: one of request-headers, response-headers)"));
+                            at + "." + kind,
+                            "unknown filter (expected: one of request-headers, response-headers, concurrency)"));
             }
         }
         return filters;
+    }
+
+    private Optional<FilterConfig> concurrency(Object body, String path) {
+        Optional<Mapping> section = Mapping.of(body, path, "a mapping with max, queue and queue-timeout", problems);
+        if (section.isEmpty()) {
+            return Optional.empty();
+        }
+        Mapping m = section.get();
+        m.allowOnly("max", "queue", "queue-timeout");
+        int before = problems.size();
+        if (!m.has("max")) {
+            problems.add(new Problem(path + ".max", "missing (expected: the most requests in flight, 1 or more)"));
+        }
+        int max = m.integer("max", 1, 1, 1_000_000, "a whole number from 1 to 1000000");
+        int queue = m.integer("queue", 0, 0, 1_000_000, "a whole number from 0 to 1000000");
+        Duration queueTimeout = m.duration("queue-timeout", Duration.ofSeconds(1));
+        return problems.size() == before
+                ? Optional.of(new FilterConfig.Concurrency(max, queue, queueTimeout))
+                : Optional.empty();
     }
 
     private record Rewrite(Map<String, String> set, List<String> remove) {}

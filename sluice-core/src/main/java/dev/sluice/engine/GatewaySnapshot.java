@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.RouteConfig;
+import dev.sluice.policy.PolicyChain;
 import dev.sluice.routing.RouteTable;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -24,11 +25,17 @@ public final class GatewaySnapshot<H> {
     private final GatewayConfig config;
     private final RouteTable table;
     private final Map<RouteConfig, H> handlers;
+    private final Map<RouteConfig, PolicyChain> policies;
 
-    private GatewaySnapshot(GatewayConfig config, RouteTable table, Map<RouteConfig, H> handlers) {
+    private GatewaySnapshot(
+            GatewayConfig config,
+            RouteTable table,
+            Map<RouteConfig, H> handlers,
+            Map<RouteConfig, PolicyChain> policies) {
         this.config = config;
         this.table = table;
         this.handlers = handlers;
+        this.policies = policies;
     }
 
     /**
@@ -39,10 +46,12 @@ public final class GatewaySnapshot<H> {
     public static <H> GatewaySnapshot<H> compile(GatewayConfig config, Function<RouteConfig, H> compiler) {
         requireNonNull(config, "config");
         Map<RouteConfig, H> handlers = new IdentityHashMap<>();
+        Map<RouteConfig, PolicyChain> policies = new IdentityHashMap<>();
         for (RouteConfig route : config.routes()) {
             handlers.put(route, requireNonNull(compiler.apply(route), () -> "handler for route " + route.id()));
+            policies.put(route, PolicyChain.of(route));
         }
-        return new GatewaySnapshot<>(config, new RouteTable(config.routes()), handlers);
+        return new GatewaySnapshot<>(config, new RouteTable(config.routes()), handlers, policies);
     }
 
     public GatewayConfig config() {
@@ -61,6 +70,11 @@ public final class GatewaySnapshot<H> {
             throw new IllegalArgumentException("route " + matched.route().id() + " is not this snapshot's");
         }
         return handler;
+    }
+
+    /** The inbound policies of a route this snapshot matched ({@link PolicyChain#NONE} for none). */
+    public PolicyChain policies(RouteTable.Result.Matched matched) {
+        return policies.get(matched.route());
     }
 
     /** The current snapshot, swapped whole. */

@@ -11,6 +11,9 @@ import dev.sluice.http.RequestFraming;
 import dev.sluice.http.RequestId;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
+import dev.sluice.policy.Decision;
+import dev.sluice.policy.InboundPolicy;
+import dev.sluice.policy.PolicyChain;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
 import java.io.IOException;
@@ -100,7 +103,12 @@ final class GatewayHandler extends Handler.Abstract {
                     if (route != null) {
                         route[0] = matched.route().id();
                     }
-                    snapshot.handler(matched).handle(request, response, matched);
+                    PolicyChain policies = snapshot.policies(matched);
+                    if (policies.isEmpty()) {
+                        snapshot.handler(matched).handle(request, response, matched);
+                    } else {
+                        admitted(policies, request, response, matched, snapshot.handler(matched));
+                    }
                 }
                 case RouteTable.Result.MethodNotAllowed notAllowed -> {
                     response.getHeaders()
@@ -114,6 +122,68 @@ final class GatewayHandler extends Handler.Abstract {
             return false;
         } catch (Throwable failure) {
             return fail(request, response, callback, failure);
+        }
+    }
+
+    /**
+     * Runs the route if its policies let the request through: a pending decision is waited for here
+     * (this engine's requests have threads of their own: a virtual thread parks), a rejection is
+     * answered, and the permit of a request that proceeds is released when its response is over.
+     */
+    private static void admitted(
+            PolicyChain policies,
+            Request request,
+            Response response,
+            RouteTable.Result.Matched matched,
+            RouteHandler handler)
+            throws Exception {
+        Decision decision = policies.admit(new Inbound(request, matched));
+        if (decision instanceof Decision.Pending pending) {
+            try {
+                decision = pending.decision().toCompletableFuture().get();
+            } catch (InterruptedException e) {
+                pending.abandon();
+                throw e;
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("a policy failed to decide", e.getCause());
+            }
+        }
+        switch (decision) {
+            case Decision.Proceed proceed -> {
+                try {
+                    handler.handle(request, response, matched);
+                } finally {
+                    proceed.permit().release();
+                }
+            }
+            case Decision.Reject reject -> {
+                reject.headers().forEach((name, value) -> response.getHeaders().put(name, value));
+                error(response, reject.status(), reject.body());
+            }
+            case Decision.Pending pending -> throw new IllegalStateException("a pending decision decided nothing");
+        }
+    }
+
+    /** What a policy may read of a Jetty request. */
+    private record Inbound(Request request, RouteTable.Result.Matched matched) implements InboundPolicy.Inbound {
+        @Override
+        public String method() {
+            return request.getMethod();
+        }
+
+        @Override
+        public String path() {
+            return matched.path();
+        }
+
+        @Override
+        public String header(String name) {
+            return request.getHeaders().get(name);
+        }
+
+        @Override
+        public String route() {
+            return matched.route().id();
         }
     }
 

@@ -7,6 +7,9 @@ import dev.sluice.engine.GatewaySnapshot;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
+import dev.sluice.policy.Decision;
+import dev.sluice.policy.InboundPolicy;
+import dev.sluice.policy.PolicyChain;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
 import io.netty.channel.Channel;
@@ -77,8 +80,13 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         Mono<Void> answer;
         try {
             answer = switch (result) {
-                case RouteTable.Result.Matched matched ->
-                    snapshot.handler(matched).handle(in, response, matched, channel(in));
+                case RouteTable.Result.Matched matched -> {
+                    PolicyChain policies = snapshot.policies(matched);
+                    RouteHandler handler = snapshot.handler(matched);
+                    yield policies.isEmpty()
+                            ? handler.handle(in, response, matched, channel(in))
+                            : admitted(policies.admit(new Inbound(in, matched)), in, response, matched, handler);
+                }
                 case RouteTable.Result.MethodNotAllowed notAllowed -> {
                     response.header(HttpHeaderNames.ALLOW, String.join(", ", new TreeSet<>(notAllowed.allowed())));
                     yield Responses.send(response, 405, ErrorBody.methodNotAllowed(in.method, in.path));
@@ -94,6 +102,76 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             return InternalFailure.answer(in, response, e);
         }
         return answer.onErrorResume(InternalFailure::isInternal, error -> InternalFailure.answer(in, response, error));
+    }
+
+    /**
+     * Carries out a policy decision: the route runs (its permit released when the response is over,
+     * however it ends), a rejection is answered, a pending decision is awaited without blocking the
+     * loop (resumed on it) and abandoned when the client goes away first.
+     */
+    private static Mono<Void> admitted(
+            Decision decision,
+            ClientRequest in,
+            HttpServerResponse response,
+            RouteTable.Result.Matched matched,
+            RouteHandler handler) {
+        return switch (decision) {
+            case Decision.Proceed proceed -> {
+                Mono<Void> run;
+                try {
+                    run = handler.handle(in, response, matched, channel(in));
+                } catch (RuntimeException e) {
+                    proceed.permit().release();
+                    throw e;
+                }
+                yield run.doFinally(signal -> proceed.permit().release());
+            }
+            case Decision.Reject reject -> {
+                response.responseHeaders().clear();
+                reject.headers().forEach(response::header);
+                yield Responses.send(response, reject.status(), reject.body());
+            }
+            case Decision.Pending pending -> {
+                Channel channel = channel(in);
+                Mono<Decision> later = Mono.create(sink -> {
+                    sink.onCancel(pending::abandon);
+                    pending.decision()
+                            .whenComplete((d, error) -> channel.eventLoop().execute(() -> {
+                                if (error != null) {
+                                    sink.error(error);
+                                } else {
+                                    sink.success(d);
+                                }
+                            }));
+                });
+                yield later.flatMap(d -> d instanceof Decision.Pending
+                        ? Mono.error(new IllegalStateException("a pending decision decided nothing"))
+                        : admitted(d, in, response, matched, handler));
+            }
+        };
+    }
+
+    /** What a policy may read of a request. */
+    private record Inbound(ClientRequest in, RouteTable.Result.Matched matched) implements InboundPolicy.Inbound {
+        @Override
+        public String method() {
+            return in.method;
+        }
+
+        @Override
+        public String path() {
+            return matched.path();
+        }
+
+        @Override
+        public String header(String name) {
+            return in.headers().get(name);
+        }
+
+        @Override
+        public String route() {
+            return matched.route().id();
+        }
     }
 
     private static Channel channel(ClientRequest in) {

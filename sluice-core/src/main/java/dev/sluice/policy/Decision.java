@@ -1,0 +1,94 @@
+package dev.sluice.policy;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.http.ErrorBody;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What an {@link InboundPolicy} decides about a request. Engines carry it out in their own model:
+ * {@link Proceed} runs the route (and releases the permit when the response is over), {@link Reject}
+ * answers at once, {@link Pending} waits for a later decision without blocking an event loop (a
+ * virtual thread parks, the reactive engine subscribes).
+ */
+public sealed interface Decision {
+
+    /** Go on to the route; {@link Permit#release()} once the response is over, whatever became of it. */
+    record Proceed(Permit permit) implements Decision {
+        /** Proceed, holding nothing. */
+        public static final Proceed FREELY = new Proceed(Permit.NONE);
+
+        public Proceed {
+            requireNonNull(permit, "permit");
+        }
+    }
+
+    /**
+     * Answer {@code status} with the contract's JSON error body and {@code headers}; the upstream sees
+     * nothing.
+     */
+    record Reject(int status, String code, String message, Map<String, String> headers) implements Decision {
+        public Reject {
+            requireNonNull(code, "code");
+            requireNonNull(message, "message");
+            headers = Map.copyOf(headers);
+        }
+
+        public byte[] body() {
+            return ErrorBody.of(status, code, message);
+        }
+    }
+
+    /**
+     * The decision comes later (a queue, a remote store). The engine must not block an event loop on
+     * it; when the client goes away first it calls {@link #abandon()}.
+     */
+    record Pending(CompletionStage<Decision> decision) implements Decision {
+        public Pending {
+            requireNonNull(decision, "decision");
+        }
+
+        /**
+         * The client is gone: cancels the wait, or releases the permit of a decision that came just
+         * before.
+         */
+        public void abandon() {
+            var future = decision.toCompletableFuture();
+            if (!future.cancel(false)) {
+                future.thenAccept(Decision::release);
+            }
+        }
+    }
+
+    /** Releases what a decision holds (a {@link Proceed}'s permit); nothing for the others. */
+    static void release(Decision decision) {
+        if (decision instanceof Proceed p) {
+            p.permit().release();
+        } else if (decision instanceof Pending p) {
+            p.abandon();
+        }
+    }
+
+    /** Something a request holds while it runs (a concurrency slot). Released once; more calls do nothing. */
+    interface Permit {
+        Permit NONE = () -> {};
+
+        void release();
+
+        /** Both permits, released together. */
+        default Permit and(Permit other) {
+            if (other == NONE) {
+                return this;
+            }
+            if (this == NONE) {
+                return other;
+            }
+            Permit first = this;
+            return () -> {
+                first.release();
+                other.release();
+            };
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package dev.sluice.policy;
+
+/**
+ * A decision about a request before it reaches its route's upstreams: authentication, rate limits,
+ * concurrency limits. Written once in the core; every engine asks it the same way, on the request's
+ * own thread or event loop, so {@link #admit} must never block (what must wait returns a {@link
+ * Decision.Pending}).
+ */
+@FunctionalInterface
+public interface InboundPolicy {
+
+    Decision admit(Inbound request);
+
+    /** What a policy may read of a request. */
+    interface Inbound {
+        String method();
+
+        /** The normalised path the route matched. */
+        String path();
+
+        /** The first value of a request header, or null. */
+        String header(String name);
+
+        /** The route's id. */
+        String route();
+    }
+}

@@ -1,0 +1,124 @@
+package dev.sluice.policy;
+
+import dev.sluice.config.FilterConfig;
+import dev.sluice.config.RouteConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A route's inbound policies, in the order its {@code filters} list them, asked as one: the first
+ * that rejects ends the chain (the permits taken before it are released), a pending one resumes the
+ * chain when it decides, and a request that passes them all proceeds holding every permit.
+ */
+public final class PolicyChain {
+
+    /** No policy: every request proceeds, at no cost. */
+    public static final PolicyChain NONE = new PolicyChain(new InboundPolicy[0]);
+
+    private final InboundPolicy[] policies;
+
+    public PolicyChain(InboundPolicy[] policies) {
+        this.policies = policies.clone();
+    }
+
+    /** The policies a route's filters configure (header rewrites are {@code HeaderRules}', not policies). */
+    public static PolicyChain of(RouteConfig route) {
+        List<InboundPolicy> policies = new ArrayList<>();
+        for (FilterConfig filter : route.filters()) {
+            switch (filter) {
+                case FilterConfig.Concurrency c ->
+                    policies.add(new ConcurrencyLimit(c.max(), c.queue(), c.queueTimeout()));
+                case FilterConfig.RequestHeaders h -> {}
+                case FilterConfig.ResponseHeaders h -> {}
+            }
+        }
+        return policies.isEmpty() ? NONE : new PolicyChain(policies.toArray(InboundPolicy[]::new));
+    }
+
+    public boolean isEmpty() {
+        return policies.length == 0;
+    }
+
+    /** Asks every policy about {@code request}. */
+    public Decision admit(InboundPolicy.Inbound request) {
+        return from(0, request, Decision.Permit.NONE);
+    }
+
+    private Decision from(int start, InboundPolicy.Inbound request, Decision.Permit held) {
+        for (int i = start; i < policies.length; i++) {
+            Decision decision = policies[i].admit(request);
+            switch (decision) {
+                case Decision.Proceed p -> held = held.and(p.permit());
+                case Decision.Reject r -> {
+                    held.release();
+                    return r;
+                }
+                case Decision.Pending p -> {
+                    return resumeAfter(p, i + 1, request, held);
+                }
+            }
+        }
+        return held == Decision.Permit.NONE ? Decision.Proceed.FREELY : new Decision.Proceed(held);
+    }
+
+    /**
+     * The chain goes on from {@code next} once {@code pending} decides. Abandoning the returned
+     * decision (the client went away) cancels the wait it is in, and whatever permits were taken are
+     * released, now or when the decision comes.
+     */
+    private Decision resumeAfter(
+            Decision.Pending pending, int next, InboundPolicy.Inbound request, Decision.Permit held) {
+        CompletableFuture<Decision> outer = new CompletableFuture<>();
+        CompletableFuture<Decision> inner = pending.decision().toCompletableFuture();
+        outer.whenComplete((d, e) -> {
+            if (outer.isCancelled()) {
+                inner.cancel(false);
+            }
+        });
+        inner.whenComplete((later, error) -> {
+            Decision resumed;
+            if (error != null) {
+                held.release();
+                resumed = FAILED;
+            } else {
+                resumed = switch (later) {
+                    case Decision.Proceed q -> from(next, request, held.and(q.permit()));
+                    case Decision.Reject r -> {
+                        held.release();
+                        yield r;
+                    }
+                    case Decision.Pending q -> { // a policy must settle on Proceed or Reject
+                        q.abandon();
+                        held.release();
+                        yield FAILED;
+                    }
+                };
+            }
+            settle(outer, resumed);
+        });
+        return new Decision.Pending(outer);
+    }
+
+    /** Completes {@code outer} with {@code decision}, or releases it when nobody waits any more. */
+    private static void settle(CompletableFuture<Decision> outer, Decision decision) {
+        if (decision instanceof Decision.Pending p) { // the chain met another pending policy
+            CompletableFuture<Decision> inner = p.decision().toCompletableFuture();
+            outer.whenComplete((d, e) -> {
+                if (outer.isCancelled()) {
+                    inner.cancel(false);
+                }
+            });
+            inner.whenComplete((d, e) -> settle(outer, e != null ? FAILED : d));
+            return;
+        }
+        if (!outer.complete(decision)) {
+            Decision.release(decision);
+        }
+    }
+
+    /** A pending decision that failed instead of deciding. */
+    static final Decision.Reject FAILED =
+            new Decision.Reject(503, "policy_failed", "a policy could not decide about this request", Map.of());
+}
