@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -92,6 +93,42 @@ public abstract class ProxyContract extends ContractFixture {
                     HttpRequest.newBuilder(gw.uri("/p/echo/m")).method(method, HttpRequest.BodyPublishers.noBody()));
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.headers().firstValue("x-echo-method")).hasValue(method);
+        }
+    }
+
+    @Test
+    void anUpstreamThatAnswersBeforeReadingALargeBodyHasItsAnswerRelayed() {
+        // RFC 9112 section 9.3 lets a server answer before the request body is complete
+        GeneratedBody upload = GeneratedBody.binary(20 << 20);
+        String refuses = upstream.respond(405, "application/json", "{\"error\":\"no uploads here\"}");
+        try (TestGateway gw = passThrough()) { // the JDK's server: answers, drains a little, closes
+            for (WireRequest request : List.of(
+                    WireRequest.of("POST", "/p" + refuses).body(upload),
+                    WireRequest.of("POST", "/p" + refuses).chunked(upload, 64 * 1024))) {
+                WireResponse response = gw.wire().send(request);
+                assertThat(response.status())
+                        .as("the upstream's own answer, not 502")
+                        .isEqualTo(405);
+                assertThat(response.bodyText()).isEqualTo("{\"error\":\"no uploads here\"}");
+            }
+        }
+        String body = "{\"error\":\"too large\"}";
+        String answer = "HTTP/1.1 413 Content Too Large\r\nContent-Type: application/json\r\nContent-Length: "
+                + body.length() + "\r\nConnection: close\r\n\r\n" + body;
+        try (RawUpstream raw = RawUpstream.answering(answer); // reads the head, answers, closes: a reset
+                TestGateway gw = gateway()
+                        .upstream("raw", raw.url())
+                        .route("raw", on("/r/**"), proxy("raw").stripPrefix("/r"))
+                        .start()) {
+            for (WireRequest request : List.of(
+                    WireRequest.of("POST", "/r/upload").body(upload),
+                    WireRequest.of("POST", "/r/upload").chunked(upload, 64 * 1024))) {
+                WireResponse response = gw.wire().send(request);
+                assertThat(response.status())
+                        .as("the upstream's own answer, not 502")
+                        .isEqualTo(413);
+                assertThat(response.bodyText()).isEqualTo(body);
+            }
         }
     }
 

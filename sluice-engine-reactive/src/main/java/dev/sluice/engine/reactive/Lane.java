@@ -94,6 +94,10 @@ final class Lane {
                 .remoteAddress(address)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
                 .option(ChannelOption.AUTO_READ, false)
+                // a failed body write leaves the connection open, so that an answer the upstream sent
+                // before it stopped reading (RFC 9112 section 9.3) is still read and relayed; the
+                // exchange closes it, its request unfinished, when that answer ends or reading fails
+                .option(ChannelOption.AUTO_CLOSE, false)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<>() {
                     @Override

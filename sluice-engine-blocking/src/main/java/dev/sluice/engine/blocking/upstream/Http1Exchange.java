@@ -75,8 +75,16 @@ final class Http1Exchange implements UpstreamResponse {
         try {
             int before = connection.limit;
             try {
-                writeRequest();
-                readHead();
+                try {
+                    writeRequest();
+                } catch (IOException e) {
+                    if (!answeredEarly(e)) {
+                        throw e;
+                    }
+                }
+                if (status == 0) {
+                    readHead();
+                }
             } catch (BadResponse | RefusedHead | SocketTimeoutException e) {
                 throw e;
             } catch (IOException e) {
@@ -92,6 +100,28 @@ final class Http1Exchange implements UpstreamResponse {
         if (framing == Framing.NONE || (framing == Framing.LENGTH && left == 0)) {
             finish();
         }
+    }
+
+    /**
+     * Whether the upstream answered before it read the whole request body (RFC 9112 section 9.3 allows
+     * it: a 405, 413 or 401 to an upload) and then stopped reading, so that writing the body failed:
+     * the answer is read and relayed, and the connection, its request cut short, is never reused. A
+     * failure to read the client's own body, a stalled write and a cancelled call are not that.
+     */
+    private boolean answeredEarly(IOException writeFailure) {
+        if (!writing || writeStalled || request.isCancelled() || writeFailure instanceof SocketTimeoutException) {
+            return false;
+        }
+        writing = false;
+        try {
+            readHead();
+        } catch (IOException | RuntimeException noAnswer) {
+            writeFailure.addSuppressed(noAnswer);
+            status = 0;
+            return false;
+        }
+        reusable = false;
+        return true;
     }
 
     private void writeRequest() throws IOException {
