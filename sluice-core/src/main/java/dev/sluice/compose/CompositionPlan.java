@@ -84,6 +84,8 @@ public final class CompositionPlan {
     private PartState failedPart;
     private int part = -1;
     private boolean first;
+    private boolean anyDeadline; // some part's deadline still applies
+    private long earliest; // the nearest of them
 
     /**
      * @param target the route's composition
@@ -132,6 +134,7 @@ public final class CompositionPlan {
             parts[i] = new PartState(
                     config, i, deadline, Math.max(1, readAhead), target.validateJson() ? new JsonValidator() : null);
         }
+        refreshEarliest();
         this.ready = declared ? null : new int[n];
         this.actions = new int[2 * n];
         if (sequential) {
@@ -219,6 +222,7 @@ public final class CompositionPlan {
         }
         p.ended = true;
         p.endNanos = clock.getAsLong();
+        refreshEarliest();
         changed(p);
         return true;
     }
@@ -400,14 +404,31 @@ public final class CompositionPlan {
      * when none is).
      */
     public long waitNanos() {
-        long now = clock.getAsLong();
-        long wait = Long.MAX_VALUE;
+        return anyDeadline ? Math.max(0, earliest - clock.getAsLong()) : Long.MAX_VALUE;
+    }
+
+    /** Whether some part's deadline still applies (then {@link #deadline()} is the nearest). */
+    public boolean hasDeadline() {
+        return anyDeadline;
+    }
+
+    /** The nearest deadline still applying, on the plan's clock; meaningful when {@link #hasDeadline()}. */
+    public long deadline() {
+        return earliest;
+    }
+
+    /** The nearest deadline that still applies, recomputed whenever a part stops being timed. */
+    private void refreshEarliest() {
+        boolean any = false;
+        long min = 0;
         for (PartState p : parts) {
-            if (p.deadlineApplies()) {
-                wait = Math.min(wait, Math.max(0, p.deadline - now));
+            if (p.deadlineApplies() && (!any || p.deadline - min < 0)) {
+                min = p.deadline;
+                any = true;
             }
         }
-        return wait;
+        anyDeadline = any;
+        earliest = min;
     }
 
     /** When the composition began, on the plan's clock. */
@@ -423,6 +444,9 @@ public final class CompositionPlan {
      * not timed out: its upstream answered in time.
      */
     private void expire(long now) {
+        if (!anyDeadline || now - earliest < 0) {
+            return; // the common case: one comparison
+        }
         for (PartState p : parts) {
             if (p.deadlineApplies() && now - p.deadline >= 0) {
                 if (p.relayStarted) {
@@ -450,6 +474,7 @@ public final class CompositionPlan {
         p.error = reason;
         p.endNanos = clock.getAsLong();
         p.buffered = 0;
+        refreshEarliest();
         changed(p);
     }
 

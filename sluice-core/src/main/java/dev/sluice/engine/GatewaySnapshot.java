@@ -24,18 +24,15 @@ public final class GatewaySnapshot<H> {
 
     private final GatewayConfig config;
     private final RouteTable table;
-    private final Map<RouteConfig, H> handlers;
-    private final Map<RouteConfig, PolicyChain> policies;
+    private final Map<RouteConfig, Compiled<H>> routes;
 
-    private GatewaySnapshot(
-            GatewayConfig config,
-            RouteTable table,
-            Map<RouteConfig, H> handlers,
-            Map<RouteConfig, PolicyChain> policies) {
+    /** A route compiled: the engine's handler and the core's policies for it. */
+    public record Compiled<H>(H handler, PolicyChain policies) {}
+
+    private GatewaySnapshot(GatewayConfig config, RouteTable table, Map<RouteConfig, Compiled<H>> routes) {
         this.config = config;
         this.table = table;
-        this.handlers = handlers;
-        this.policies = policies;
+        this.routes = routes;
     }
 
     /**
@@ -45,13 +42,12 @@ public final class GatewaySnapshot<H> {
      */
     public static <H> GatewaySnapshot<H> compile(GatewayConfig config, Function<RouteConfig, H> compiler) {
         requireNonNull(config, "config");
-        Map<RouteConfig, H> handlers = new IdentityHashMap<>();
-        Map<RouteConfig, PolicyChain> policies = new IdentityHashMap<>();
+        Map<RouteConfig, Compiled<H>> routes = new IdentityHashMap<>();
         for (RouteConfig route : config.routes()) {
-            handlers.put(route, requireNonNull(compiler.apply(route), () -> "handler for route " + route.id()));
-            policies.put(route, PolicyChain.of(route));
+            H handler = requireNonNull(compiler.apply(route), () -> "handler for route " + route.id());
+            routes.put(route, new Compiled<>(handler, PolicyChain.of(route)));
         }
-        return new GatewaySnapshot<>(config, new RouteTable(config.routes()), handlers, policies);
+        return new GatewaySnapshot<>(config, new RouteTable(config.routes()), routes);
     }
 
     public GatewayConfig config() {
@@ -63,18 +59,23 @@ public final class GatewaySnapshot<H> {
         return table.match(method, host, rawPath, headers);
     }
 
-    /** The handler of a route this snapshot matched. */
-    public H handler(RouteTable.Result.Matched matched) {
-        H handler = handlers.get(matched.route());
-        if (handler == null) {
+    /** A route this snapshot matched, compiled: its handler and policies, in one look-up. */
+    public Compiled<H> route(RouteTable.Result.Matched matched) {
+        Compiled<H> route = routes.get(matched.route());
+        if (route == null) {
             throw new IllegalArgumentException("route " + matched.route().id() + " is not this snapshot's");
         }
-        return handler;
+        return route;
+    }
+
+    /** The handler of a route this snapshot matched. */
+    public H handler(RouteTable.Result.Matched matched) {
+        return route(matched).handler();
     }
 
     /** The inbound policies of a route this snapshot matched ({@link PolicyChain#NONE} for none). */
     public PolicyChain policies(RouteTable.Result.Matched matched) {
-        return policies.get(matched.route());
+        return route(matched).policies();
     }
 
     /** The current snapshot, swapped whole. */

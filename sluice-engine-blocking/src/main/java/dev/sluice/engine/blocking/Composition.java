@@ -127,10 +127,23 @@ final class Composition {
     void run(Request request, Response response, HeaderRules rules)
             throws IOException, InterruptedException, GatewayError, AbortedPart {
         ClientOutput out = null;
+        int[] starts = new int[parts.length];
+        int startCount = 0;
         lock.lock();
         try {
             while (true) {
                 CompositionPlan.Step step = plan.next();
+                if (step == CompositionPlan.Step.START) { // started together, outside the lock
+                    starts[startCount++] = plan.part();
+                    continue;
+                }
+                if (startCount > 0) {
+                    startAll(starts, startCount);
+                    startCount = 0;
+                    if (step == CompositionPlan.Step.WAIT) {
+                        continue; // the started parts may have changed the plan meanwhile
+                    }
+                }
                 switch (step) {
                     case WAIT -> {
                         if (out != null && out.hasStaged()) { // the client is not kept waiting for what is staged
@@ -149,7 +162,7 @@ final class Composition {
                             }
                         }
                     }
-                    case START -> start(parts[plan.part()]);
+                    case START -> throw new IllegalStateException("started above");
                     case STOP -> {
                         PartFetch part = parts[plan.part()];
                         part.cancelled = true;
@@ -191,12 +204,26 @@ final class Composition {
         }
     }
 
-    /** Under lock: hands the part to a fan-out thread; a refused hand-over fails the part. */
-    private void start(PartFetch part) {
+    /**
+     * Under lock: hands the parts the plan started to fan-out threads, without the lock (each fetch's
+     * first step takes it); a refused hand-over fails its part.
+     */
+    private void startAll(int[] starts, int count) {
+        lock.unlock();
+        int refused = 0;
         try {
-            fanout.execute(part);
-        } catch (RejectedExecutionException e) {
-            plan.failed(part.index, "fan-out pool is shut down", false);
+            for (int i = 0; i < count; i++) {
+                try {
+                    fanout.execute(parts[starts[i]]);
+                } catch (RejectedExecutionException e) {
+                    starts[refused++] = starts[i];
+                }
+            }
+        } finally {
+            lock.lock();
+        }
+        for (int i = 0; i < refused; i++) {
+            plan.failed(starts[i], "fan-out pool is shut down", false);
         }
     }
 

@@ -103,11 +103,11 @@ final class GatewayHandler extends Handler.Abstract {
                     if (route != null) {
                         route[0] = matched.route().id();
                     }
-                    PolicyChain policies = snapshot.policies(matched);
-                    if (policies.isEmpty()) {
-                        snapshot.handler(matched).handle(request, response, matched);
+                    GatewaySnapshot.Compiled<RouteHandler> compiled = snapshot.route(matched);
+                    if (compiled.policies().isEmpty()) {
+                        compiled.handler().handle(request, response, matched);
                     } else {
-                        admitted(policies, request, response, matched, snapshot.handler(matched));
+                        admitted(compiled.policies(), request, response, matched, compiled.handler());
                     }
                 }
                 case RouteTable.Result.MethodNotAllowed notAllowed -> {

@@ -163,11 +163,10 @@ final class Composition {
 
     /** Keeps one timer for the plan's nearest deadline. */
     private void armTimer() {
-        long wait = plan.waitNanos();
-        if (wait == Long.MAX_VALUE) {
+        if (!plan.hasDeadline()) {
             return;
         }
-        long deadline = System.nanoTime() + wait;
+        long deadline = plan.deadline(); // on System.nanoTime, the plan's clock here
         if (timer != null) {
             if (timerDeadline - deadline <= 0) {
                 return; // it fires first; the plan is asked again then
@@ -175,7 +174,7 @@ final class Composition {
             timer.cancel(false);
         }
         timerDeadline = deadline;
-        timer = home.schedule(wake, Math.max(1, wait), TimeUnit.NANOSECONDS);
+        timer = home.schedule(wake, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     /** Sends the status line and the composition's headers (with its first body bytes). */

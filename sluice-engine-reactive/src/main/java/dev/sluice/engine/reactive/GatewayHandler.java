@@ -81,8 +81,9 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         try {
             answer = switch (result) {
                 case RouteTable.Result.Matched matched -> {
-                    PolicyChain policies = snapshot.policies(matched);
-                    RouteHandler handler = snapshot.handler(matched);
+                    GatewaySnapshot.Compiled<RouteHandler> compiled = snapshot.route(matched);
+                    PolicyChain policies = compiled.policies();
+                    RouteHandler handler = compiled.handler();
                     yield policies.isEmpty()
                             ? handler.handle(in, response, matched, channel(in))
                             : admitted(policies.admit(new Inbound(in, matched)), in, response, matched, handler);
