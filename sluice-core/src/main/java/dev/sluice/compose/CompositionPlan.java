@@ -236,7 +236,7 @@ public final class CompositionPlan {
         if (status != 0) {
             parts[i].status = status;
         }
-        failed(i, failure.reason(), failure.status() == 504);
+        failed(i, failure.reason(), failure.isTimeout());
     }
 
     /** Part {@code i}'s call failed for a reason of the gateway's own. */

@@ -16,6 +16,22 @@ public final class RetryRule {
         return !hasBody && idempotent(method);
     }
 
+    /**
+     * The decision every engine asks when an upstream call fails: send it once more?
+     *
+     * @param method the request method
+     * @param hasBody whether the request has a body (a streamed body cannot be sent twice)
+     * @param failure how the call failed
+     * @param answered whether any byte of an answer had arrived
+     * @param attempts how many times the call has been sent so far (1 after the first send)
+     * @return true only for a bodyless idempotent request whose connection was closed or reset before
+     *     any answer, on its first attempt
+     */
+    public static boolean resends(
+            String method, boolean hasBody, UpstreamFailure failure, boolean answered, int attempts) {
+        return attempts == 1 && !answered && failure == UpstreamFailure.RESET && mayResend(method, hasBody);
+    }
+
     /** The idempotent methods of RFC 9110, section 9.2.2. */
     public static boolean idempotent(String method) {
         return switch (method) {

@@ -23,6 +23,11 @@ public enum UpstreamFailure {
         return status;
     }
 
+    /** Whether it is a timeout: the ones answered {@code 504} (a composition then answers {@code part_timeout}). */
+    public boolean isTimeout() {
+        return status == 504;
+    }
+
     /** A short human reason, used in error bodies and {@code _meta}. */
     public String reason() {
         return reason;

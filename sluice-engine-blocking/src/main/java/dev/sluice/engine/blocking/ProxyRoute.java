@@ -9,6 +9,7 @@ import dev.sluice.engine.blocking.upstream.UpstreamResponse;
 import dev.sluice.http.BrokenRequestBody;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.UpstreamFailure;
+import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -119,22 +120,12 @@ final class ProxyRoute implements RouteHandler {
     }
 
     private String upstreamTarget(Request request, RouteTable.Result.Matched match) {
-        if (target.path().isPresent()) {
-            return basePath
-                    + target.path().get().expand(match.variables(), Requests.lazyQuery(request), match.remainder());
-        }
-        String path = match.path(); // normalised: never the raw path
-        if (target.stripPrefix().isPresent()) {
-            String prefix = target.stripPrefix().get();
-            if (path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/')) {
-                path = path.substring(prefix.length());
-                if (path.isEmpty()) {
-                    path = "/";
-                }
-            }
-        }
-        String query = request.getHttpURI().getQuery();
-        return query == null ? basePath + path : basePath + path + '?' + query;
+        return ProxyPath.target(
+                target,
+                basePath,
+                match,
+                Requests.lazyQuery(request),
+                request.getHttpURI().getQuery());
     }
 
     /** The request body's length: Content-Length, -1 for chunked, 0 for none. */

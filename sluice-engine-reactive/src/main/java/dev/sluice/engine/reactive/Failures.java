@@ -73,9 +73,4 @@ final class Failures {
         }
         return null;
     }
-
-    /** Whether the failure is a timeout (a composition in {@code on-error: fail} answers 504 for it). */
-    static boolean isTimeout(UpstreamFailure failure) {
-        return failure.status() == 504;
-    }
 }

@@ -3,6 +3,7 @@ package dev.sluice.engine.reactive;
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.JsonValidator;
 import dev.sluice.config.PartConfig;
+import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -165,7 +166,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                         failure.code(),
                         error);
             }
-            if (failure == UpstreamFailure.RESET && status == 0 && attempts == 1) { // a GET, no body: RetryRule
+            if (RetryRule.resends("GET", false, failure, status != 0, attempts)) {
                 outstanding = false;
                 call();
                 return;

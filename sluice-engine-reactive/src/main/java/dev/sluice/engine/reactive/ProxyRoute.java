@@ -6,6 +6,7 @@ import dev.sluice.http.ErrorBody;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
+import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -88,7 +89,7 @@ final class ProxyRoute {
         private final EventLoop home;
         private final String uri;
         private final MonoSink<Void> sink;
-        private final boolean resendable;
+        private final boolean hasBody;
         private final ArrayDeque<ByteBuf> body = new ArrayDeque<>(4);
         private UpstreamConnection connection; // while the exchange has one
         private final Runnable whenWritable = this::drain; // the client's connection takes bytes again
@@ -113,7 +114,7 @@ final class ProxyRoute {
             this.home = channel.eventLoop();
             this.uri = uri;
             this.sink = sink;
-            this.resendable = RetryRule.mayResend(in.method, hasBody(in.headers()));
+            this.hasBody = hasBody(in.headers());
         }
 
         void start() {
@@ -212,7 +213,7 @@ final class ProxyRoute {
                     return;
                 }
                 if (!answered) {
-                    if (resendable && !resent && Failures.classify(error) == UpstreamFailure.RESET) {
+                    if (RetryRule.resends(in.method, hasBody, Failures.classify(error), false, resent ? 2 : 1)) {
                         resent = true;
                         acquire();
                         return;
@@ -411,18 +412,7 @@ final class ProxyRoute {
     }
 
     private String upstreamTarget(ClientRequest in, RouteTable.Result.Matched match) {
-        String base = upstream.basePath();
-        if (target.path().isPresent()) {
-            return base + target.path().get().expand(match.variables(), in.query(), match.remainder());
-        }
-        String path = match.path(); // normalised: never the raw path
-        if (target.stripPrefix().isPresent()) {
-            String prefix = target.stripPrefix().get();
-            if (path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/')) {
-                path = path.length() == prefix.length() ? "/" : path.substring(prefix.length());
-            }
-        }
-        return in.rawQuery == null ? base + path : base + path + '?' + in.rawQuery;
+        return ProxyPath.target(target, upstream.basePath(), match, in.query(), in.rawQuery);
     }
 
     /** Whether body bytes come right after this head: a known, non-zero length, and a body at all. */

@@ -89,7 +89,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
             if (pacer != null) {
                 request.awaitTurn(pacer.reserve(), name);
             }
-            boolean retryable = RetryRule.mayResend(request.method(), request.body() != null);
+            int attempts = 1;
             boolean fresh = false;
             while (true) {
                 connection = acquire(request);
@@ -110,10 +110,12 @@ public final class Http1UpstreamClient implements UpstreamClient {
                     connection.close();
                     slots.addLast(connection);
                     connection = null;
-                    if (!retryable || request.isCancelled()) {
+                    if (request.isCancelled()
+                            || !RetryRule.resends(
+                                    request.method(), request.body() != null, UpstreamFailure.RESET, false, attempts)) {
                         throw classify(e.getCause(), request);
                     }
-                    retryable = false; // once only
+                    attempts++;
                     fresh = true;
                 }
             }
