@@ -56,7 +56,7 @@ final class Failures {
         if (t instanceof ConnectTimeoutException) {
             return UpstreamFailure.CONNECT_TIMEOUT;
         }
-        if (t instanceof ConnectException) {
+        if (t instanceof ConnectException || t instanceof java.net.UnknownHostException) { // as the blocking client
             return UpstreamFailure.REFUSED;
         }
         if (t instanceof ReadTimeoutException) {

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.resolver.AddressResolverGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
@@ -73,6 +74,7 @@ final class Lane {
             EventLoop loop,
             Class<? extends Channel> type,
             InetSocketAddress address,
+            AddressResolverGroup<InetSocketAddress> resolver,
             int connectTimeoutMillis,
             long readTimeoutNanos,
             int maxConnections,
@@ -91,7 +93,8 @@ final class Lane {
         this.bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(type)
-                .remoteAddress(address)
+                .remoteAddress(address) // unresolved: looked up for each new connection
+                .resolver(resolver)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
                 .option(ChannelOption.AUTO_READ, false)
                 // a failed body write leaves the connection open, so that an answer the upstream sent

@@ -8,10 +8,18 @@ import dev.sluice.engine.RunningGateway;
 import dev.sluice.observe.GatewayObserver;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.uring.IoUring;
+import io.netty.resolver.AddressResolverGroup;
+import io.netty.resolver.HostsFileEntriesResolver;
+import io.netty.resolver.dns.DnsAddressResolverGroup;
+import io.netty.resolver.dns.DnsNameResolverBuilder;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -36,13 +44,16 @@ final class ReactiveGateway implements RunningGateway {
     private final DisposableServer server;
     private final Duration grace;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AddressResolverGroup<InetSocketAddress> resolver;
 
     private ReactiveGateway(
             LoopResources loops,
             Map<String, Upstream> upstreams,
             ChannelGroup connections,
             DisposableServer server,
-            Duration grace) {
+            Duration grace,
+            AddressResolverGroup<InetSocketAddress> resolver) {
+        this.resolver = resolver;
         this.loops = loops;
         this.upstreams = upstreams;
         this.connections = connections;
@@ -51,15 +62,24 @@ final class ReactiveGateway implements RunningGateway {
     }
 
     static ReactiveGateway start(GatewayConfig config, GatewayObserver observer) {
+        return start(config, observer, null);
+    }
+
+    /**
+     * @param hosts what answers for names before DNS does (the system's hosts file when null; tests
+     *     give their own)
+     */
+    static ReactiveGateway start(GatewayConfig config, GatewayObserver observer, HostsFileEntriesResolver hosts) {
         ServerConfig settings = config.server();
         int workers = Math.max(1, Runtime.getRuntime().availableProcessors());
         LoopResources loops = LoopResources.create("sluice-reactive", workers, true);
         boolean nativeIo = nativeIo(settings.transport());
         Map<String, Upstream> upstreams = new LinkedHashMap<>();
         ChannelGroup connections = new DefaultChannelGroup("sluice-reactive", GlobalEventExecutor.INSTANCE);
+        AddressResolverGroup<InetSocketAddress> resolver = resolver(loops, nativeIo, hosts);
         try {
             for (UpstreamConfig upstream : config.upstreams().values()) {
-                upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo));
+                upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo, resolver));
             }
             DisposableServer server = HttpServer.create()
                     .runOn(loops, nativeIo)
@@ -80,11 +100,29 @@ final class ReactiveGateway implements RunningGateway {
                             })
                     .handle(new GatewayHandler(config, upstreams, observer))
                     .bindNow();
-            return new ReactiveGateway(loops, upstreams, connections, server, settings.shutdownGrace());
+            return new ReactiveGateway(loops, upstreams, connections, server, settings.shutdownGrace(), resolver);
         } catch (RuntimeException e) {
-            release(upstreams, loops);
+            release(upstreams, loops, resolver);
             throw e;
         }
+    }
+
+    /**
+     * Upstream names are resolved for each new connection, by Netty's asynchronous DNS resolver on
+     * the connection's own event loop (never a blocking look-up on a loop), which caches each answer
+     * for its TTL: a name whose address changes is followed by the connections opened after the
+     * change. An address written as an IP literal is used as it is.
+     */
+    private static AddressResolverGroup<InetSocketAddress> resolver(
+            LoopResources loops, boolean nativeIo, HostsFileEntriesResolver hosts) {
+        EventLoopGroup group = loops.onClient(nativeIo);
+        DnsNameResolverBuilder builder = new DnsNameResolverBuilder()
+                .datagramChannelType(loops.onChannelClass(DatagramChannel.class, group))
+                .socketChannelType(loops.onChannelClass(SocketChannel.class, group));
+        if (hosts != null) {
+            builder.hostsFileEntriesResolver(hosts);
+        }
+        return new DnsAddressResolverGroup(builder);
     }
 
     /**
@@ -141,14 +179,16 @@ final class ReactiveGateway implements RunningGateway {
         } catch (IllegalStateException gracePassed) {
             connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
         } finally {
-            release(upstreams, loops);
+            release(upstreams, loops, resolver);
         }
     }
 
-    private static void release(Map<String, Upstream> upstreams, LoopResources loops) {
+    private static void release(
+            Map<String, Upstream> upstreams, LoopResources loops, AddressResolverGroup<InetSocketAddress> resolver) {
         for (Upstream upstream : upstreams.values()) {
             upstream.dispose(); // busy connections close with the event loops below
         }
+        resolver.close();
         loops.disposeLater(Duration.ZERO, RESOURCE_TIMEOUT).block(RESOURCE_TIMEOUT.plusSeconds(1));
     }
 }

@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.resolver.AddressResolverGroup;
 import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -53,7 +54,7 @@ final class Upstream {
     }
 
     /**
-     * Makes the lanes; resolves the upstream's address once, here, off the event loops.
+     * Makes the lanes. The upstream's name is resolved for each new connection by {@code resolver}.
      *
      * <p>With enough connections ({@value #MIN_CONNECTIONS_PER_LANE} per event loop or more), every
      * event loop gets a lane of its own, {@code max-connections} and {@code max-pending} shared out
@@ -61,8 +62,12 @@ final class Upstream {
      * bytes never hop threads. Smaller pools stay one lane, so that {@code max-connections: 1} means
      * one connection.
      */
-    static Upstream create(UpstreamConfig config, LoopResources loops, boolean nativeIo) {
-        InetSocketAddress address = new InetSocketAddress(config.host(), config.port());
+    static Upstream create(
+            UpstreamConfig config,
+            LoopResources loops,
+            boolean nativeIo,
+            AddressResolverGroup<InetSocketAddress> resolver) {
+        InetSocketAddress address = InetSocketAddress.createUnresolved(config.host(), config.port());
         EventLoopGroup group = loops.onServer(nativeIo);
         Class<? extends Channel> type = loops.onChannelClass(SocketChannel.class, group);
         List<EventLoop> executors = new ArrayList<>();
@@ -75,6 +80,7 @@ final class Upstream {
                     executors.get(i),
                     type,
                     address,
+                    resolver,
                     millis(config.connectTimeout()),
                     config.readTimeout().toNanos(),
                     share(config.maxConnections(), laneCount),

@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.resolver.DefaultAddressResolverGroup;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -66,6 +67,7 @@ class LaneTest {
                 loop,
                 NioSocketChannel.class,
                 upstream.address(),
+                DefaultAddressResolverGroup.INSTANCE, // a resolved address: not asked
                 1000,
                 TimeUnit.SECONDS.toNanos(10),
                 maxConnections,
@@ -195,6 +197,7 @@ class LaneTest {
                 loop,
                 NioSocketChannel.class,
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
+                DefaultAddressResolverGroup.INSTANCE,
                 1000,
                 TimeUnit.SECONDS.toNanos(10),
                 1,
