@@ -12,8 +12,8 @@ import dev.sluice.http.RequestId;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.Decision;
-import dev.sluice.policy.InboundPolicy;
 import dev.sluice.policy.PolicyChain;
+import dev.sluice.policy.RoutedRequest;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
 import java.io.IOException;
@@ -137,7 +137,7 @@ final class GatewayHandler extends Handler.Abstract {
             RouteTable.Result.Matched matched,
             RouteHandler handler)
             throws Exception {
-        Decision decision = policies.admit(new Inbound(request, matched));
+        Decision decision = policies.admit(new RoutedRequest(request.getMethod(), matched, request.getHeaders()::get));
         if (decision instanceof Decision.Pending pending) {
             try {
                 decision = pending.decision().toCompletableFuture().get();
@@ -161,29 +161,6 @@ final class GatewayHandler extends Handler.Abstract {
                 error(response, reject.status(), reject.body());
             }
             case Decision.Pending pending -> throw new IllegalStateException("a pending decision decided nothing");
-        }
-    }
-
-    /** What a policy may read of a Jetty request. */
-    private record Inbound(Request request, RouteTable.Result.Matched matched) implements InboundPolicy.Inbound {
-        @Override
-        public String method() {
-            return request.getMethod();
-        }
-
-        @Override
-        public String path() {
-            return matched.path();
-        }
-
-        @Override
-        public String header(String name) {
-            return request.getHeaders().get(name);
-        }
-
-        @Override
-        public String route() {
-            return matched.route().id();
         }
     }
 

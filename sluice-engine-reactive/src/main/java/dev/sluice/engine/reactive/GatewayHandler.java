@@ -8,8 +8,8 @@ import dev.sluice.http.ErrorBody;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.Decision;
-import dev.sluice.policy.InboundPolicy;
 import dev.sluice.policy.PolicyChain;
+import dev.sluice.policy.RoutedRequest;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
 import io.netty.channel.Channel;
@@ -86,7 +86,12 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                     RouteHandler handler = compiled.handler();
                     yield policies.isEmpty()
                             ? handler.handle(in, response, matched, channel(in))
-                            : admitted(policies.admit(new Inbound(in, matched)), in, response, matched, handler);
+                            : admitted(
+                                    policies.admit(new RoutedRequest(in.method, matched, in.headers()::get)),
+                                    in,
+                                    response,
+                                    matched,
+                                    handler);
                 }
                 case RouteTable.Result.MethodNotAllowed notAllowed -> {
                     response.header(HttpHeaderNames.ALLOW, String.join(", ", new TreeSet<>(notAllowed.allowed())));
@@ -150,29 +155,6 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                         : admitted(d, in, response, matched, handler));
             }
         };
-    }
-
-    /** What a policy may read of a request. */
-    private record Inbound(ClientRequest in, RouteTable.Result.Matched matched) implements InboundPolicy.Inbound {
-        @Override
-        public String method() {
-            return in.method;
-        }
-
-        @Override
-        public String path() {
-            return matched.path();
-        }
-
-        @Override
-        public String header(String name) {
-            return in.headers().get(name);
-        }
-
-        @Override
-        public String route() {
-            return matched.route().id();
-        }
     }
 
     private static Channel channel(ClientRequest in) {
