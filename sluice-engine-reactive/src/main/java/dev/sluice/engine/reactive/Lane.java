@@ -93,8 +93,7 @@ final class Lane {
         this.bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(type)
-                .remoteAddress(address) // unresolved: looked up for each new connection
-                .resolver(resolver)
+                .remoteAddress(address) // a name: looked up for each new connection
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
                 .option(ChannelOption.AUTO_READ, false)
                 // a failed body write leaves the connection open, so that an answer the upstream sent
@@ -112,6 +111,9 @@ final class Lane {
                                 .addLast(UpstreamConnection.NAME, new UpstreamConnection(Lane.this, channel, stall));
                     }
                 });
+        if (resolver != null) { // an IP literal keeps Bootstrap's default, which it never needs
+            bootstrap.resolver(resolver);
+        }
     }
 
     EventLoop loop() {

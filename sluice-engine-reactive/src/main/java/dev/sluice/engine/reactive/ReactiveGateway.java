@@ -76,7 +76,10 @@ final class ReactiveGateway implements RunningGateway {
         boolean nativeIo = nativeIo(settings.transport());
         Map<String, Upstream> upstreams = new LinkedHashMap<>();
         ChannelGroup connections = new DefaultChannelGroup("sluice-reactive", GlobalEventExecutor.INSTANCE);
-        AddressResolverGroup<InetSocketAddress> resolver = resolver(loops, nativeIo, hosts);
+        AddressResolverGroup<InetSocketAddress> resolver =
+                config.upstreams().values().stream().anyMatch(u -> Upstream.isName(u.host()))
+                        ? resolver(loops, nativeIo, hosts)
+                        : null; // IP literals only: no resolver, no datagram channels
         try {
             for (UpstreamConfig upstream : config.upstreams().values()) {
                 upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo, resolver));
@@ -188,7 +191,11 @@ final class ReactiveGateway implements RunningGateway {
         for (Upstream upstream : upstreams.values()) {
             upstream.dispose(); // busy connections close with the event loops below
         }
-        resolver.close();
-        loops.disposeLater(Duration.ZERO, RESOURCE_TIMEOUT).block(RESOURCE_TIMEOUT.plusSeconds(1));
+        Duration quiet = Duration.ZERO;
+        if (resolver != null) {
+            resolver.close(); // closes its datagram channels on their loops:
+            quiet = Duration.ofMillis(100); // the loops run on until those closes are done
+        }
+        loops.disposeLater(quiet, RESOURCE_TIMEOUT).block(RESOURCE_TIMEOUT.plusSeconds(1));
     }
 }

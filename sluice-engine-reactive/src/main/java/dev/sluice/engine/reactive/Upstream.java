@@ -7,6 +7,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.resolver.AddressResolverGroup;
+import io.netty.util.NetUtil;
 import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -54,7 +55,8 @@ final class Upstream {
     }
 
     /**
-     * Makes the lanes. The upstream's name is resolved for each new connection by {@code resolver}.
+     * Makes the lanes. An IP literal is the address as it is; a name is resolved for each new
+     * connection by {@code names} (the gateway's DNS resolver, made only when some upstream has a name).
      *
      * <p>With enough connections ({@value #MIN_CONNECTIONS_PER_LANE} per event loop or more), every
      * event loop gets a lane of its own, {@code max-connections} and {@code max-pending} shared out
@@ -66,8 +68,16 @@ final class Upstream {
             UpstreamConfig config,
             LoopResources loops,
             boolean nativeIo,
-            AddressResolverGroup<InetSocketAddress> resolver) {
-        InetSocketAddress address = InetSocketAddress.createUnresolved(config.host(), config.port());
+            AddressResolverGroup<InetSocketAddress> names) {
+        byte[] literal = NetUtil.createByteArrayFromIpAddressString(config.host());
+        InetSocketAddress address;
+        AddressResolverGroup<InetSocketAddress> resolver = null; // Bootstrap's default: never asked here
+        if (literal != null) {
+            address = new InetSocketAddress(ipAddress(literal), config.port());
+        } else {
+            address = InetSocketAddress.createUnresolved(config.host(), config.port());
+            resolver = names;
+        }
         EventLoopGroup group = loops.onServer(nativeIo);
         Class<? extends Channel> type = loops.onChannelClass(SocketChannel.class, group);
         List<EventLoop> executors = new ArrayList<>();
@@ -92,6 +102,19 @@ final class Upstream {
             }
         }
         return new Upstream(config, all, lanes);
+    }
+
+    private static java.net.InetAddress ipAddress(byte[] literal) {
+        try {
+            return java.net.InetAddress.getByAddress(literal);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException("an IP literal of " + literal.length + " bytes", e);
+        }
+    }
+
+    /** Whether {@code host} is a name to resolve, not an IP literal. */
+    static boolean isName(String host) {
+        return NetUtil.createByteArrayFromIpAddressString(host) == null;
     }
 
     private static int share(int total, int lanes) {
