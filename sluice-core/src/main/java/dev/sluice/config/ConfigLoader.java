@@ -164,7 +164,8 @@ public final class ConfigLoader {
                 "fanout-threads",
                 "shutdown-grace",
                 "read-ahead",
-                "transport");
+                "transport",
+                "limits");
         String host = m.string("host", "a host name or address").orElse(d.host());
         if (host.isBlank()) {
             m.problem("host", "'' (expected: a host name or address)");
@@ -184,7 +185,40 @@ public final class ConfigLoader {
                     "transport",
                     "'io_uring' needs engine 'reactive' (expected: auto or nio for engine '" + engine.key() + "')");
         }
-        return new ServerConfig(host, port, engine, platformThreads, fanoutThreads, grace, readAhead, transport);
+        ServerLimits limits = m.mapping("limits", "a mapping of limits")
+                .map(ConfigLoader::limits)
+                .orElse(d.limits());
+        return new ServerConfig(
+                host, port, engine, platformThreads, fanoutThreads, grace, readAhead, transport, limits);
+    }
+
+    private static ServerLimits limits(Mapping m) {
+        ServerLimits d = ServerLimits.defaults();
+        m.allowOnly(
+                "max-request-line",
+                "max-header-bytes",
+                "max-headers",
+                "max-body",
+                "header-timeout",
+                "idle-timeout",
+                "max-connections",
+                "max-requests");
+        int requestLine =
+                m.size("max-request-line", d.maxRequestLine(), 256, "a size from 256 bytes, such as 8KiB (414 beyond)");
+        int headerBytes =
+                m.size("max-header-bytes", d.maxHeaderBytes(), 1024, "a size from 1 KiB, such as 16KiB (431 beyond)");
+        int headers = m.integer("max-headers", d.maxHeaders(), 1, 10_000, "a whole number from 1 to 10000");
+        long body = m.has("max-body") && "none".equals(m.raw("max-body"))
+                ? ServerLimits.UNLIMITED
+                : m.longSize("max-body", d.maxBody(), 0, "a size such as 10MiB, or none");
+        Duration headerTimeout = m.duration("header-timeout", d.headerTimeout());
+        Duration idleTimeout = m.duration("idle-timeout", d.idleTimeout());
+        int connections =
+                m.integer("max-connections", d.maxConnections(), 1, 1_000_000, "a whole number from 1 to 1000000");
+        int requests =
+                m.integer("max-requests", d.maxRequests(), 0, 1_000_000, "a whole number from 0 (no bound) to 1000000");
+        return new ServerLimits(
+                requestLine, headerBytes, headers, body, headerTimeout, idleTimeout, connections, requests);
     }
 
     static final String ADMIN_NOT_BUILT =

@@ -35,6 +35,13 @@ public sealed interface FilterConfig {
         }
     }
 
+    /**
+     * The largest request body this route takes, counted as it streams: {@code max-body: 10MiB}.
+     * Overrides {@code server.limits.max-body}; beyond it, {@code 413 content_too_large} and the
+     * upstream request is aborted, never ended.
+     */
+    record MaxBody(long bytes) implements FilterConfig {}
+
     /** Rewrites response headers before they reach the client: {@code response-headers: {set, remove}}. */
     record ResponseHeaders(Map<String, String> set, List<String> remove) implements FilterConfig {
         public ResponseHeaders {

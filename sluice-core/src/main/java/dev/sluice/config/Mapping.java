@@ -184,6 +184,25 @@ final class Mapping {
         return defaultValue;
     }
 
+    /** A size in bytes in {@code [min, Long.MAX_VALUE]}: an integer or text such as {@code 10MiB}. */
+    long longSize(String key, long defaultValue, long min, String expected) {
+        if (!map.containsKey(key)) {
+            return defaultValue;
+        }
+        Object value = map.get(key);
+        OptionalLong bytes = OptionalLong.empty();
+        if (value instanceof Integer || value instanceof Long) {
+            bytes = OptionalLong.of(((Number) value).longValue());
+        } else if (value instanceof String s) {
+            bytes = Quantities.size(s);
+        }
+        if (bytes.isPresent() && bytes.getAsLong() >= min) {
+            return bytes.getAsLong();
+        }
+        problem(key, describe(value) + " (expected: " + expected + ")");
+        return defaultValue;
+    }
+
     /** A positive duration such as {@code 250ms}. */
     Optional<Duration> duration(String key) {
         if (!map.containsKey(key)) {

@@ -17,6 +17,7 @@ import java.time.Duration;
  *     relayed (default 16384); bounds memory per request
  * @param transport the socket transport (default {@link Transport#AUTO}: io_uring for {@code
  *     reactive} where the kernel allows it, NIO otherwise)
+ * @param limits what one client may take: sizes, timeouts, connections, requests in flight
  */
 public record ServerConfig(
         String host,
@@ -26,7 +27,8 @@ public record ServerConfig(
         int fanoutThreads,
         Duration shutdownGrace,
         int readAhead,
-        Transport transport) {
+        Transport transport,
+        ServerLimits limits) {
 
     public static final int DEFAULT_PORT = 8080;
 
@@ -35,6 +37,29 @@ public record ServerConfig(
         requireNonNull(engine, "engine");
         requireNonNull(shutdownGrace, "shutdownGrace");
         requireNonNull(transport, "transport");
+        requireNonNull(limits, "limits");
+    }
+
+    /** A server with the default {@link ServerLimits}. */
+    public ServerConfig(
+            String host,
+            int port,
+            EngineMode engine,
+            int platformThreads,
+            int fanoutThreads,
+            Duration shutdownGrace,
+            int readAhead,
+            Transport transport) {
+        this(
+                host,
+                port,
+                engine,
+                platformThreads,
+                fanoutThreads,
+                shutdownGrace,
+                readAhead,
+                transport,
+                ServerLimits.defaults());
     }
 
     public static ServerConfig defaults() {
@@ -44,6 +69,11 @@ public record ServerConfig(
 
     public ServerConfig with(EngineMode engine, int port) {
         return new ServerConfig(
-                host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport);
+                host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport, limits);
+    }
+
+    public ServerConfig with(ServerLimits limits) {
+        return new ServerConfig(
+                host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport, limits);
     }
 }

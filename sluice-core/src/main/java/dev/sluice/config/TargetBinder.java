@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /** Binds a route's {@code proxy:}, {@code compose:} and {@code filters:}. */
@@ -157,10 +158,12 @@ final class TargetBinder {
                     headerRewrite(body, at + "." + kind)
                             .ifPresent(r -> filters.add(new FilterConfig.ResponseHeaders(r.set(), r.remove())));
                 case "concurrency" -> concurrency(body, at + "." + kind).ifPresent(filters::add);
+                case "max-body" -> maxBody(body, at + "." + kind).ifPresent(filters::add);
                 default ->
                     problems.add(new Problem(
                             at + "." + kind,
-                            "unknown filter (expected: one of request-headers, response-headers, concurrency)"));
+                            "unknown filter (expected: one of request-headers, response-headers, concurrency,"
+                                    + " max-body)"));
             }
         }
         return filters;
@@ -183,6 +186,20 @@ final class TargetBinder {
         return problems.size() == before
                 ? Optional.of(new FilterConfig.Concurrency(max, queue, queueTimeout))
                 : Optional.empty();
+    }
+
+    private Optional<FilterConfig> maxBody(Object body, String path) {
+        if ("none".equals(body)) {
+            return Optional.of(new FilterConfig.MaxBody(ServerLimits.UNLIMITED));
+        }
+        OptionalLong bytes = body instanceof Integer || body instanceof Long
+                ? OptionalLong.of(((Number) body).longValue())
+                : body instanceof String text ? Quantities.size(text) : OptionalLong.empty();
+        if (bytes.isEmpty() || bytes.getAsLong() < 0) {
+            problems.add(new Problem(path, Mapping.describe(body) + " (expected: a size such as 10MiB, or none)"));
+            return Optional.empty();
+        }
+        return Optional.of(new FilterConfig.MaxBody(bytes.getAsLong()));
     }
 
     private record Rewrite(Map<String, String> set, List<String> remove) {}

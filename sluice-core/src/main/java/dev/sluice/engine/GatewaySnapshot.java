@@ -4,6 +4,9 @@ import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.RouteConfig;
+import dev.sluice.config.ServerLimits;
+import dev.sluice.http.BodyLimit;
+import dev.sluice.policy.InFlightLimit;
 import dev.sluice.policy.PolicyChain;
 import dev.sluice.routing.RouteTable;
 import java.util.IdentityHashMap;
@@ -26,8 +29,11 @@ public final class GatewaySnapshot<H> {
     private final RouteTable table;
     private final Map<RouteConfig, Compiled<H>> routes;
 
-    /** A route compiled: the engine's handler and the core's policies for it. */
-    public record Compiled<H>(H handler, PolicyChain policies) {}
+    /**
+     * A route compiled: the engine's handler, the core's policies for it (the server's {@code
+     * max-requests} first, when set) and the largest request body it takes ({@link BodyLimit}).
+     */
+    public record Compiled<H>(H handler, PolicyChain policies, long maxBody) {}
 
     private GatewaySnapshot(GatewayConfig config, RouteTable table, Map<RouteConfig, Compiled<H>> routes) {
         this.config = config;
@@ -43,9 +49,15 @@ public final class GatewaySnapshot<H> {
     public static <H> GatewaySnapshot<H> compile(GatewayConfig config, Function<RouteConfig, H> compiler) {
         requireNonNull(config, "config");
         Map<RouteConfig, Compiled<H>> routes = new IdentityHashMap<>();
+        ServerLimits limits = config.server().limits();
+        InFlightLimit inFlight = limits.maxRequests() > 0 ? new InFlightLimit(limits.maxRequests()) : null;
         for (RouteConfig route : config.routes()) {
             H handler = requireNonNull(compiler.apply(route), () -> "handler for route " + route.id());
-            routes.put(route, new Compiled<>(handler, PolicyChain.of(route)));
+            PolicyChain policies = PolicyChain.of(route);
+            if (inFlight != null) {
+                policies = policies.after(inFlight);
+            }
+            routes.put(route, new Compiled<>(handler, policies, BodyLimit.of(route, limits)));
         }
         return new GatewaySnapshot<>(config, new RouteTable(config.routes()), routes);
     }

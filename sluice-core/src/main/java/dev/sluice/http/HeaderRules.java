@@ -52,6 +52,7 @@ public final class HeaderRules {
                     h.set().forEach((n, v) -> rules.requestSets.put(n, v));
                 }
                 case FilterConfig.Concurrency c -> {} // a policy: PolicyChain
+                case FilterConfig.MaxBody b -> {} // a limit: GatewaySnapshot
                 case FilterConfig.ResponseHeaders h -> {
                     h.remove().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
                     h.set().forEach((n, v) -> rules.responseSets.put(n, v));

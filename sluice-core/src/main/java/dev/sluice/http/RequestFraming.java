@@ -88,6 +88,39 @@ public final class RequestFraming {
         public byte[] errorBody() {
             return ErrorBody.of(status, code, reason);
         }
+
+        /**
+         * The whole answer as bytes on the wire, with {@code Connection: close}: for an engine that
+         * answers below its HTTP codec (a request head that never arrived whole has no exchange to
+         * answer through).
+         */
+        public byte[] wire() {
+            byte[] body = errorBody();
+            byte[] head = ("HTTP/1.1 " + status + " " + code.replace('_', ' ') + "\r\nContent-Type: "
+                            + ErrorBody.CONTENT_TYPE + "\r\nContent-Length: " + body.length
+                            + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] all = java.util.Arrays.copyOf(head, head.length + body.length);
+            System.arraycopy(body, 0, all, head.length, body.length);
+            return all;
+        }
+    }
+
+    /**
+     * The head's rejection by {@code server.limits}, or empty: a request target longer than {@code
+     * max-request-line} ({@code 414}), more header fields than {@code max-headers} ({@code 431}). The
+     * header block's size is the parsers' to count, with the same limit ({@code max-header-bytes}).
+     */
+    public static Optional<Rejection> checkSize(
+            int targetLength, int fieldCount, dev.sluice.config.ServerLimits limits) {
+        if (targetLength > limits.maxRequestLine()) {
+            return Optional.of(Rejection.forParserStatus(414));
+        }
+        if (fieldCount > limits.maxHeaders()) {
+            return Optional.of(new Rejection(
+                    431, "headers_too_large", "the request has more than " + limits.maxHeaders() + " header fields"));
+        }
+        return Optional.empty();
     }
 
     /** The head's rejection, or empty when its framing is sound. */

@@ -31,10 +31,19 @@ public final class PolicyChain {
                 case FilterConfig.Concurrency c ->
                     policies.add(new ConcurrencyLimit(c.max(), c.queue(), c.queueTimeout()));
                 case FilterConfig.RequestHeaders h -> {}
+                case FilterConfig.MaxBody b -> {}
                 case FilterConfig.ResponseHeaders h -> {}
             }
         }
         return policies.isEmpty() ? NONE : new PolicyChain(policies.toArray(InboundPolicy[]::new));
+    }
+
+    /** This chain with {@code first} asked before its own policies. */
+    public PolicyChain after(InboundPolicy first) {
+        InboundPolicy[] all = new InboundPolicy[policies.length + 1];
+        all[0] = first;
+        System.arraycopy(policies, 0, all, 1, policies.length);
+        return new PolicyChain(all);
     }
 
     public boolean isEmpty() {

@@ -97,6 +97,7 @@ public final class TestGateway implements AutoCloseable {
         private int readAhead = 16384;
         private Duration shutdownGrace = Duration.ofSeconds(1);
         private Transport transport = Transport.AUTO;
+        private dev.sluice.config.ServerLimits limits = dev.sluice.config.ServerLimits.defaults();
         private GatewayObserver observer = GatewayObserver.NONE;
 
         private Builder(EngineMode mode) {
@@ -145,13 +146,20 @@ public final class TestGateway implements AutoCloseable {
             return this;
         }
 
+        /** {@code server.limits}: sizes, timeouts, connections, requests in flight. */
+        public Builder limits(dev.sluice.config.ServerLimits limits) {
+            this.limits = requireNonNull(limits, "limits");
+            return this;
+        }
+
         public Builder shutdownGrace(Duration grace) {
             this.shutdownGrace = requireNonNull(grace, "grace");
             return this;
         }
 
         public GatewayConfig config() {
-            ServerConfig server = new ServerConfig("127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead, transport);
+            ServerConfig server =
+                    new ServerConfig("127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead, transport, limits);
             return new GatewayConfig(server, Optional.<AdminConfig>empty(), upstreams, routes);
         }
 

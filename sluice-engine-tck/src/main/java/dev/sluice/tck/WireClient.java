@@ -141,6 +141,87 @@ public final class WireClient {
         }
     }
 
+    /**
+     * A connection kept open for a test to write on when it likes (a byte at a time, a head cut
+     * short, silence) and to read responses from, as the gateway sends them.
+     */
+    public final class Connection implements AutoCloseable {
+        private final Socket socket;
+        private final InputStream in;
+
+        private Connection(Socket socket) throws IOException {
+            this.socket = socket;
+            this.in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+        }
+
+        /** Writes {@code text} (ISO-8859-1) at once; false when the gateway had closed the connection. */
+        public boolean write(String text) {
+            try {
+                socket.getOutputStream().write(text.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+                socket.getOutputStream().flush();
+                return true;
+            } catch (IOException closed) {
+                return false;
+            }
+        }
+
+        /** The next response, read within the client's timeout. */
+        public WireResponse response() {
+            try {
+                return read(in, System.nanoTime(), false);
+            } catch (IOException e) {
+                throw new UncheckedIOException("wire: no response on 127.0.0.1:" + port, e);
+            }
+        }
+
+        /**
+         * Waits up to {@code within} for the gateway to end the connection, discarding anything it
+         * sends; whether it ended (closed or reset) in that time.
+         */
+        public boolean endedWithin(Duration within) {
+            try {
+                socket.setSoTimeout((int) within.toMillis());
+                long end = System.nanoTime() + within.toNanos();
+                while (System.nanoTime() < end) {
+                    if (in.read() < 0) {
+                        return true;
+                    }
+                }
+                return false;
+            } catch (java.net.SocketTimeoutException open) {
+                return false;
+            } catch (IOException reset) {
+                return true;
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // closing is best effort
+            }
+        }
+    }
+
+    /** Opens a connection to the gateway and keeps it for the caller. */
+    public Connection open() {
+        Socket socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) timeout.toMillis());
+            socket.setSoTimeout((int) timeout.toMillis());
+            return new Connection(socket);
+        } catch (IOException e) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // it failed anyway
+            }
+            throw new UncheckedIOException("wire: cannot connect to 127.0.0.1:" + port, e);
+        }
+    }
+
     private WireResponse exchange(Socket socket, InputStream in, WireRequest request) throws IOException {
         long start = System.nanoTime();
         // Written while the response is read: the gateway may stream both ways at once, or answer

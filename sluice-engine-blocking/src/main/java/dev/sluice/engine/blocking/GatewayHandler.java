@@ -3,9 +3,11 @@ package dev.sluice.engine.blocking;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
+import dev.sluice.config.ServerLimits;
 import dev.sluice.engine.GatewaySnapshot;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamException;
+import dev.sluice.http.BodyLimit;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.RequestId;
@@ -43,6 +45,7 @@ final class GatewayHandler extends Handler.Abstract {
 
     private final GatewaySnapshot.Holder<RouteHandler> snapshots;
     private final GatewayObserver observer;
+    private final ServerLimits limits;
 
     GatewayHandler(
             GatewayConfig config,
@@ -52,9 +55,16 @@ final class GatewayHandler extends Handler.Abstract {
             GatewayObserver observer) {
         super(InvocationType.BLOCKING);
         this.observer = observer;
+        this.limits = config.server().limits();
         RingPool rings = new RingPool(16L << 20);
         this.snapshots = new GatewaySnapshot.Holder<>(GatewaySnapshot.compile(config, route -> switch (route.target()) {
-            case ProxyTarget proxy -> new ProxyRoute(route, proxy, clients.get(proxy.upstream()), timer);
+            case ProxyTarget proxy ->
+                new ProxyRoute(
+                        route,
+                        proxy,
+                        clients.get(proxy.upstream()),
+                        timer,
+                        BodyLimit.of(route, config.server().limits()));
             case ComposeTarget compose ->
                 new ComposeRoute(
                         route, compose, clients, fanout, config.server().readAhead(), rings, observer);
@@ -63,6 +73,14 @@ final class GatewayHandler extends Handler.Abstract {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+        try {
+            return observed(request, response, callback);
+        } finally {
+            HeadTimedConnection.ended(request); // the connection's next head is timed from its first byte
+        }
+    }
+
+    private boolean observed(Request request, Response response, Callback callback) {
         if (!observer.listens()) {
             handle(request, response, callback, null);
             return true; // always handled: answered, or aborted
@@ -89,7 +107,18 @@ final class GatewayHandler extends Handler.Abstract {
         String path = request.getHttpURI().getPath(); // raw: RouteTable normalises it
         HttpFields headers = request.getHeaders();
         try {
+            if (!HeadTimedConnection.began(request)) { // too late: its head timed out and was answered 408
+                callback.failed(new java.util.concurrent.TimeoutException("request head timed out"));
+                if (route != null) {
+                    route[0] = null;
+                }
+                return true;
+            }
             Optional<RequestFraming.Rejection> rejection = RequestFraming.check(head(request));
+            if (rejection.isEmpty()) {
+                rejection = RequestFraming.checkSize(
+                        request.getHttpURI().getPathQuery().length(), headers.size(), limits);
+            }
             if (rejection.isPresent()) {
                 reject(response, callback, rejection.get());
                 if (route != null) {
@@ -104,6 +133,12 @@ final class GatewayHandler extends Handler.Abstract {
                         route[0] = matched.route().id();
                     }
                     GatewaySnapshot.Compiled<RouteHandler> compiled = snapshot.route(matched);
+                    Optional<RequestFraming.Rejection> tooLarge =
+                            BodyLimit.check(declaredLength(headers), compiled.maxBody());
+                    if (tooLarge.isPresent()) { // before any upstream is asked; its body is never read
+                        reject(response, callback, tooLarge.get());
+                        return false;
+                    }
                     if (compiled.policies().isEmpty()) {
                         compiled.handler().handle(request, response, matched);
                     } else {
@@ -164,6 +199,12 @@ final class GatewayHandler extends Handler.Abstract {
         }
     }
 
+    /** The Content-Length the client declared (its framing already checked), or -1. */
+    private static long declaredLength(HttpFields headers) {
+        String length = headers.get(HttpHeader.CONTENT_LENGTH);
+        return length == null ? -1 : Long.parseLong(length.trim());
+    }
+
     /** What Jetty's parser left of the head, for the core's framing rules (Jetty enforces some itself). */
     private static RequestFraming.Head head(Request request) {
         HttpFields headers = request.getHeaders();
@@ -193,6 +234,7 @@ final class GatewayHandler extends Handler.Abstract {
         }
         int status;
         byte[] body;
+        boolean closes = false;
         switch (failure) {
             case UpstreamException e -> {
                 status = e.failure().status();
@@ -205,6 +247,7 @@ final class GatewayHandler extends Handler.Abstract {
             case GatewayError e -> {
                 status = e.status();
                 body = ErrorBody.of(e.status(), e.code(), e.getMessage());
+                closes = e.closes();
             }
             case IOException e -> { // the client's side: its body could not be read, or it went away
                 status = 400;
@@ -220,6 +263,9 @@ final class GatewayHandler extends Handler.Abstract {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
         if (id != null) {
             response.getHeaders().put(RequestId.HEADER, id);
+        }
+        if (closes) {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
         response.write(true, ByteBuffer.wrap(body), callback);
         return false;

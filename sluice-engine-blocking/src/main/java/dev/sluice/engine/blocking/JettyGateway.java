@@ -3,6 +3,7 @@ package dev.sluice.engine.blocking;
 import dev.sluice.config.EngineMode;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ServerConfig;
+import dev.sluice.config.ServerLimits;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
@@ -18,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
@@ -80,14 +81,23 @@ final class JettyGateway implements RunningGateway {
         // what is refused, with the contract's JSON 400, the same in every engine (Jetty's DEFAULT compliance
         // would answer some of them itself, with an HTML page, and let others such as "/a/../b" through)
         http.setUriCompliance(UriCompliance.UNSAFE);
-        connector = new ServerConnector(server, 1, -1, new HttpConnectionFactory(http));
-        connector.setHost(sc.host());
-        connector.setPort(sc.port());
-        connector.setAcceptQueueSize(1024);
-        server.addConnector(connector);
+        ServerLimits limits = sc.limits();
+        // Jetty counts the request line and the header block together: room for both limits, and the
+        // core checks the target's own (RequestFraming.checkSize), as Netty's decoder counts them apart
+        http.setRequestHeaderSize(limits.maxHeaderBytes() + limits.maxRequestLine());
         timer = new ScheduledThreadPoolExecutor(
                 1, Thread.ofPlatform().name("sluice-timer").daemon(true).factory());
         timer.setRemoveOnCancelPolicy(true);
+        connector = new ServerConnector(
+                server, 1, -1, new HeadTimedConnection.Factory(http, timer, limits.headerTimeout()));
+        connector.setHost(sc.host());
+        connector.setPort(sc.port());
+        connector.setAcceptQueueSize(1024);
+        // silent while the gateway waits for the client (next request, body, room to write): closed
+        connector.setIdleTimeout(limits.idleTimeout().toMillis());
+        server.addConnector(connector);
+        // at max-connections the connector stops accepting until one closes (Tomcat's maxConnections)
+        server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
         clients = new LinkedHashMap<>();
         for (UpstreamConfig upstream : config.upstreams().values()) {
             clients.put(upstream.name(), clientFactory.apply(upstream));

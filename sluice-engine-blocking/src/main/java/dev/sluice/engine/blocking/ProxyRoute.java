@@ -8,6 +8,7 @@ import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.engine.blocking.upstream.UpstreamResponse;
 import dev.sluice.http.BrokenRequestBody;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.RequestFraming;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
@@ -34,8 +35,16 @@ final class ProxyRoute implements RouteHandler {
     private final HeaderRules rules;
     private final String basePath;
     private final ScheduledExecutorService timer;
+    private final long maxBody;
 
-    ProxyRoute(RouteConfig route, ProxyTarget target, UpstreamClient client, ScheduledExecutorService timer) {
+    /** @param maxBody the largest request body the route takes ({@link dev.sluice.http.BodyLimit}) */
+    ProxyRoute(
+            RouteConfig route,
+            ProxyTarget target,
+            UpstreamClient client,
+            ScheduledExecutorService timer,
+            long maxBody) {
+        this.maxBody = maxBody;
         this.target = target;
         this.client = client;
         this.rules = HeaderRules.of(route.filters());
@@ -50,7 +59,7 @@ final class ProxyRoute implements RouteHandler {
         long length = requestBodyLength(request.getHeaders());
         ClientBody body = null;
         if (length != 0) {
-            body = new ClientBody(Request.asInputStream(request));
+            body = new ClientBody(Request.asInputStream(request), maxBody);
             out.body(body, length);
         }
         ScheduledFuture<?> deadline = target.timeout().isEmpty()
@@ -59,6 +68,10 @@ final class ProxyRoute implements RouteHandler {
         try (UpstreamResponse upstream = send(out)) {
             relay(upstream, response, request.getComponents().getByteBufferPool());
         } catch (UpstreamException e) {
+            if (body != null && body.tooLarge() != null) { // the body passed the route's limit
+                RequestFraming.Rejection tooLarge = body.tooLarge().rejection();
+                throw new GatewayError(tooLarge.status(), tooLarge.code(), tooLarge.reason(), true);
+            }
             if (body != null && body.broken() != null) { // the client broke its body, not the upstream
                 BrokenRequestBody broken = body.broken();
                 throw new GatewayError(BrokenRequestBody.STATUS, BrokenRequestBody.CODE, broken.getMessage());

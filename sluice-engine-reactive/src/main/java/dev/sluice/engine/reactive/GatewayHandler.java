@@ -3,8 +3,11 @@ package dev.sluice.engine.reactive;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
+import dev.sluice.config.ServerLimits;
 import dev.sluice.engine.GatewaySnapshot;
+import dev.sluice.http.BodyLimit;
 import dev.sluice.http.ErrorBody;
+import dev.sluice.http.RequestFraming;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.Decision;
@@ -16,6 +19,7 @@ import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.BiFunction;
 import org.reactivestreams.Publisher;
@@ -82,6 +86,12 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             answer = switch (result) {
                 case RouteTable.Result.Matched matched -> {
                     GatewaySnapshot.Compiled<RouteHandler> compiled = snapshot.route(matched);
+                    if (compiled.maxBody() != ServerLimits.UNLIMITED) {
+                        Mono<Void> refused = limitBody(in, response, compiled.maxBody());
+                        if (refused != null) {
+                            yield refused;
+                        }
+                    }
                     PolicyChain policies = compiled.policies();
                     RouteHandler handler = compiled.handler();
                     yield policies.isEmpty()
@@ -155,6 +165,28 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                         : admitted(d, in, response, matched, handler));
             }
         };
+    }
+
+    /**
+     * A body declared larger than the route takes is refused before any upstream is asked (its body
+     * is never read, so the connection closes after the answer); any other is counted as it streams
+     * by the connection's {@link RequestBodyCheck}. Returns the refusal, or null.
+     */
+    private static Mono<Void> limitBody(ClientRequest in, HttpServerResponse response, long maxBody) {
+        String length = in.headers().get(HttpHeaderNames.CONTENT_LENGTH);
+        Optional<RequestFraming.Rejection> tooLarge =
+                BodyLimit.check(length == null ? -1 : Long.parseLong(length.trim()), maxBody);
+        if (tooLarge.isPresent()) {
+            response.responseHeaders().clear();
+            response.keepAlive(false);
+            return Responses.send(
+                    response, tooLarge.get().status(), tooLarge.get().errorBody());
+        }
+        Channel channel = channel(in);
+        if (channel != null && channel.pipeline().get(RequestBodyCheck.NAME) instanceof RequestBodyCheck check) {
+            check.limit(maxBody);
+        }
+        return null;
     }
 
     private static Channel channel(ClientRequest in) {

@@ -2,6 +2,7 @@ package dev.sluice.engine.reactive;
 
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ServerConfig;
+import dev.sluice.config.ServerLimits;
 import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
@@ -74,6 +75,8 @@ final class ReactiveGateway implements RunningGateway {
         int workers = Math.max(1, Runtime.getRuntime().availableProcessors());
         LoopResources loops = LoopResources.create("sluice-reactive", workers, true);
         boolean nativeIo = nativeIo(settings.transport());
+        ServerLimits limits = settings.limits();
+        ConnectionGuard.Connections open = new ConnectionGuard.Connections(limits.maxConnections());
         Map<String, Upstream> upstreams = new LinkedHashMap<>();
         ChannelGroup connections = new DefaultChannelGroup("sluice-reactive", GlobalEventExecutor.INSTANCE);
         AddressResolverGroup<InetSocketAddress> resolver =
@@ -90,15 +93,28 @@ final class ReactiveGateway implements RunningGateway {
                     .port(settings.port())
                     .channelGroup(connections)
                     .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true) // RequestHeadCheck closes it
-                    .doOnChannelInit((connectionObserver, channel, remote) -> channel.pipeline()
-                            .addAfter(NettyPipeline.HttpCodec, RequestHeadCheck.NAME, new RequestHeadCheck()))
+                    .httpRequestDecoder(decoder -> decoder
+                            // the request line's limit is the core's to check on the target
+                            // (RequestFraming.checkSize): room here for the method and version around it
+                            .maxInitialLineLength(limits.maxRequestLine() + 64)
+                            .maxHeaderSize(limits.maxHeaderBytes()))
+                    .doOnChannelInit((connectionObserver, channel, remote) -> {
+                        ConnectionGuard guard = new ConnectionGuard(limits, open);
+                        channel.pipeline()
+                                .addBefore(NettyPipeline.HttpCodec, ConnectionGuard.NAME, guard)
+                                .addAfter(
+                                        NettyPipeline.HttpCodec,
+                                        RequestHeadCheck.NAME,
+                                        new RequestHeadCheck(limits, guard));
+                    })
                     .doOnConnection(
                             connection -> { // once per request: the gate stays for the connection's life
                                 ChannelPipeline pipeline = connection.channel().pipeline();
-                                if (pipeline.get(WriteGate.NAME) == null) {
+                                if (pipeline.get(WriteGate.NAME) == null
+                                        && pipeline.get(ConnectionGuard.NAME) instanceof ConnectionGuard guard) {
                                     pipeline.addBefore(NettyPipeline.ReactiveBridge, WriteGate.NAME, new WriteGate());
                                     pipeline.addAfter(
-                                            RequestHeadCheck.NAME, RequestBodyCheck.NAME, new RequestBodyCheck());
+                                            RequestHeadCheck.NAME, RequestBodyCheck.NAME, new RequestBodyCheck(guard));
                                 }
                             })
                     .handle(new GatewayHandler(config, upstreams, observer))

@@ -1,5 +1,7 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.config.ServerLimits;
+import dev.sluice.http.BodyLimit;
 import dev.sluice.http.BrokenRequestBody;
 import dev.sluice.http.ErrorBody;
 import io.netty.buffer.Unpooled;
@@ -34,31 +36,83 @@ final class RequestBodyCheck extends ChannelDuplexHandler {
     static final String NAME = "sluice.requestBodyCheck";
 
     private boolean responding; // a response head to the current request was written, its end not yet
+    private final ConnectionGuard guard;
+    private ChannelHandlerContext ctx;
+    private long received; // body bytes of the current request
+    private long limit = ServerLimits.UNLIMITED; // the current request's route's (BodyLimit)
+    private boolean refused; // the current request's body was refused: the connection is closing
+
+    RequestBodyCheck(ConnectionGuard guard) {
+        this.guard = guard;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /**
+     * The current request's body limit, set once its route is known (which may be after some of its
+     * body went by): a body already past it is refused at once.
+     */
+    void limit(long bytes) {
+        limit = bytes;
+        if (!refused && BodyLimit.exceeds(received, limit)) {
+            refuse(
+                    BodyLimit.rejection(limit).status(),
+                    BodyLimit.rejection(limit).errorBody());
+        }
+    }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof HttpContent content
-                && !(msg instanceof HttpRequest)
-                && content.decoderResult().isFailure()) {
+        if (msg instanceof HttpRequest) {
+            received = 0;
+            limit = ServerLimits.UNLIMITED;
+            refused = false;
+        }
+        if (refused && msg instanceof HttpContent) {
             ReferenceCountUtil.release(msg);
-            if (responding) {
-                ctx.close();
-                return;
-            }
-            FullHttpResponse answer = new DefaultFullHttpResponse(
-                    HttpVersion.HTTP_1_1,
-                    HttpResponseStatus.valueOf(BrokenRequestBody.STATUS),
-                    Unpooled.wrappedBuffer(
-                            new BrokenRequestBody(content.decoderResult().cause()).errorBody()));
-            answer.headers()
-                    .set(HttpHeaderNames.CONTENT_TYPE, ErrorBody.CONTENT_TYPE)
-                    .setInt(HttpHeaderNames.CONTENT_LENGTH, answer.content().readableBytes())
-                    .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            responding = true;
-            ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
             return;
         }
+        if (msg instanceof HttpContent content && !(msg instanceof HttpRequest)) {
+            if (content.decoderResult().isFailure()) {
+                Throwable cause = content.decoderResult().cause();
+                ReferenceCountUtil.release(msg);
+                refuse(BrokenRequestBody.STATUS, new BrokenRequestBody(cause).errorBody());
+                return;
+            }
+            received += content.content().readableBytes();
+            if (BodyLimit.exceeds(received, limit)) {
+                ReferenceCountUtil.release(msg);
+                refuse(BodyLimit.STATUS, BodyLimit.rejection(limit).errorBody());
+                return;
+            }
+            if (msg instanceof LastHttpContent) {
+                guard.bodyEnded();
+            }
+        }
         ctx.fireChannelRead(msg);
+    }
+
+    /**
+     * Ends the request's body unended: the answer when no response to it has begun, and the
+     * connection closes, so its body stream fails and the upstream exchange is aborted.
+     */
+    private void refuse(int status, byte[] body) {
+        refused = true;
+        if (responding) {
+            ctx.close();
+            return;
+        }
+        FullHttpResponse answer = new DefaultFullHttpResponse(
+                HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), Unpooled.wrappedBuffer(body));
+        answer.headers()
+                .set(HttpHeaderNames.CONTENT_TYPE, ErrorBody.CONTENT_TYPE)
+                .setInt(HttpHeaderNames.CONTENT_LENGTH, answer.content().readableBytes())
+                .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        responding = true;
+        ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.config.ServerLimits;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
 import io.netty.buffer.Unpooled;
@@ -44,6 +45,13 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
     private boolean informational; // the response head being written is a 1xx, not the final answer
     private FullHttpResponse pending; // the rejection, waiting for the response under way to end
     private boolean inputShut; // the client half-closed: close once its requests are answered
+    private final ServerLimits limits;
+    private final ConnectionGuard guard;
+
+    RequestHeadCheck(ServerLimits limits, ConnectionGuard guard) {
+        this.limits = limits;
+        this.guard = guard;
+    }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -54,7 +62,11 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
         if (msg instanceof HttpRequest request) {
             RequestFraming.Rejection rejection = request.decoderResult().isFailure()
                     ? decoderRejection(request.decoderResult().cause())
-                    : RequestFraming.check(head(request)).orElse(null);
+                    : RequestFraming.check(head(request))
+                            .or(() -> RequestFraming.checkSize(
+                                    request.uri().length(), request.headers().size(), limits))
+                            .orElse(null);
+            guard.headArrived(); // a refused head is answered too: its clock stops either way
             if (rejection != null) {
                 ReferenceCountUtil.release(msg);
                 reject(ctx, rejection);
@@ -73,6 +85,7 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
         boolean answered = msg instanceof LastHttpContent && !informational;
         ctx.write(msg, promise);
         if (answered) {
+            guard.answerEnded();
             unanswered = Math.max(0, unanswered - 1);
             if (pending != null && unanswered == 0) {
                 FullHttpResponse answer = pending;
@@ -118,6 +131,10 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
             return;
         }
         if (event instanceof ChannelInputShutdownReadComplete) {
+            return;
+        }
+        if (event instanceof ConnectionGuard.HeadTimedOut) {
+            rejected = true; // answered 408 below the codec: nothing after it is a request
             return;
         }
         ctx.fireUserEventTriggered(event);

@@ -1,0 +1,49 @@
+package dev.sluice.config;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Duration;
+
+/**
+ * What one client may take of the gateway ({@code server.limits}); every engine enforces each the
+ * same way. Defaults follow Envoy's and nginx's where they agree, and are stricter where one of them
+ * sets no bound at all (see docs/CONFIG.md).
+ *
+ * @param maxRequestLine longest request target in bytes ({@code 414 uri_too_long} beyond)
+ * @param maxHeaderBytes largest header block in bytes ({@code 431 headers_too_large} beyond)
+ * @param maxHeaders most header fields ({@code 431 headers_too_large} beyond)
+ * @param maxBody largest request body in bytes, counted as it streams ({@code 413
+ *     content_too_large}); {@link #UNLIMITED} for none. A route's {@code max-body} filter overrides it
+ * @param headerTimeout longest a request head may take to arrive once its first byte has ({@code 408
+ *     request_timeout}, then the connection closes): a client sending a byte now and then holds no
+ *     connection for ever
+ * @param idleTimeout longest a connection may stay silent while the gateway waits for the client:
+ *     its next request, the rest of a request body, or room to write a response; then it is closed
+ * @param maxConnections most client connections open at once; beyond it the gateway stops accepting
+ *     (new clients wait in the kernel's accept queue) until one closes
+ * @param maxRequests most requests in flight across all routes ({@code 503 overloaded} beyond);
+ *     {@code 0} for no bound
+ */
+public record ServerLimits(
+        int maxRequestLine,
+        int maxHeaderBytes,
+        int maxHeaders,
+        long maxBody,
+        Duration headerTimeout,
+        Duration idleTimeout,
+        int maxConnections,
+        int maxRequests) {
+
+    /** No bound on a request body. */
+    public static final long UNLIMITED = -1;
+
+    public ServerLimits {
+        requireNonNull(headerTimeout, "headerTimeout");
+        requireNonNull(idleTimeout, "idleTimeout");
+    }
+
+    public static ServerLimits defaults() {
+        return new ServerLimits(
+                8 * 1024, 16 * 1024, 100, UNLIMITED, Duration.ofSeconds(10), Duration.ofSeconds(60), 10_000, 0);
+    }
+}

@@ -1,0 +1,219 @@
+package dev.sluice.engine.reactive;
+
+import dev.sluice.config.ServerLimits;
+import dev.sluice.http.RequestFraming;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The first handler of every client connection, below the HTTP codec (it sees raw bytes): carries
+ * out {@code server.limits}' timeouts and connection count.
+ *
+ * <ul>
+ *   <li><b>header-timeout</b>: a request head whose first byte arrived but which is not whole within
+ *       the timeout gets {@code 408 request_timeout}, and the connection closes (a slowloris that
+ *       sends a byte every few seconds is never idle, so the idle timeout alone would never end it);
+ *   <li><b>idle-timeout</b>: a connection on which nothing moved for the timeout while the gateway
+ *       waits for the client (its next request, the rest of a request body, room to write a
+ *       response) is closed; one waiting for an upstream's answer is not;
+ *   <li><b>max-connections</b>: at the limit the server channel stops accepting, and accepts again
+ *       when a connection closes (new clients wait in the kernel's accept queue meanwhile).
+ * </ul>
+ *
+ * Every method runs on the connection's event loop. {@link RequestHeadCheck} and {@link
+ * RequestBodyCheck}, after the codec, tell it when a head has arrived, a body has ended and an
+ * answer has ended.
+ */
+final class ConnectionGuard extends ChannelDuplexHandler {
+
+    static final String NAME = "sluice.connectionGuard";
+
+    private static final byte[] TIMED_OUT =
+            RequestFraming.Rejection.forParserStatus(408).wire();
+
+    private final long headerTimeoutNanos;
+    private final long idleNanos;
+    private final Connections connections;
+
+    private ChannelHandlerContext ctx;
+    private int inFlight; // requests whose head arrived and whose answer has not ended
+    private boolean bodyOpen; // the latest request's body has not ended
+    private long headStart; // when the first byte of a head no handler has seen arrived; 0 for none
+    private ScheduledFuture<?> headTimer;
+    private ScheduledFuture<?> idleTimer;
+    private long lastActivity;
+    private boolean counted;
+
+    ConnectionGuard(ServerLimits limits, Connections connections) {
+        this.headerTimeoutNanos = limits.headerTimeout().toNanos();
+        this.idleNanos = limits.idleTimeout().toNanos();
+        this.connections = connections;
+    }
+
+    /** The open client connections of one server, and its accepting switch. */
+    static final class Connections {
+        private final int max;
+        private final AtomicInteger open = new AtomicInteger();
+
+        Connections(int max) {
+            this.max = max;
+        }
+
+        int open() {
+            return open.get();
+        }
+
+        void opened(Channel child) {
+            if (open.incrementAndGet() >= max) {
+                reconcile(child.parent());
+            }
+        }
+
+        void closed(Channel child) {
+            if (open.decrementAndGet() == max - 1) {
+                reconcile(child.parent());
+            }
+        }
+
+        /** Accepts while under the limit: decided on the server channel's loop, from the count then. */
+        private void reconcile(Channel server) {
+            if (server != null) {
+                server.eventLoop().execute(() -> server.config().setAutoRead(open.get() < max));
+            }
+        }
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        lastActivity = System.nanoTime();
+        if (ctx.channel().isActive()) {
+            active();
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        active();
+        ctx.fireChannelActive();
+    }
+
+    private void active() {
+        if (!counted) {
+            counted = true;
+            connections.opened(ctx.channel());
+            idleTimer = ctx.executor().schedule(this::checkIdle, idleNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        stop();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        stop();
+    }
+
+    private void stop() {
+        if (counted) {
+            counted = false;
+            connections.closed(ctx.channel());
+        }
+        cancel(headTimer);
+        cancel(idleTimer);
+        headTimer = null;
+        idleTimer = null;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        lastActivity = System.nanoTime();
+        if (inFlight == 0 && headStart == 0 && msg instanceof ByteBuf bytes && bytes.isReadable()) {
+            headStart = lastActivity; // the first byte of a head: its clock starts
+            headTimer = ctx.executor().schedule(this::headTimedOut, headerTimeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        lastActivity = System.nanoTime();
+        ctx.write(msg, promise);
+    }
+
+    /** A request head arrived whole (told by {@link RequestHeadCheck}). */
+    void headArrived() {
+        inFlight++;
+        bodyOpen = true;
+        headStart = 0;
+        cancel(headTimer);
+        headTimer = null;
+    }
+
+    /** The latest request's body ended (told by {@link RequestBodyCheck}). */
+    void bodyEnded() {
+        bodyOpen = false;
+    }
+
+    /** An answer ended (told by {@link RequestHeadCheck}). */
+    void answerEnded() {
+        inFlight = Math.max(0, inFlight - 1);
+        lastActivity = System.nanoTime();
+    }
+
+    private void headTimedOut() {
+        headTimer = null;
+        if (headStart == 0 || !ctx.channel().isActive()) {
+            return;
+        }
+        headStart = 0;
+        inFlight++; // nothing more is read as a request: the 408 is this connection's last answer
+        ctx.pipeline().fireUserEventTriggered(HeadTimedOut.INSTANCE); // RequestHeadCheck reads no more
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(TIMED_OUT)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** Told to the handlers after this one when a head timed out: nothing more is to be read. */
+    enum HeadTimedOut {
+        INSTANCE
+    }
+
+    private void checkIdle() {
+        idleTimer = null;
+        Channel channel = ctx.channel();
+        if (!channel.isActive()) {
+            return;
+        }
+        long quiet = System.nanoTime() - lastActivity;
+        if (quiet >= idleNanos && waitsForClient(channel)) {
+            channel.close();
+            return;
+        }
+        long next = quiet >= idleNanos ? idleNanos : idleNanos - quiet;
+        idleTimer = ctx.executor().schedule(this::checkIdle, next, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Whether the gateway waits for the client: for its next request, for more of a body it reads
+     * (not one it stopped reading because the upstream is slow to take it), or for room to write.
+     */
+    private boolean waitsForClient(Channel channel) {
+        return inFlight == 0 || (bodyOpen && channel.config().isAutoRead()) || !channel.isWritable();
+    }
+
+    private static void cancel(ScheduledFuture<?> timer) {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+}
