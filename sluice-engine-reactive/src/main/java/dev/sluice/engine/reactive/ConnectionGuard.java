@@ -8,7 +8,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,7 +45,7 @@ final class ConnectionGuard extends ChannelDuplexHandler {
     private ChannelHandlerContext ctx;
     private int inFlight; // requests whose head arrived and whose answer has not ended
     private boolean bodyOpen; // the latest request's body has not ended
-    private long headStart; // when the first byte of a head no handler has seen arrived; 0 for none
+    private boolean headBegun; // bytes of a head no handler has seen yet arrived
     private ScheduledFuture<?> headTimer;
     private ScheduledFuture<?> idleTimer;
     private long lastActivity;
@@ -138,25 +137,36 @@ final class ConnectionGuard extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        lastActivity = System.nanoTime();
-        if (inFlight == 0 && headStart == 0 && msg instanceof ByteBuf bytes && bytes.isReadable()) {
-            headStart = lastActivity; // the first byte of a head: its clock starts
-            headTimer = ctx.executor().schedule(this::headTimedOut, headerTimeoutNanos, TimeUnit.NANOSECONDS);
+        if (inFlight == 0 && !headBegun && msg instanceof ByteBuf bytes && bytes.isReadable()) {
+            headBegun = true; // the first byte of a head
         }
         ctx.fireChannelRead(msg);
     }
 
+    /**
+     * After a read's messages went up: a head that began and is still not whole starts its clock
+     * now. A head that arrives whole in one read (nearly all of them) costs no timer at all.
+     */
     @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    public void channelReadComplete(ChannelHandlerContext ctx) {
         lastActivity = System.nanoTime();
-        ctx.write(msg, promise);
+        if (headBegun && headTimer == null && inFlight == 0) {
+            headTimer = ctx.executor().schedule(this::headTimedOut, headerTimeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        lastActivity = System.nanoTime();
+        ctx.flush();
     }
 
     /** A request head arrived whole (told by {@link RequestHeadCheck}). */
     void headArrived() {
         inFlight++;
         bodyOpen = true;
-        headStart = 0;
+        headBegun = false;
         cancel(headTimer);
         headTimer = null;
     }
@@ -174,10 +184,10 @@ final class ConnectionGuard extends ChannelDuplexHandler {
 
     private void headTimedOut() {
         headTimer = null;
-        if (headStart == 0 || !ctx.channel().isActive()) {
+        if (!headBegun || !ctx.channel().isActive()) {
             return;
         }
-        headStart = 0;
+        headBegun = false;
         inFlight++; // nothing more is read as a request: the 408 is this connection's last answer
         ctx.pipeline().fireUserEventTriggered(HeadTimedOut.INSTANCE); // RequestHeadCheck reads no more
         ctx.writeAndFlush(Unpooled.wrappedBuffer(TIMED_OUT)).addListener(ChannelFutureListener.CLOSE);
