@@ -17,6 +17,7 @@ import java.io.PrintStream;
 import java.net.BindException;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -241,9 +242,15 @@ public final class Cli {
     }
 
     private int await(Session session) throws Exception {
+        Watchdog watchdog = session.gateway()
+                .map(g -> Watchdog.start(g, Duration.ofSeconds(1), Runtime.getRuntime()::halt))
+                .orElse(null);
         try {
             signal.await(session);
         } finally {
+            if (watchdog != null) {
+                watchdog.close(); // a gateway being closed is not a failed one
+            }
             session.close();
             out.println("sluice stopped");
             out.flush();

@@ -29,6 +29,11 @@ final class Session implements AutoCloseable {
                 URI.create("http://" + urlHost(config.orElseThrow().server().host()) + ":" + g.port()));
     }
 
+    /** The running gateway, when there is one. */
+    Optional<RunningGateway> gateway() {
+        return gateway;
+    }
+
     /** The port the gateway is bound to, when a gateway runs. */
     Optional<Integer> port() {
         return gateway.map(RunningGateway::port);

@@ -14,7 +14,9 @@ interface StopSignal {
 
     /**
      * Stops on Ctrl-C or SIGTERM: a shutdown hook wakes the waiting command and holds the JVM until
-     * the command has closed everything (at most {@code maxCloseMillis}).
+     * the command has closed everything: at most the gateway's {@code shutdown-grace} plus 10 s (to
+     * free pools and threads), or {@code maxCloseMillis} for a session without a gateway. Then the JVM
+     * exits, even if closing hangs.
      */
     static StopSignal shutdownHook(long maxCloseMillis) {
         return new StopSignal() {
@@ -23,12 +25,15 @@ interface StopSignal {
 
             @Override
             public void await(Session session) throws InterruptedException {
+                long closeMillis = session.config()
+                        .map(c -> c.server().shutdownGrace().toMillis() + 10_000)
+                        .orElse(maxCloseMillis);
                 Runtime.getRuntime()
                         .addShutdownHook(new Thread(
                                 () -> {
                                     stop.countDown();
                                     try {
-                                        closed.await(maxCloseMillis, TimeUnit.MILLISECONDS);
+                                        closed.await(closeMillis, TimeUnit.MILLISECONDS);
                                     } catch (InterruptedException e) {
                                         Thread.currentThread().interrupt();
                                     }

@@ -13,6 +13,15 @@ public interface RunningGateway extends AutoCloseable {
      */
     String transport();
 
+    /**
+     * Why this gateway can no longer serve although it was not closed (an event loop died or is
+     * stuck), or empty while it can. {@code sluice run} asks every second and exits on a failure,
+     * so that a supervisor starts a fresh process instead of keeping one that answers nothing.
+     */
+    default java.util.Optional<String> failure() {
+        return java.util.Optional.empty();
+    }
+
     @Override
     void close();
 }

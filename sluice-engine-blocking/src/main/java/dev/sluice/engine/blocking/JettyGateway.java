@@ -42,6 +42,7 @@ final class JettyGateway implements RunningGateway {
     private final ExecutorService fanout;
     private final ScheduledThreadPoolExecutor timer;
     private final Map<String, UpstreamClient> clients;
+    private volatile boolean closed;
 
     private JettyGateway(
             GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clientFactory, GatewayObserver observer) {
@@ -132,8 +133,17 @@ final class JettyGateway implements RunningGateway {
         return "nio";
     }
 
+    /** Jetty recovers from a failed request or selector itself; a server that stopped cannot serve. */
+    @Override
+    public java.util.Optional<String> failure() {
+        return closed || server.isRunning()
+                ? java.util.Optional.empty()
+                : java.util.Optional.of("the Jetty server is " + server.getState());
+    }
+
     @Override
     public void close() {
+        closed = true;
         try {
             server.stop();
         } catch (Exception ignored) {

@@ -24,6 +24,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.netty.DisposableServer;
 import reactor.netty.NettyPipeline;
@@ -39,6 +40,9 @@ final class ReactiveGateway implements RunningGateway {
 
     private static final Duration RESOURCE_TIMEOUT = Duration.ofSeconds(10);
 
+    /** A loop that ran no task for this long is stuck (no gateway task runs that long on a loop). */
+    static final Duration STUCK_AFTER = Duration.ofSeconds(10);
+
     private final LoopResources loops;
     private final Map<String, Upstream> upstreams;
     private final ChannelGroup connections;
@@ -46,6 +50,7 @@ final class ReactiveGateway implements RunningGateway {
     private final Duration grace;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AddressResolverGroup<InetSocketAddress> resolver;
+    private final LoopWatch watch;
 
     private ReactiveGateway(
             LoopResources loops,
@@ -53,13 +58,15 @@ final class ReactiveGateway implements RunningGateway {
             ChannelGroup connections,
             DisposableServer server,
             Duration grace,
-            AddressResolverGroup<InetSocketAddress> resolver) {
+            AddressResolverGroup<InetSocketAddress> resolver,
+            boolean nativeIo) {
         this.resolver = resolver;
         this.loops = loops;
         this.upstreams = upstreams;
         this.connections = connections;
         this.server = server;
         this.grace = grace;
+        this.watch = new LoopWatch(loops.onServer(nativeIo), STUCK_AFTER.toSeconds(), TimeUnit.SECONDS);
     }
 
     static ReactiveGateway start(GatewayConfig config, GatewayObserver observer) {
@@ -119,7 +126,8 @@ final class ReactiveGateway implements RunningGateway {
                             })
                     .handle(new GatewayHandler(config, upstreams, observer))
                     .bindNow();
-            return new ReactiveGateway(loops, upstreams, connections, server, settings.shutdownGrace(), resolver);
+            return new ReactiveGateway(
+                    loops, upstreams, connections, server, settings.shutdownGrace(), resolver, nativeIo);
         } catch (RuntimeException e) {
             release(upstreams, loops, resolver);
             throw e;
@@ -170,6 +178,16 @@ final class ReactiveGateway implements RunningGateway {
     }
 
     @Override
+    public java.util.Optional<String> failure() {
+        return closed.get() ? java.util.Optional.empty() : watch.failure();
+    }
+
+    /** The event loops, for tests that stop or block one. */
+    LoopResources loops() {
+        return loops;
+    }
+
+    @Override
     public int port() {
         return server.port();
     }
@@ -195,7 +213,7 @@ final class ReactiveGateway implements RunningGateway {
         }
         try {
             server.disposeNow(grace.isZero() || grace.isNegative() ? Duration.ofMillis(1) : grace);
-        } catch (IllegalStateException gracePassed) {
+        } catch (RuntimeException gracePassedOrLoopGone) { // the grace passed, or a loop died under it
             connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
         } finally {
             release(upstreams, loops, resolver);
@@ -212,6 +230,11 @@ final class ReactiveGateway implements RunningGateway {
             resolver.close(); // closes its datagram channels on their loops:
             quiet = Duration.ofMillis(100); // the loops run on until those closes are done
         }
-        loops.disposeLater(quiet, RESOURCE_TIMEOUT).block(RESOURCE_TIMEOUT.plusSeconds(1));
+        try {
+            loops.disposeLater(quiet, RESOURCE_TIMEOUT).block(RESOURCE_TIMEOUT.plusSeconds(1));
+        } catch (RuntimeException stuck) { // a loop that never ends its task: the process exit ends it
+            org.slf4j.LoggerFactory.getLogger(ReactiveGateway.class)
+                    .warn("event loops did not stop within {}: {}", RESOURCE_TIMEOUT, stuck.toString());
+        }
     }
 }

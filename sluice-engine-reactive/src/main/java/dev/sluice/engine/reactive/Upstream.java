@@ -160,7 +160,11 @@ final class Upstream {
     /** Closes the idle connections; busy ones close with their exchanges, or with the event loops. */
     void dispose() {
         for (Lane lane : all) {
-            lane.close();
+            try {
+                lane.close();
+            } catch (java.util.concurrent.RejectedExecutionException loopGone) {
+                // its event loop stopped (an Error ended it): its connections went with it
+            }
         }
     }
 }
