@@ -30,6 +30,29 @@ public final class HeaderRules {
             "x-forwarded-host");
     private static final Set<String> FRAMING_RESPONSE = Set.of("transfer-encoding");
 
+    /**
+     * {@code transfer_encoding}, {@code content_length} and the other framing, hop-by-hop and
+     * rewritten names spelled with an underscore: never forwarded. Some upstream servers (CGI-style
+     * ones, frameworks that map headers to variables) read {@code Transfer_Encoding} as {@code
+     * Transfer-Encoding}, so a client could frame its request one way for the gateway and another for
+     * the upstream: a request smuggled past the gateway (defparam's smuggler, mutation
+     * "underjoin1"). nginx drops every underscored name by default; Envoy can
+     * ({@code headers_with_underscores_action}); Sluice drops these.
+     */
+    private static final Set<String> UNDERSCORED = underscored();
+
+    private static Set<String> underscored() {
+        Set<String> names = new HashSet<>();
+        for (String name : REWRITTEN_REQUEST) {
+            names.add(name.replace('-', '_'));
+        }
+        for (String name : HopByHop.names()) {
+            names.add(name.replace('-', '_'));
+        }
+        names.removeIf(name -> name.indexOf('_') < 0);
+        return Set.copyOf(names);
+    }
+
     private final Set<String> requestDrops = new HashSet<>();
     private final Map<String, String> requestSets = new LinkedHashMap<>();
     private final Set<String> responseDrops = new HashSet<>();
@@ -64,6 +87,7 @@ public final class HeaderRules {
         rules.requestBlocked.addAll(REWRITTEN_REQUEST);
         rules.requestBlocked.addAll(rules.requestDrops);
         rules.requestBlocked.addAll(HopByHop.names());
+        rules.requestBlocked.addAll(UNDERSCORED);
         rules.responseBlocked.addAll(FRAMING_RESPONSE);
         rules.responseBlocked.addAll(rules.responseDrops);
         rules.responseBlocked.addAll(HopByHop.names());

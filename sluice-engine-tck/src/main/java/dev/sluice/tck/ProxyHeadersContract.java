@@ -50,6 +50,24 @@ public abstract class ProxyHeadersContract extends ContractFixture {
     }
 
     @Test
+    void framingHeadersSpelledWithAnUnderscoreAreNotForwarded() {
+        try (TestGateway gw = passThrough()) {
+            Map<String, Object> seen = inspected(gw.wire()
+                    .send(WireRequest.get("/p/inspect/h")
+                            .header("Transfer_Encoding", "chunked")
+                            .header("Content_Length", "5")
+                            .header("X_Forwarded_For", "10.0.0.1")
+                            .header("X_Kept", "yes")));
+            assertThat(headerValues(seen, "transfer_encoding")).isEmpty();
+            assertThat(headerValues(seen, "content_length")).isEmpty();
+            assertThat(headerValues(seen, "x_forwarded_for")).isEmpty();
+            assertThat(headerValues(seen, "x_kept"))
+                    .as("other underscored names pass")
+                    .containsExactly("yes");
+        }
+    }
+
+    @Test
     void hopByHopResponseHeadersAreNotReturned() {
         String path = upstream.respond(
                 200,
