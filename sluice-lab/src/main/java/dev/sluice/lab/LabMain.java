@@ -6,6 +6,7 @@ import dev.sluice.lab.scenario.S001Scenario;
 import dev.sluice.lab.scenario.S002Scenario;
 import dev.sluice.lab.scenario.S003Scenario;
 import dev.sluice.lab.scenario.S004Scenario;
+import dev.sluice.lab.scenario.SoakScenario;
 import java.util.List;
 
 /**
@@ -31,6 +32,9 @@ public final class LabMain {
                  --subjects sequential,virtual,reactive,platform,spring-virtual,spring-reactive,kotlin-coroutines
         deploy   Table 2: packaging time, file sizes (jar + JDK, jlink image, native), start time (jvm, aot)
                  --runs 5 --engines virtual,reactive
+        soak     /compose and /products at 80 % of peak with the upstreams killed and restarted every minute:
+                 broken responses, RSS slope, file descriptors, threads
+                 --duration 30m --restart-every 60s --load 80 --connections 40 --subjects virtual,reactive,platform
       every load scenario: --out DIR (results; default lab-results/<scenario>-<time>) --pin (subject on one
         CPU, load generator and upstreams on the other) --warmup 10s --jvm-flags "..." --jdk DIR
         --wrk-threads N --project DIR
@@ -56,10 +60,11 @@ public final class LabMain {
                 case "s003" -> S003Scenario.run(args);
                 case "s004" -> S004Scenario.run(args);
                 case "deploy" -> DeployScenario.run(args);
+                case "soak" -> SoakScenario.run(args);
                 case "sizes-upstream" -> SizesUpstream.main(args.subList(1, args.size()));
                 default ->
                     throw new UsageException("unknown scenario '" + args.getFirst()
-                            + "' (expected: paper, s001, s002, s003, s004, deploy)");
+                            + "' (expected: paper, s001, s002, s003, s004, deploy, soak)");
             };
         } catch (UsageException e) {
             System.err.println("sluice lab: " + e.getMessage());

@@ -166,6 +166,17 @@ public final class LaunchedProcess implements AutoCloseable {
         }
     }
 
+    /** Kills the process at once (SIGKILL), as a crash would end it, and waits for it to be gone. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+            pump.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public void close() {
         if (process.isAlive()) {

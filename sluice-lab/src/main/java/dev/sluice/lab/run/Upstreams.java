@@ -21,7 +21,15 @@ public record Upstreams(LaunchedProcess process, Map<String, URI> urls, List<Str
 
     /** Starts {@code sluice upstreams} on six free consecutive ports. */
     public static Upstreams demo(Workspace workspace, CpuPlan cpus, Path logDir) throws LabFailure {
-        int base = Ports.freeBlock(DEMO.size());
+        return demoAt(workspace, cpus, logDir, Ports.freeBlock(DEMO.size()), 0);
+    }
+
+    /**
+     * Starts {@code sluice upstreams} on the six ports from {@code base} (again, after a soak killed
+     * them); {@code run} numbers its log ({@code upstreams-N.log}, 0: {@code upstreams.log}).
+     */
+    public static Upstreams demoAt(Workspace workspace, CpuPlan cpus, Path logDir, int base, int run)
+            throws LabFailure {
         List<String> command = cpus.load(List.of(
                 workspace.java().toString(),
                 "-jar",
@@ -32,7 +40,10 @@ public record Upstreams(LaunchedProcess process, Map<String, URI> urls, List<Str
                 "--port-base",
                 Integer.toString(base)));
         LaunchedProcess p = LaunchedProcess.start(
-                "upstreams", command, logDir.resolve("upstreams.log"), Pattern.compile("sluice upstreams started"));
+                "upstreams",
+                command,
+                logDir.resolve(run == 0 ? "upstreams.log" : "upstreams-" + run + ".log"),
+                Pattern.compile("sluice upstreams started"));
         try {
             p.awaitStarted(Duration.ofSeconds(60));
         } catch (LabFailure e) {
