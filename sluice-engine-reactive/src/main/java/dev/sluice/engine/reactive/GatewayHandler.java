@@ -87,7 +87,11 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                 case RouteTable.Result.Matched matched -> {
                     GatewaySnapshot.Compiled<RouteHandler> compiled = snapshot.route(matched);
                     if (compiled.maxBody() != ServerLimits.UNLIMITED) {
-                        Mono<Void> refused = limitBody(in, response, compiled.maxBody());
+                        Mono<Void> refused = limitBody(
+                                in,
+                                response,
+                                compiled.maxBody(),
+                                matched.route().target() instanceof ProxyTarget);
                         if (refused != null) {
                             yield refused;
                         }
@@ -170,9 +174,11 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     /**
      * A body declared larger than the route takes is refused before any upstream is asked (its body
      * is never read, so the connection closes after the answer); any other is counted as it streams
-     * by the connection's {@link RequestBodyCheck}. Returns the refusal, or null.
+     * by the connection's {@link RequestBodyCheck} when the route streams it upstream (a composition
+     * reads no request body: a chunked one it is sent goes unread, as in the blocking engine).
+     * Returns the refusal, or null.
      */
-    private static Mono<Void> limitBody(ClientRequest in, HttpServerResponse response, long maxBody) {
+    private static Mono<Void> limitBody(ClientRequest in, HttpServerResponse response, long maxBody, boolean streamed) {
         String length = in.headers().get(HttpHeaderNames.CONTENT_LENGTH);
         Optional<RequestFraming.Rejection> tooLarge =
                 BodyLimit.check(length == null ? -1 : Long.parseLong(length.trim()), maxBody);
@@ -182,7 +188,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             return Responses.send(
                     response, tooLarge.get().status(), tooLarge.get().errorBody());
         }
-        Channel channel = channel(in);
+        Channel channel = streamed ? channel(in) : null;
         if (channel != null && channel.pipeline().get(RequestBodyCheck.NAME) instanceof RequestBodyCheck check) {
             check.limit(maxBody);
         }
