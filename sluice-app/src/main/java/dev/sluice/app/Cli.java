@@ -11,6 +11,9 @@ import dev.sluice.demo.DemoUpstreams;
 import dev.sluice.demo.PortInUseException;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
+import dev.sluice.observe.GatewayObserver;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -144,9 +147,31 @@ public final class Cli {
                 engine.orElse(config.server().engine()),
                 port.orElse(config.server().port()));
         LogBackend.configure(config.logging(), err);
-        RunningGateway gateway = startGateway(config);
+        if (config.admin().isEmpty()) {
+            RunningGateway gateway = startGateway(config, GatewayObserver.NONE);
+            long millis = StartupClock.millisSinceStart();
+            return serve(new Session(Optional.of(config), Optional.of(gateway), Optional.empty()), millis, List.of());
+        }
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        GatewayMetrics metrics = new GatewayMetrics(registry);
+        RunningGateway gateway = startGateway(config, metrics);
+        metrics.watch(() -> gateway);
+        AdminServer admin;
+        try {
+            admin = AdminServer.start(config.admin().get(), gateway, registry, config);
+        } catch (IOException e) {
+            gateway.close();
+            if (isPortInUse(e)) {
+                throw new Failure("admin port " + config.admin().get().port() + " is in use: stop what uses it", e);
+            }
+            throw new Failure("the admin listener could not start: " + describe(e), e);
+        }
         long millis = StartupClock.millisSinceStart();
-        return serve(new Session(Optional.of(config), Optional.of(gateway), Optional.empty()), millis, List.of());
+        Session session = new Session(Optional.of(config), Optional.of(gateway), Optional.empty(), Optional.of(admin));
+        return serve(
+                session,
+                millis,
+                List.of("admin listening on " + admin.url() + " (/health/live, /health/ready, /metrics, /routes)"));
     }
 
     private int demo(Arguments a) throws Exception {
@@ -280,6 +305,10 @@ public final class Cli {
     }
 
     private static RunningGateway startGateway(GatewayConfig config) throws Failure {
+        return startGateway(config, GatewayObserver.NONE);
+    }
+
+    private static RunningGateway startGateway(GatewayConfig config, GatewayObserver observer) throws Failure {
         Engine engine;
         try {
             engine = Engine.forMode(config.server().engine());
@@ -287,7 +316,7 @@ public final class Cli {
             throw new Failure(e.getMessage());
         }
         try {
-            return engine.start(config);
+            return engine.start(config, observer);
         } catch (Exception e) {
             if (isPortInUse(e)) {
                 throw new Failure("port " + config.server().port() + " is in use: stop what uses it or pass --port", e);

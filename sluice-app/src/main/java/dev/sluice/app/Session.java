@@ -16,11 +16,26 @@ final class Session implements AutoCloseable {
     private final Optional<GatewayConfig> config;
     private final Optional<RunningGateway> gateway;
     private final Optional<DemoUpstreams> upstreams;
+    private final Optional<AdminServer> admin;
 
     Session(Optional<GatewayConfig> config, Optional<RunningGateway> gateway, Optional<DemoUpstreams> upstreams) {
+        this(config, gateway, upstreams, Optional.empty());
+    }
+
+    Session(
+            Optional<GatewayConfig> config,
+            Optional<RunningGateway> gateway,
+            Optional<DemoUpstreams> upstreams,
+            Optional<AdminServer> admin) {
         this.config = config;
         this.gateway = gateway;
         this.upstreams = upstreams;
+        this.admin = admin;
+    }
+
+    /** The admin listener's base URL, when one runs. */
+    Optional<URI> adminUrl() {
+        return admin.map(AdminServer::url);
     }
 
     /** The gateway's base URL, such as {@code http://127.0.0.1:8080}, when a gateway runs. */
@@ -64,9 +79,11 @@ final class Session implements AutoCloseable {
 
     @Override
     public void close() {
+        admin.ifPresent(AdminServer::stopping); // not ready from now on; live until the end
         try {
             gateway.ifPresent(RunningGateway::close);
         } finally {
+            admin.ifPresent(AdminServer::close);
             upstreams.ifPresent(DemoUpstreams::close);
         }
     }

@@ -27,6 +27,12 @@ final class Http {
         return get(URI.create(base + pathAndQuery));
     }
 
+    /** Parses a JSON array. */
+    @SuppressWarnings("unchecked")
+    static java.util.List<Object> jsonList(String text) {
+        return (java.util.List<Object>) new Load(LoadSettings.builder().build()).loadFromString(text);
+    }
+
     /** Parses JSON (YAML 1.2 is a superset of it); throws when the text is not one document. */
     @SuppressWarnings("unchecked")
     static Map<String, Object> json(String text) {

@@ -221,9 +221,6 @@ public final class ConfigLoader {
                 requestLine, headerBytes, headers, body, headerTimeout, idleTimeout, connections, requests);
     }
 
-    static final String ADMIN_NOT_BUILT =
-            "this version of Sluice has no admin listener, so nothing would listen on it (expected: no admin section)";
-
     private static Optional<AdminConfig> admin(Mapping root) {
         if (!root.has("admin")) {
             return Optional.empty();
@@ -232,9 +229,6 @@ public final class ConfigLoader {
         if (section.isEmpty()) {
             return Optional.empty();
         }
-        // Refused until the admin listener exists: a config that asks for one would pass and nothing
-        // would listen. Its keys are still checked, so every problem shows at once.
-        root.problem("admin", ADMIN_NOT_BUILT);
         Mapping m = section.get();
         m.allowOnly("host", "port");
         String host = m.string("host", "a host name or address").orElse("127.0.0.1");

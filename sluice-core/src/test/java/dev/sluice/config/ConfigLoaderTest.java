@@ -162,14 +162,22 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void anAdminSectionIsRefusedWhileNoAdminListenerExists() {
+    void anAdminSectionBindsWithItsDefaultsAndItsProblemsByPath() throws Exception {
+        GatewayConfig config = ConfigLoader.parse("""
+        admin: { port: 0 }
+        upstreams: { a: { url: "http://127.0.0.1:1" } }
+        routes: [ { id: r, match: { path: / }, proxy: { upstream: a } } ]
+        """, "inline");
+        assertThat(config.admin()).contains(new AdminConfig("127.0.0.1", 0));
         ConfigException e = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.parse("""
-        admin: { host: 127.0.0.1, port: 9090 }
+        admin: { host: "", port: 70000, path: /x }
         upstreams: { a: { url: "http://127.0.0.1:1" } }
         routes: [ { id: r, match: { path: / }, proxy: { upstream: a } } ]
         """, "inline"));
         assertThat(e).as("refused").isNotNull();
-        assertThat(e.problems()).containsExactly(new Problem("admin", ConfigLoader.ADMIN_NOT_BUILT));
+        assertThat(e.problems())
+                .extracting(Problem::path)
+                .containsExactlyInAnyOrder("admin.host", "admin.port", "admin.path");
     }
 
     @Test

@@ -1,0 +1,192 @@
+package dev.sluice.app;
+
+import static java.util.Objects.requireNonNull;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.sluice.compose.JsonSplice;
+import dev.sluice.config.AdminConfig;
+import dev.sluice.config.ComposeTarget;
+import dev.sluice.config.GatewayConfig;
+import dev.sluice.config.ProxyTarget;
+import dev.sluice.config.RouteConfig;
+import dev.sluice.engine.RunningGateway;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.Collectors;
+
+/**
+ * The admin listener ({@code admin: {host, port}}), apart from the traffic listener, for the
+ * operator and the orchestrator: JSON health, Prometheus metrics and the routes. It runs on the JDK's
+ * own HTTP server, one virtual thread per exchange, so nothing an operator asks competes with the
+ * gateway's event loops or request threads.
+ *
+ * <pre>
+ *   GET /health/live    200 {"status":"up"}, or 503 {"status":"down","reason":...} once the engine
+ *                       can no longer serve (RunningGateway.failure(): restart the process)
+ *   GET /health/ready   200 {"status":"ready"} while it takes traffic; 503 {"status":"stopping"}
+ *                       from the moment it begins to stop
+ *   GET /metrics        Prometheus text format (docs/METRICS.md)
+ *   GET /routes         JSON: each route's id, path, methods and target
+ * </pre>
+ */
+final class AdminServer implements AutoCloseable {
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final RunningGateway gateway;
+    private final PrometheusMeterRegistry registry;
+    private final byte[] routes;
+    private final String host;
+    private volatile boolean stopping;
+
+    private AdminServer(
+            HttpServer server,
+            ExecutorService executor,
+            RunningGateway gateway,
+            PrometheusMeterRegistry registry,
+            GatewayConfig config,
+            String host) {
+        this.server = server;
+        this.executor = executor;
+        this.gateway = gateway;
+        this.registry = registry;
+        this.routes = routesJson(config).getBytes(StandardCharsets.UTF_8);
+        this.host = host;
+    }
+
+    /** Binds {@code admin.host:admin.port} (0: any free port) and serves until closed. */
+    static AdminServer start(
+            AdminConfig admin, RunningGateway gateway, PrometheusMeterRegistry registry, GatewayConfig config)
+            throws IOException {
+        requireNonNull(gateway, "gateway");
+        HttpServer server = HttpServer.create(new InetSocketAddress(admin.host(), admin.port()), 64);
+        ExecutorService executor = Executors.newThreadPerTaskExecutor(
+                Thread.ofVirtual().name("sluice-admin-", 0).factory());
+        server.setExecutor(executor);
+        AdminServer adminServer = new AdminServer(server, executor, gateway, registry, config, admin.host());
+        server.createContext("/", adminServer::handle);
+        server.start();
+        return adminServer;
+    }
+
+    /** The port really bound. */
+    int port() {
+        return server.getAddress().getPort();
+    }
+
+    /** Where it is reached: {@code http://127.0.0.1:9090}. */
+    URI url() {
+        return URI.create("http://" + Session.urlHost(host) + ":" + port());
+    }
+
+    /** From now on {@code /health/ready} answers 503: the gateway is stopping. */
+    void stopping() {
+        stopping = true;
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String path = exchange.getRequestURI().getRawPath();
+            if (!exchange.getRequestMethod().equals("GET")
+                    && !exchange.getRequestMethod().equals("HEAD")) {
+                exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+                json(exchange, 405, error(405, "method_not_allowed", "the admin listener answers GET only"));
+                return;
+            }
+            switch (path) {
+                case "/health/live" -> {
+                    Optional<String> failure = gateway.failure();
+                    if (failure.isEmpty()) {
+                        json(exchange, 200, "{\"status\":\"up\"}");
+                    } else {
+                        json(exchange, 503, "{\"status\":\"down\",\"reason\":" + JsonSplice.quote(failure.get()) + "}");
+                    }
+                }
+                case "/health/ready" -> {
+                    if (stopping) {
+                        json(exchange, 503, "{\"status\":\"stopping\"}");
+                    } else if (gateway.failure().isPresent()) {
+                        json(exchange, 503, "{\"status\":\"down\"}");
+                    } else {
+                        json(exchange, 200, "{\"status\":\"ready\"}");
+                    }
+                }
+                case "/metrics" -> {
+                    byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
+                    exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+                    send(exchange, 200, body);
+                }
+                case "/routes" -> {
+                    exchange.getResponseHeaders().set("Content-Type", "application/json");
+                    send(exchange, 200, routes);
+                }
+                default -> json(exchange, 404, error(404, "not_found", "no admin endpoint " + path));
+            }
+        }
+    }
+
+    private static String error(int status, String code, String message) {
+        return new String(dev.sluice.http.ErrorBody.of(status, code, message), StandardCharsets.UTF_8);
+    }
+
+    private static void json(HttpExchange exchange, int status, String body) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        send(exchange, status, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
+        boolean head = exchange.getRequestMethod().equals("HEAD");
+        exchange.sendResponseHeaders(status, head ? -1 : body.length);
+        if (!head) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        }
+    }
+
+    /** {@code [{"id":..,"path":..,"methods":[..],"proxy":"upstream"} or "compose":{"part":"upstream",..}}]}. */
+    static String routesJson(GatewayConfig config) {
+        StringBuilder json = new StringBuilder("[");
+        for (RouteConfig route : config.routes()) {
+            if (json.length() > 1) {
+                json.append(',');
+            }
+            json.append("{\"id\":")
+                    .append(JsonSplice.quote(route.id()))
+                    .append(",\"path\":")
+                    .append(JsonSplice.quote(route.match().path().toString()))
+                    .append(",\"methods\":[")
+                    .append(route.match().methods().stream()
+                            .sorted()
+                            .map(JsonSplice::quote)
+                            .collect(Collectors.joining(",")))
+                    .append(']');
+            switch (route.target()) {
+                case ProxyTarget proxy -> json.append(",\"proxy\":").append(JsonSplice.quote(proxy.upstream()));
+                case ComposeTarget compose -> {
+                    json.append(",\"compose\":{");
+                    json.append(compose.parts().stream()
+                            .map(p -> JsonSplice.quote(p.name()) + ":" + JsonSplice.quote(p.upstream()))
+                            .collect(Collectors.joining(",")));
+                    json.append('}');
+                }
+            }
+            json.append('}');
+        }
+        return json.append(']').toString();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,140 @@
+package dev.sluice.app;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.compose.PartOutcome;
+import dev.sluice.engine.RunningGateway;
+import dev.sluice.observe.ExchangeEvent;
+import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.PartEvent;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The gateway's metrics (docs/METRICS.md), fed by the core's observer seam, so every engine reports
+ * the same meters: one timer per route, method, status class and outcome, one counter per
+ * composition part outcome, whether the gateway can serve, and the JVM's and process's own.
+ * Meters are looked up in a map keyed by their tags (no Micrometer id built per event).
+ */
+final class GatewayMetrics implements GatewayObserver {
+
+    /** Latency buckets of {@code sluice_requests_seconds}: from 1 ms to 10 s, as Envoy's defaults span. */
+    private static final Duration[] BUCKETS = {
+        Duration.ofMillis(1),
+        Duration.ofMillis(5),
+        Duration.ofMillis(10),
+        Duration.ofMillis(25),
+        Duration.ofMillis(50),
+        Duration.ofMillis(100),
+        Duration.ofMillis(250),
+        Duration.ofMillis(500),
+        Duration.ofSeconds(1),
+        Duration.ofMillis(2500),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(10)
+    };
+
+    private record RequestKey(String route, String method, int statusClass, boolean aborted) {}
+
+    private record PartKey(String route, String upstream, String outcome) {}
+
+    private final MeterRegistry registry;
+    private final ConcurrentHashMap<RequestKey, Timer> requests = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<PartKey, Counter> parts = new ConcurrentHashMap<>();
+
+    GatewayMetrics(MeterRegistry registry) {
+        this.registry = requireNonNull(registry, "registry");
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmGcMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+    }
+
+    /** {@code sluice_up}: 1 while the gateway can serve ({@link RunningGateway#failure()} is empty). */
+    void watch(Supplier<RunningGateway> gateway) {
+        Gauge.builder("sluice.up", () -> {
+                    RunningGateway g = gateway.get();
+                    return g != null && g.failure().isEmpty() ? 1 : 0;
+                })
+                .description("1 while the gateway can serve, 0 when an engine failure was detected")
+                .register(registry);
+    }
+
+    @Override
+    public void exchange(ExchangeEvent event) {
+        RequestKey key = new RequestKey(
+                event.route().isEmpty() ? "(none)" : event.route(),
+                event.method(),
+                event.status() / 100,
+                event.aborted());
+        requests.computeIfAbsent(
+                        key,
+                        k -> Timer.builder("sluice.requests")
+                                .description(
+                                        "requests answered by the gateway, by route, method, status class and outcome")
+                                .tag("route", k.route())
+                                .tag("method", k.method())
+                                .tag("status", k.statusClass() + "xx")
+                                .tag("outcome", k.aborted() ? "aborted" : "answered")
+                                .serviceLevelObjectives(BUCKETS)
+                                .register(registry))
+                .record(event.durationNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void part(PartEvent event) {
+        PartOutcome outcome = event.outcome();
+        PartKey key = new PartKey(event.route(), event.upstream(), outcomeName(outcome));
+        parts.computeIfAbsent(
+                        key,
+                        k -> Counter.builder("sluice.composition.parts")
+                                .description(
+                                        "composition parts by route, upstream and outcome (ok, or why the part is null)")
+                                .tag("route", k.route())
+                                .tag("upstream", k.upstream())
+                                .tag("outcome", k.outcome())
+                                .register(registry))
+                .increment();
+    }
+
+    /**
+     * {@code ok}, or the kind of failure: {@code timeout}, {@code status} (a refused upstream
+     * status), {@code invalid} (not JSON or not the expected type), {@code aborted} (cut short by the
+     * response's end), {@code failed} (anything else: refused, reset).
+     */
+    static String outcomeName(PartOutcome outcome) {
+        if (outcome.isOk()) {
+            return "ok";
+        }
+        String error = outcome.error().orElse("");
+        if (outcome.status() == 504 || error.contains("timeout")) {
+            return "timeout";
+        }
+        if (error.startsWith("upstream status")) {
+            return "status";
+        }
+        if (error.startsWith("invalid JSON") || error.equals("empty body") || error.contains("content type")) {
+            return "invalid";
+        }
+        if (error.contains("abort")) {
+            return "aborted";
+        }
+        return "failed";
+    }
+}

@@ -1,0 +1,121 @@
+package dev.sluice.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.demo.DemoUpstreams;
+import dev.sluice.tck.ListeningSockets;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code sluice run} with an {@code admin:} section, in every engine mode: the admin listener on its
+ * own port answers health, Prometheus metrics fed by the core's observer seam (the same meters in
+ * every engine), and the routes; traffic on the gateway shows in the metrics.
+ */
+class AdminListenerTest {
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"virtual", "platform", "reactive"})
+    void theAdminListenerAnswersHealthMetricsAndRoutes(String engine) throws Exception {
+        try (DemoUpstreams upstreams = DemoUpstreams.start("127.0.0.1", 0)) {
+            Path file = Files.writeString(dir.resolve("gateway.yaml"), """
+          server: { host: 127.0.0.1, port: 0 }
+          admin: { host: 127.0.0.1, port: 0 }
+          upstreams:
+            catalog: { url: "%s" }
+            people:  { url: "%s" }
+          routes:
+            - id: page
+              match: { path: "/page/{id}", methods: [GET] }
+              compose:
+                parts:
+                  product:  { upstream: catalog, path: "/products/{id}" }
+                  customer: { upstream: people,  path: "/customers/{id}" }
+            - id: catalog
+              match: { path: "/products/**" }
+              proxy: { upstream: catalog }
+          """.formatted(
+                            upstreams.urls().get("products"), upstreams.urls().get("customers")));
+            AtomicReference<URI> admin = new AtomicReference<>();
+            CliRunner.Result result = CliRunner.run(
+                    session -> {
+                        URI gateway = session.gatewayUrl().orElseThrow();
+                        admin.set(session.adminUrl().orElseThrow());
+                        assertThat(admin.get().getPort()).isNotEqualTo(gateway.getPort());
+
+                        HttpResponse<String> live = Http.get(admin.get(), "/health/live");
+                        assertThat(live.statusCode()).isEqualTo(200);
+                        assertThat(live.body()).isEqualTo("{\"status\":\"up\"}");
+                        HttpResponse<String> ready = Http.get(admin.get(), "/health/ready");
+                        assertThat(ready.statusCode()).isEqualTo(200);
+                        assertThat(ready.body()).isEqualTo("{\"status\":\"ready\"}");
+
+                        assertThat(Http.get(gateway, "/page/77").statusCode()).isEqualTo(200);
+                        assertThat(Http.get(gateway, "/products/1001").statusCode())
+                                .isEqualTo(200);
+                        assertThat(Http.get(gateway, "/products/1001").statusCode())
+                                .isEqualTo(200);
+                        assertThat(Http.get(gateway, "/nowhere").statusCode()).isEqualTo(404);
+
+                        HttpResponse<String> metrics = Http.get(admin.get(), "/metrics");
+                        assertThat(metrics.statusCode()).isEqualTo(200);
+                        assertThat(metrics.headers().firstValue("content-type").orElse(""))
+                                .startsWith("text/plain");
+                        String text = metrics.body();
+                        assertThat(text)
+                                .contains("sluice_requests_seconds_count{method=\"GET\",outcome=\"answered\","
+                                        + "route=\"catalog\",status=\"2xx\"} 2")
+                                .contains("sluice_requests_seconds_count{method=\"GET\",outcome=\"answered\","
+                                        + "route=\"page\",status=\"2xx\"} 1")
+                                .contains("sluice_requests_seconds_bucket{method=\"GET\",outcome=\"answered\","
+                                        + "route=\"catalog\",status=\"2xx\",le=\"10.0\"} 2")
+                                .contains("sluice_composition_parts_total{outcome=\"ok\",route=\"page\","
+                                        + "upstream=\"catalog\"} 1")
+                                .contains("sluice_composition_parts_total{outcome=\"ok\",route=\"page\","
+                                        + "upstream=\"people\"} 1")
+                                .contains("sluice_up 1.0")
+                                .contains("jvm_memory_used_bytes")
+                                .contains("process_files_open_files");
+
+                        HttpResponse<String> routes = Http.get(admin.get(), "/routes");
+                        assertThat(routes.statusCode()).isEqualTo(200);
+                        assertThat(Http.jsonList(routes.body())).hasSize(2);
+                        assertThat(routes.body())
+                                .contains(
+                                        "\"id\":\"page\"",
+                                        "\"compose\":{\"product\":\"catalog\",\"customer\":\"people\"}")
+                                .contains("\"id\":\"catalog\"", "\"proxy\":\"catalog\"");
+
+                        HttpResponse<String> missing = Http.get(admin.get(), "/nothing");
+                        assertThat(missing.statusCode()).isEqualTo(404);
+                        assertThat(missing.body()).contains("\"error\":\"not_found\"");
+                    },
+                    "run",
+                    "-c",
+                    file.toString(),
+                    "--engine",
+                    engine);
+
+            assertThat(result.exitCode()).as(result.err()).isZero();
+            List<String> lines = result.out().lines().toList();
+            assertThat(lines).hasSize(3);
+            assertThat(lines.get(1))
+                    .isEqualTo(
+                            "admin listening on " + admin.get() + " (/health/live, /health/ready, /metrics, /routes)");
+            assertThat(ListeningSockets.awaitNotListening(admin.get().getPort(), Duration.ofSeconds(10)))
+                    .as("the admin listener is closed with the gateway")
+                    .isTrue();
+        }
+    }
+}
