@@ -1,9 +1,11 @@
 package dev.sluice.app;
 
+import dev.sluice.config.AdminConfig;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.demo.DemoUpstreams;
 import dev.sluice.engine.RunningGateway;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
@@ -80,6 +82,16 @@ final class Session implements AutoCloseable {
     @Override
     public void close() {
         admin.ifPresent(AdminServer::stopping); // not ready from now on; live until the end
+        Duration drain = config.flatMap(GatewayConfig::admin)
+                .map(AdminConfig::drainDelay)
+                .orElse(Duration.ZERO);
+        if (admin.isPresent() && drain.isPositive()) { // a load balancer sees 503 and stops sending meanwhile
+            try {
+                Thread.sleep(drain);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         try {
             gateway.ifPresent(RunningGateway::close);
         } finally {

@@ -14,7 +14,8 @@ interface StopSignal {
 
     /**
      * Stops on Ctrl-C or SIGTERM: a shutdown hook wakes the waiting command and holds the JVM until
-     * the command has closed everything: at most the gateway's {@code shutdown-grace} plus 10 s (to
+     * the command has closed everything: at most the admin's {@code drain-delay}, the gateway's {@code
+     * shutdown-grace} and 10 s (to
      * free pools and threads), or {@code maxCloseMillis} for a session without a gateway. Then the JVM
      * exits, even if closing hangs.
      */
@@ -26,7 +27,9 @@ interface StopSignal {
             @Override
             public void await(Session session) throws InterruptedException {
                 long closeMillis = session.config()
-                        .map(c -> c.server().shutdownGrace().toMillis() + 10_000)
+                        .map(c -> c.admin().map(a -> a.drainDelay().toMillis()).orElse(0L)
+                                + c.server().shutdownGrace().toMillis()
+                                + 10_000)
                         .orElse(maxCloseMillis);
                 Runtime.getRuntime()
                         .addShutdownHook(new Thread(

@@ -118,4 +118,68 @@ class AdminListenerTest {
                     .isTrue();
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"virtual", "platform", "reactive"})
+    void onStopReadinessTurnsFalseAndTheGatewayServesThroughItsDrainDelay(String engine) throws Exception {
+        try (DemoUpstreams upstreams = DemoUpstreams.start("127.0.0.1", 0)) {
+            Path file = Files.writeString(
+                    dir.resolve("gateway.yaml"), """
+          server: { host: 127.0.0.1, port: 0 }
+          admin: { host: 127.0.0.1, port: 0, drain-delay: 2s }
+          upstreams:
+            catalog: { url: "%s" }
+          routes:
+            - id: catalog
+              match: { path: "/products/**" }
+              proxy: { upstream: catalog }
+          """.formatted(upstreams.urls().get("products")));
+            java.util.concurrent.atomic.AtomicInteger served = new java.util.concurrent.atomic.AtomicInteger();
+            List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+            java.util.concurrent.CountDownLatch warm = new java.util.concurrent.CountDownLatch(20);
+            java.util.concurrent.atomic.AtomicReference<Thread> balancer =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.atomic.AtomicBoolean sawNotReady = new java.util.concurrent.atomic.AtomicBoolean();
+            CliRunner.Result result = CliRunner.run(
+                    session -> {
+                        URI gateway = session.gatewayUrl().orElseThrow();
+                        URI admin = session.adminUrl().orElseThrow();
+                        // a load balancer: sends while the gateway is ready, and stops once it is not
+                        balancer.set(Thread.ofVirtual().start(() -> {
+                            while (true) {
+                                try {
+                                    if (Http.get(admin, "/health/ready").statusCode() != 200) {
+                                        sawNotReady.set(true);
+                                        return;
+                                    }
+                                    HttpResponse<String> r = Http.get(gateway, "/products/1001");
+                                    if (r.statusCode() == 200) {
+                                        served.incrementAndGet();
+                                    } else {
+                                        failures.add("status " + r.statusCode());
+                                    }
+                                } catch (Exception e) {
+                                    failures.add(String.valueOf(e));
+                                    return;
+                                }
+                                warm.countDown();
+                            }
+                        }));
+                        assertThat(warm.await(30, java.util.concurrent.TimeUnit.SECONDS))
+                                .isTrue();
+                    }, // returning stops the gateway while the balancer keeps sending
+                    "run",
+                    "-c",
+                    file.toString(),
+                    "--engine",
+                    engine);
+            balancer.get().join(Duration.ofSeconds(30));
+            assertThat(result.exitCode()).as(result.err()).isZero();
+            assertThat(sawNotReady).as("readiness turned false").isTrue();
+            assertThat(failures)
+                    .as("requests that failed while the gateway stopped")
+                    .isEmpty();
+            assertThat(served.get()).isGreaterThanOrEqualTo(20);
+        }
+    }
 }

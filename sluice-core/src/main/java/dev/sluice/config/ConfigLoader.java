@@ -230,13 +230,16 @@ public final class ConfigLoader {
             return Optional.empty();
         }
         Mapping m = section.get();
-        m.allowOnly("host", "port");
+        m.allowOnly("host", "port", "drain-delay");
         String host = m.string("host", "a host name or address").orElse("127.0.0.1");
         if (host.isBlank()) {
             m.problem("host", "'' (expected: a host name or address)");
         }
         int port = m.integer("port", 9090, 0, 65535, "a port 0..65535");
-        return Optional.of(new AdminConfig(host, port));
+        Duration drainDelay = m.has("drain-delay") && "0s".equals(m.raw("drain-delay"))
+                ? Duration.ZERO
+                : m.duration("drain-delay", Duration.ZERO);
+        return Optional.of(new AdminConfig(host, port, drainDelay));
     }
 
     private static LoggingConfig logging(Mapping root) {

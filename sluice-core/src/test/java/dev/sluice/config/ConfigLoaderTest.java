@@ -168,7 +168,13 @@ class ConfigLoaderTest {
         upstreams: { a: { url: "http://127.0.0.1:1" } }
         routes: [ { id: r, match: { path: / }, proxy: { upstream: a } } ]
         """, "inline");
-        assertThat(config.admin()).contains(new AdminConfig("127.0.0.1", 0));
+        assertThat(config.admin()).contains(new AdminConfig("127.0.0.1", 0, Duration.ZERO));
+        assertThat(ConfigLoader.parse("""
+                        admin: { drain-delay: 5s }
+                        upstreams: { a: { url: "http://127.0.0.1:1" } }
+                        routes: [ { id: r, match: { path: / }, proxy: { upstream: a } } ]
+                        """, "inline").admin())
+                .contains(new AdminConfig("127.0.0.1", 9090, Duration.ofSeconds(5)));
         ConfigException e = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.parse("""
         admin: { host: "", port: 70000, path: /x }
         upstreams: { a: { url: "http://127.0.0.1:1" } }
