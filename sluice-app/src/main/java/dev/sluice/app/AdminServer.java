@@ -34,7 +34,10 @@ import java.util.stream.Collectors;
  *   GET /health/ready   200 {"status":"ready"} while it takes traffic; 503 {"status":"stopping"}
  *                       from the moment it begins to stop
  *   GET /metrics        Prometheus text format (docs/METRICS.md)
- *   GET /routes         JSON: each route's id, path, methods and target
+ *   GET /routes         JSON: each route's id, path, methods and target (the running configuration)
+ *   POST /reload        reads the configuration file again: 200 {"status":"reloaded",...}, or 400
+ *                       {"error":"invalid_config","problems":[{"path":..,"message":..}]} and nothing
+ *                       changed
  * </pre>
  */
 final class AdminServer implements AutoCloseable {
@@ -43,7 +46,7 @@ final class AdminServer implements AutoCloseable {
     private final ExecutorService executor;
     private final RunningGateway gateway;
     private final PrometheusMeterRegistry registry;
-    private final byte[] routes;
+    private final Reloader reloader;
     private final String host;
     private volatile boolean stopping;
 
@@ -52,26 +55,27 @@ final class AdminServer implements AutoCloseable {
             ExecutorService executor,
             RunningGateway gateway,
             PrometheusMeterRegistry registry,
-            GatewayConfig config,
+            Reloader reloader,
             String host) {
         this.server = server;
         this.executor = executor;
         this.gateway = gateway;
         this.registry = registry;
-        this.routes = routesJson(config).getBytes(StandardCharsets.UTF_8);
+        this.reloader = reloader;
         this.host = host;
     }
 
     /** Binds {@code admin.host:admin.port} (0: any free port) and serves until closed. */
     static AdminServer start(
-            AdminConfig admin, RunningGateway gateway, PrometheusMeterRegistry registry, GatewayConfig config)
+            AdminConfig admin, RunningGateway gateway, PrometheusMeterRegistry registry, Reloader reloader)
             throws IOException {
         requireNonNull(gateway, "gateway");
+        requireNonNull(reloader, "reloader");
         HttpServer server = HttpServer.create(new InetSocketAddress(admin.host(), admin.port()), 64);
         ExecutorService executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("sluice-admin-", 0).factory());
         server.setExecutor(executor);
-        AdminServer adminServer = new AdminServer(server, executor, gateway, registry, config, admin.host());
+        AdminServer adminServer = new AdminServer(server, executor, gateway, registry, reloader, admin.host());
         server.createContext("/", adminServer::handle);
         server.start();
         return adminServer;
@@ -95,6 +99,10 @@ final class AdminServer implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
             String path = exchange.getRequestURI().getRawPath();
+            if (path.equals("/reload")) {
+                reload(exchange);
+                return;
+            }
             if (!exchange.getRequestMethod().equals("GET")
                     && !exchange.getRequestMethod().equals("HEAD")) {
                 exchange.getResponseHeaders().set("Allow", "GET, HEAD");
@@ -126,10 +134,41 @@ final class AdminServer implements AutoCloseable {
                 }
                 case "/routes" -> {
                     exchange.getResponseHeaders().set("Content-Type", "application/json");
-                    send(exchange, 200, routes);
+                    send(exchange, 200, routesJson(reloader.running()).getBytes(StandardCharsets.UTF_8));
                 }
                 default -> json(exchange, 404, error(404, "not_found", "no admin endpoint " + path));
             }
+        }
+    }
+
+    private void reload(HttpExchange exchange) throws IOException {
+        if (!exchange.getRequestMethod().equals("POST")) {
+            exchange.getResponseHeaders().set("Allow", "POST");
+            json(exchange, 405, error(405, "method_not_allowed", "POST /reload reads the configuration file again"));
+            return;
+        }
+        exchange.getRequestBody().readAllBytes(); // nothing is read from it: the file is the configuration
+        Reloader.Outcome outcome = reloader.reload("POST /reload");
+        if (outcome.applied()) {
+            json(
+                    exchange,
+                    200,
+                    "{\"status\":\"reloaded\",\"routes\":"
+                            + outcome.config().routes().size() + ",\"upstreams\":"
+                            + outcome.config().upstreams().size() + "}");
+        } else {
+            json(
+                    exchange,
+                    400,
+                    "{\"error\":\"invalid_config\",\"message\":"
+                            + JsonSplice.quote(
+                                    "the running configuration stays; nothing of " + outcome.source() + " was applied")
+                            + ",\"problems\":["
+                            + outcome.problems().stream()
+                                    .map(p -> "{\"path\":" + JsonSplice.quote(p.path()) + ",\"message\":"
+                                            + JsonSplice.quote(p.message()) + "}")
+                                    .collect(Collectors.joining(","))
+                            + "]}");
         }
     }
 

@@ -149,17 +149,24 @@ public final class Cli {
         LogBackend.configure(config.logging(), err);
         if (config.admin().isEmpty()) {
             RunningGateway gateway = startGateway(config, GatewayObserver.NONE);
+            Reloader reloader = reloader(file, engine, port, config, gateway, Optional.empty());
             long millis = StartupClock.millisSinceStart();
-            return serve(new Session(Optional.of(config), Optional.of(gateway), Optional.empty()), millis, List.of());
+            return serve(
+                    new Session(
+                            Optional.of(config), Optional.of(gateway), Optional.empty(), Optional.empty(), reloader),
+                    millis,
+                    List.of());
         }
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         GatewayMetrics metrics = new GatewayMetrics(registry);
         RunningGateway gateway = startGateway(config, metrics);
         metrics.watch(() -> gateway);
+        Reloader reloader = reloader(file, engine, port, config, gateway, Optional.of(registry));
         AdminServer admin;
         try {
-            admin = AdminServer.start(config.admin().get(), gateway, registry, config);
+            admin = AdminServer.start(config.admin().get(), gateway, registry, reloader);
         } catch (IOException e) {
+            reloader.close();
             gateway.close();
             if (isPortInUse(e)) {
                 throw new Failure("admin port " + config.admin().get().port() + " is in use: stop what uses it", e);
@@ -167,11 +174,34 @@ public final class Cli {
             throw new Failure("the admin listener could not start: " + describe(e), e);
         }
         long millis = StartupClock.millisSinceStart();
-        Session session = new Session(Optional.of(config), Optional.of(gateway), Optional.empty(), Optional.of(admin));
+        Session session =
+                new Session(Optional.of(config), Optional.of(gateway), Optional.empty(), Optional.of(admin), reloader);
         return serve(
                 session,
                 millis,
-                List.of("admin listening on " + admin.url() + " (/health/live, /health/ready, /metrics, /routes)"));
+                List.of("admin listening on " + admin.url()
+                        + " (/health/live, /health/ready, /metrics, /routes, POST /reload)"));
+    }
+
+    /** Reloads on a change of {@code file}, on SIGHUP and (with an admin listener) on POST /reload. */
+    private static Reloader reloader(
+            Path file,
+            Optional<EngineMode> engine,
+            Optional<Integer> port,
+            GatewayConfig config,
+            RunningGateway gateway,
+            Optional<io.micrometer.core.instrument.MeterRegistry> registry)
+            throws Failure {
+        Reloader reloader = new Reloader(file, engine, port, config, gateway, registry);
+        try {
+            reloader.watch();
+        } catch (IOException e) {
+            reloader.close();
+            gateway.close();
+            throw new Failure("cannot watch " + file + " for changes: " + describe(e), e);
+        }
+        reloader.onHangUp();
+        return reloader;
     }
 
     private int demo(Arguments a) throws Exception {

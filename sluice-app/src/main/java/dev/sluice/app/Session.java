@@ -19,20 +19,26 @@ final class Session implements AutoCloseable {
     private final Optional<RunningGateway> gateway;
     private final Optional<DemoUpstreams> upstreams;
     private final Optional<AdminServer> admin;
+    private final Reloader reloader;
 
     Session(Optional<GatewayConfig> config, Optional<RunningGateway> gateway, Optional<DemoUpstreams> upstreams) {
-        this(config, gateway, upstreams, Optional.empty());
+        this(config, gateway, upstreams, Optional.empty(), null);
     }
 
+    /**
+     * @param reloader what reloads {@code sluice run}'s file, or null (demo, upstreams)
+     */
     Session(
             Optional<GatewayConfig> config,
             Optional<RunningGateway> gateway,
             Optional<DemoUpstreams> upstreams,
-            Optional<AdminServer> admin) {
+            Optional<AdminServer> admin,
+            Reloader reloader) {
         this.config = config;
         this.gateway = gateway;
         this.upstreams = upstreams;
         this.admin = admin;
+        this.reloader = reloader;
     }
 
     /** The admin listener's base URL, when one runs. */
@@ -66,9 +72,17 @@ final class Session implements AutoCloseable {
         return gateway.map(RunningGateway::transport);
     }
 
-    /** The configuration the gateway runs, after command-line overrides. */
+    /**
+     * The configuration the gateway started with, after command-line overrides (a reload changes
+     * routes and upstreams only: {@link #running()} has them).
+     */
     Optional<GatewayConfig> config() {
         return config;
+    }
+
+    /** The configuration new requests run on: the latest one a reload applied, else the first. */
+    Optional<GatewayConfig> running() {
+        return reloader != null ? Optional.of(reloader.running()) : config;
     }
 
     /** A wildcard bind address is reached through loopback. */
@@ -82,6 +96,9 @@ final class Session implements AutoCloseable {
     @Override
     public void close() {
         admin.ifPresent(AdminServer::stopping); // not ready from now on; live until the end
+        if (reloader != null) {
+            reloader.close(); // no reload while stopping
+        }
         Duration drain = config.flatMap(GatewayConfig::admin)
                 .map(AdminConfig::drainDelay)
                 .orElse(Duration.ZERO);

@@ -111,8 +111,8 @@ class AdminListenerTest {
             List<String> lines = result.out().lines().toList();
             assertThat(lines).hasSize(3);
             assertThat(lines.get(1))
-                    .isEqualTo(
-                            "admin listening on " + admin.get() + " (/health/live, /health/ready, /metrics, /routes)");
+                    .isEqualTo("admin listening on " + admin.get()
+                            + " (/health/live, /health/ready, /metrics, /routes, POST /reload)");
             assertThat(ListeningSockets.awaitNotListening(admin.get().getPort(), Duration.ofSeconds(10)))
                     .as("the admin listener is closed with the gateway")
                     .isTrue();

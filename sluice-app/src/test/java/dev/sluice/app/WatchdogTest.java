@@ -40,6 +40,11 @@ class WatchdogTest {
         }
 
         @Override
+        public void reload(dev.sluice.config.GatewayConfig next, dev.sluice.config.ConfigChange change) {
+            throw new UnsupportedOperationException("a watchdog never reloads");
+        }
+
+        @Override
         public void close() {}
     }
 

@@ -1,5 +1,8 @@
 package dev.sluice.engine;
 
+import dev.sluice.config.ConfigChange;
+import dev.sluice.config.GatewayConfig;
+
 /** A started gateway. {@link #close()} stops accepting, lets in-flight requests finish (up to the grace period) and frees every resource. */
 public interface RunningGateway extends AutoCloseable {
 
@@ -21,6 +24,21 @@ public interface RunningGateway extends AutoCloseable {
     default java.util.Optional<String> failure() {
         return java.util.Optional.empty();
     }
+
+    /**
+     * Routes new requests by {@code next} from now on, atomically: a request in flight finishes on the
+     * configuration it began with. Upstreams {@code change} keeps go on with their pools; those it
+     * starts get new ones; those it retires serve what began before the swap and then close (their
+     * idle connections at once, the rest when their exchanges end, any left after {@link
+     * #RETIRE_AFTER} then).
+     *
+     * @param next a configuration whose {@code server}, {@code admin} and {@code logging} equal the
+     *     running one's ({@link ConfigChange#between} checked it)
+     */
+    void reload(GatewayConfig next, ConfigChange change);
+
+    /** How long a retired upstream's pool may still start calls for requests that began before it. */
+    java.time.Duration RETIRE_AFTER = java.time.Duration.ofSeconds(60);
 
     @Override
     void close();

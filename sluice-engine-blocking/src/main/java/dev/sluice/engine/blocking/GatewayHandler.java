@@ -47,6 +47,10 @@ final class GatewayHandler extends Handler.Abstract {
     private final GatewayObserver observer;
     private final ServerLimits limits;
 
+    private final ExecutorService fanout;
+    private final ScheduledExecutorService timer;
+    private final RingPool rings = new RingPool(16L << 20);
+
     GatewayHandler(
             GatewayConfig config,
             Map<String, UpstreamClient> clients,
@@ -56,8 +60,13 @@ final class GatewayHandler extends Handler.Abstract {
         super(InvocationType.BLOCKING);
         this.observer = observer;
         this.limits = config.server().limits();
-        RingPool rings = new RingPool(16L << 20);
-        this.snapshots = new GatewaySnapshot.Holder<>(GatewaySnapshot.compile(config, route -> switch (route.target()) {
+        this.fanout = fanout;
+        this.timer = timer;
+        this.snapshots = new GatewaySnapshot.Holder<>(compile(config, clients));
+    }
+
+    private GatewaySnapshot<RouteHandler> compile(GatewayConfig config, Map<String, UpstreamClient> clients) {
+        return GatewaySnapshot.compile(config, route -> switch (route.target()) {
             case ProxyTarget proxy ->
                 new ProxyRoute(
                         route,
@@ -68,7 +77,12 @@ final class GatewayHandler extends Handler.Abstract {
             case ComposeTarget compose ->
                 new ComposeRoute(
                         route, compose, clients, fanout, config.server().readAhead(), rings, observer);
-        }));
+        });
+    }
+
+    /** Compiles {@code next} on {@code clients} and makes it the snapshot new requests run on. */
+    void reload(GatewayConfig next, Map<String, UpstreamClient> clients) {
+        snapshots.swap(compile(next, clients));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.config.ConfigChange;
 import dev.sluice.config.EngineMode;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ServerConfig;
@@ -8,8 +9,12 @@ import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.observe.GatewayObserver;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -41,7 +46,13 @@ final class JettyGateway implements RunningGateway {
     private final ServerConnector connector;
     private final ExecutorService fanout;
     private final ScheduledThreadPoolExecutor timer;
-    private final Map<String, UpstreamClient> clients;
+    private final Function<UpstreamConfig, UpstreamClient> clientFactory;
+    private final GatewayHandler handler;
+    /** The current configuration's clients by upstream name; replaced whole by a reload. */
+    private volatile Map<String, UpstreamClient> clients;
+    /** Clients a reload retired, not yet closed (closed by the timer, or with the gateway). */
+    private final Set<UpstreamClient> retired = ConcurrentHashMap.newKeySet();
+
     private volatile boolean closed;
 
     private JettyGateway(
@@ -99,11 +110,14 @@ final class JettyGateway implements RunningGateway {
         server.addConnector(connector);
         // at max-connections the connector stops accepting until one closes (Tomcat's maxConnections)
         server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
-        clients = new LinkedHashMap<>();
+        this.clientFactory = clientFactory;
+        Map<String, UpstreamClient> started = new LinkedHashMap<>();
         for (UpstreamConfig upstream : config.upstreams().values()) {
-            clients.put(upstream.name(), clientFactory.apply(upstream));
+            started.put(upstream.name(), clientFactory.apply(upstream));
         }
-        GracefulHandler graceful = new GracefulHandler(new GatewayHandler(config, clients, fanout, timer, observer));
+        clients = started;
+        handler = new GatewayHandler(config, started, fanout, timer, observer);
+        GracefulHandler graceful = new GracefulHandler(handler);
         server.setHandler(graceful);
         server.setErrorHandler(new JsonErrorHandler()); // the contract's JSON, never Jetty's HTML page
         server.setStopTimeout(sc.shutdownGrace().toMillis());
@@ -142,6 +156,55 @@ final class JettyGateway implements RunningGateway {
     }
 
     @Override
+    public synchronized void reload(GatewayConfig next, ConfigChange change) {
+        if (closed) {
+            throw new IllegalStateException("the gateway is closed");
+        }
+        Map<String, UpstreamClient> running = clients;
+        Map<String, UpstreamClient> nextClients = new LinkedHashMap<>();
+        List<UpstreamClient> fresh = new ArrayList<>();
+        try {
+            for (UpstreamConfig upstream : next.upstreams().values()) {
+                UpstreamClient client = change.kept().contains(upstream.name())
+                        ? running.get(upstream.name())
+                        : clientFactory.apply(upstream);
+                if (!change.kept().contains(upstream.name())) {
+                    fresh.add(client);
+                }
+                nextClients.put(upstream.name(), client);
+            }
+            handler.reload(next, nextClients);
+        } catch (RuntimeException e) { // nothing swapped: the new pools go, the running ones stay
+            fresh.forEach(UpstreamClient::close);
+            throw e;
+        }
+        clients = nextClients;
+        for (String name : change.retired()) {
+            UpstreamClient old = running.get(name);
+            if (old != null) {
+                retire(old);
+            }
+        }
+    }
+
+    /**
+     * Requests that began on the old snapshot may still start calls on a retired client (a
+     * composition's later parts), so it closes after {@link #RETIRE_AFTER}: its idle connections
+     * then, busy ones when their exchanges end.
+     */
+    private void retire(UpstreamClient old) {
+        retired.add(old);
+        timer.schedule(
+                () -> {
+                    if (retired.remove(old)) {
+                        old.close();
+                    }
+                },
+                RETIRE_AFTER.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    @Override
     public void close() {
         closed = true;
         try {
@@ -152,6 +215,8 @@ final class JettyGateway implements RunningGateway {
             fanout.shutdownNow();
             timer.shutdownNow();
             clients.values().forEach(UpstreamClient::close);
+            retired.forEach(UpstreamClient::close);
+            retired.clear();
         }
     }
 }

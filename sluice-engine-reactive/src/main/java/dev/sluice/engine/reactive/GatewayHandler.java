@@ -47,11 +47,21 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
 
     GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
         this.observer = observer;
-        this.snapshots = new GatewaySnapshot.Holder<>(GatewaySnapshot.compile(config, route -> switch (route.target()) {
+        this.snapshots = new GatewaySnapshot.Holder<>(compile(config, upstreams, observer));
+    }
+
+    private static GatewaySnapshot<RouteHandler> compile(
+            GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
+        return GatewaySnapshot.compile(config, route -> switch (route.target()) {
             case ProxyTarget proxy -> new ProxyRoute(route, proxy, upstreams.get(proxy.upstream()))::handle;
             case ComposeTarget compose ->
                 new ComposeRoute(route, compose, upstreams, config.server().readAhead(), observer)::handle;
-        }));
+        });
+    }
+
+    /** Compiles {@code next} on {@code upstreams} and makes it the snapshot new requests run on. */
+    void reload(GatewayConfig next, Map<String, Upstream> upstreams) {
+        snapshots.swap(compile(next, upstreams, observer));
     }
 
     @Override

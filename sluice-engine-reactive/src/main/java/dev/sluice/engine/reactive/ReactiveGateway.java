@@ -1,5 +1,6 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.config.ConfigChange;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ServerConfig;
 import dev.sluice.config.ServerLimits;
@@ -22,8 +23,12 @@ import io.netty.resolver.dns.DnsNameResolverBuilder;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.netty.DisposableServer;
@@ -44,12 +49,21 @@ final class ReactiveGateway implements RunningGateway {
     static final Duration STUCK_AFTER = Duration.ofSeconds(10);
 
     private final LoopResources loops;
-    private final Map<String, Upstream> upstreams;
+    private final boolean nativeIo;
+    private final HostsFileEntriesResolver hosts;
+    private final GatewayHandler handler;
+    /** The current configuration's upstreams by name; replaced whole by a reload. */
+    private volatile Map<String, Upstream> upstreams;
+    /** Upstreams a reload retired, not yet disposed (by a loop's timer, or with the gateway). */
+    private final Set<Upstream> retired = ConcurrentHashMap.newKeySet();
+
     private final ChannelGroup connections;
     private final DisposableServer server;
     private final Duration grace;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AddressResolverGroup<InetSocketAddress> resolver;
+    /** Made when the first upstream named by a host name appears (at start or on a reload). */
+    private volatile AddressResolverGroup<InetSocketAddress> resolver;
+
     private final LoopWatch watch;
 
     private ReactiveGateway(
@@ -59,13 +73,18 @@ final class ReactiveGateway implements RunningGateway {
             DisposableServer server,
             Duration grace,
             AddressResolverGroup<InetSocketAddress> resolver,
-            boolean nativeIo) {
+            boolean nativeIo,
+            HostsFileEntriesResolver hosts,
+            GatewayHandler handler) {
         this.resolver = resolver;
         this.loops = loops;
         this.upstreams = upstreams;
         this.connections = connections;
         this.server = server;
         this.grace = grace;
+        this.nativeIo = nativeIo;
+        this.hosts = hosts;
+        this.handler = handler;
         this.watch = new LoopWatch(loops.onServer(nativeIo), STUCK_AFTER.toSeconds(), TimeUnit.SECONDS);
     }
 
@@ -94,6 +113,7 @@ final class ReactiveGateway implements RunningGateway {
             for (UpstreamConfig upstream : config.upstreams().values()) {
                 upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo, resolver));
             }
+            GatewayHandler handler = new GatewayHandler(config, upstreams, observer);
             DisposableServer server = HttpServer.create()
                     .runOn(loops, nativeIo)
                     .host(settings.host())
@@ -124,12 +144,20 @@ final class ReactiveGateway implements RunningGateway {
                                             RequestHeadCheck.NAME, RequestBodyCheck.NAME, new RequestBodyCheck(guard));
                                 }
                             })
-                    .handle(new GatewayHandler(config, upstreams, observer))
+                    .handle(handler)
                     .bindNow();
             return new ReactiveGateway(
-                    loops, upstreams, connections, server, settings.shutdownGrace(), resolver, nativeIo);
+                    loops,
+                    upstreams,
+                    connections,
+                    server,
+                    settings.shutdownGrace(),
+                    resolver,
+                    nativeIo,
+                    hosts,
+                    handler);
         } catch (RuntimeException e) {
-            release(upstreams, loops, resolver);
+            release(upstreams.values(), loops, resolver);
             throw e;
         }
     }
@@ -178,6 +206,61 @@ final class ReactiveGateway implements RunningGateway {
     }
 
     @Override
+    public synchronized void reload(GatewayConfig next, ConfigChange change) {
+        if (closed.get()) {
+            throw new IllegalStateException("the gateway is closed");
+        }
+        if (resolver == null && next.upstreams().values().stream().anyMatch(u -> Upstream.isName(u.host()))) {
+            resolver = resolver(loops, nativeIo, hosts);
+        }
+        Map<String, Upstream> running = upstreams;
+        Map<String, Upstream> nextUpstreams = new LinkedHashMap<>();
+        List<Upstream> fresh = new ArrayList<>();
+        try {
+            for (UpstreamConfig upstream : next.upstreams().values()) {
+                Upstream u;
+                if (change.kept().contains(upstream.name())) {
+                    u = running.get(upstream.name());
+                } else {
+                    u = Upstream.create(upstream, loops, nativeIo, resolver);
+                    fresh.add(u);
+                }
+                nextUpstreams.put(upstream.name(), u);
+            }
+            handler.reload(next, nextUpstreams);
+        } catch (RuntimeException e) { // nothing swapped: the new pools go, the running ones stay
+            fresh.forEach(Upstream::dispose);
+            throw e;
+        }
+        upstreams = nextUpstreams;
+        for (String name : change.retired()) {
+            Upstream old = running.get(name);
+            if (old != null) {
+                retire(old);
+            }
+        }
+    }
+
+    /**
+     * Requests that began on the old snapshot may still start calls on a retired upstream (a
+     * composition's later parts), so it is disposed after {@link #RETIRE_AFTER}: its idle
+     * connections then, busy ones when their exchanges end.
+     */
+    private void retire(Upstream old) {
+        retired.add(old);
+        loops.onServer(nativeIo)
+                .next()
+                .schedule(
+                        () -> {
+                            if (retired.remove(old)) {
+                                old.dispose();
+                            }
+                        },
+                        RETIRE_AFTER.toMillis(),
+                        TimeUnit.MILLISECONDS);
+    }
+
+    @Override
     public java.util.Optional<String> failure() {
         return closed.get() ? java.util.Optional.empty() : watch.failure();
     }
@@ -216,13 +299,18 @@ final class ReactiveGateway implements RunningGateway {
         } catch (RuntimeException gracePassedOrLoopGone) { // the grace passed, or a loop died under it
             connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
         } finally {
-            release(upstreams, loops, resolver);
+            List<Upstream> all = new ArrayList<>(upstreams.values());
+            all.addAll(retired);
+            retired.clear();
+            release(all, loops, resolver);
         }
     }
 
     private static void release(
-            Map<String, Upstream> upstreams, LoopResources loops, AddressResolverGroup<InetSocketAddress> resolver) {
-        for (Upstream upstream : upstreams.values()) {
+            java.util.Collection<Upstream> upstreams,
+            LoopResources loops,
+            AddressResolverGroup<InetSocketAddress> resolver) {
+        for (Upstream upstream : upstreams) {
             upstream.dispose(); // busy connections close with the event loops below
         }
         Duration quiet = Duration.ZERO;

@@ -1,0 +1,224 @@
+package dev.sluice.app;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.config.ConfigChange;
+import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigLoader;
+import dev.sluice.config.EngineMode;
+import dev.sluice.config.GatewayConfig;
+import dev.sluice.config.Problem;
+import dev.sluice.engine.RunningGateway;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hot reload of {@code sluice run}'s configuration file: when the file changes (watched, including
+ * Kubernetes' ConfigMap symlink swap), on SIGHUP, or on the admin listener's {@code POST /reload}.
+ * The file is read and validated whole, the command line's {@code --engine} and {@code --port} are
+ * applied as at start, and {@link ConfigChange} decides what may change live; then the engine swaps
+ * its snapshot in one step. A file with any problem changes nothing: the running configuration
+ * stays, and every problem is logged (and answered to {@code POST /reload}) with its path.
+ */
+final class Reloader implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Reloader.class);
+
+    /** Editors write a file in several steps: the watcher waits this long after the last event. */
+    static final long SETTLE_MILLIS = 200;
+
+    /** What a reload did. */
+    record Outcome(boolean applied, GatewayConfig config, List<Problem> problems, String source) {}
+
+    private final Path file;
+    private final Optional<EngineMode> engine;
+    private final Optional<Integer> port;
+    private final RunningGateway gateway;
+    private final Counter applied;
+    private final Counter refused;
+    private final AtomicLong lastApplied = new AtomicLong();
+    private volatile GatewayConfig running;
+    private byte[] runningDigest;
+    private WatchService watcher;
+    private Thread watching;
+
+    Reloader(
+            Path file,
+            Optional<EngineMode> engine,
+            Optional<Integer> port,
+            GatewayConfig running,
+            RunningGateway gateway,
+            Optional<MeterRegistry> registry) {
+        this.file = requireNonNull(file, "file").toAbsolutePath();
+        this.engine = engine;
+        this.port = port;
+        this.running = requireNonNull(running, "running");
+        this.gateway = requireNonNull(gateway, "gateway");
+        this.runningDigest = digest(this.file);
+        this.applied = registry.map(r -> Counter.builder("sluice.config.reloads")
+                        .description("Configuration reloads, by outcome")
+                        .tag("outcome", "applied")
+                        .register(r))
+                .orElse(null);
+        this.refused = registry.map(r -> Counter.builder("sluice.config.reloads")
+                        .description("Configuration reloads, by outcome")
+                        .tag("outcome", "refused")
+                        .register(r))
+                .orElse(null);
+        registry.ifPresent(r -> io.micrometer.core.instrument.Gauge.builder(
+                        "sluice.config.last.reload", lastApplied, a -> a.get() / 1000.0)
+                .description("When the configuration was last applied by a reload (Unix seconds; 0: never)")
+                .baseUnit("seconds")
+                .register(r));
+    }
+
+    /** The configuration new requests run on. */
+    GatewayConfig running() {
+        return running;
+    }
+
+    /** Reads the file and applies it if it is whole and valid; otherwise changes nothing. */
+    synchronized Outcome reload(String trigger) {
+        byte[] digest = digest(file);
+        GatewayConfig next;
+        ConfigChange change;
+        try {
+            next = ConfigLoader.load(file);
+            next = next.with(
+                    engine.orElse(next.server().engine()),
+                    port.orElse(next.server().port()));
+            change = ConfigChange.between(running, next, file.toString());
+            gateway.reload(next, change);
+        } catch (ConfigException e) {
+            count(refused);
+            LOG.error(
+                    "config reload ({}) refused; the running configuration stays: {}",
+                    trigger,
+                    e.getMessage().strip());
+            runningDigest = digest; // the watcher waits for the next change of this file, not this one again
+            return new Outcome(false, running, e.problems(), e.source());
+        } catch (RuntimeException e) {
+            count(refused);
+            LOG.error("config reload ({}) failed; the running configuration stays", trigger, e);
+            runningDigest = digest;
+            return new Outcome(
+                    false, running, List.of(new Problem("(reload)", "could not be applied: " + e)), file.toString());
+        }
+        running = next;
+        runningDigest = digest;
+        lastApplied.set(System.currentTimeMillis());
+        count(applied);
+        LOG.info(
+                "config reloaded ({}): {} routes, {} upstreams; pools kept: {}; new: {}; retired: {}",
+                trigger,
+                next.routes().size(),
+                next.upstreams().size(),
+                names(change.kept()),
+                names(change.started()),
+                names(change.retired()));
+        return new Outcome(true, next, List.of(), file.toString());
+    }
+
+    /**
+     * Watches the file's directory and reloads when the file's content changes. The directory is
+     * watched, not the file: editors replace files, and Kubernetes swaps a ConfigMap's {@code ..data}
+     * symlink, so the file's own node may never change.
+     */
+    synchronized void watch() throws IOException {
+        Path dir = file.getParent();
+        watcher = dir.getFileSystem().newWatchService();
+        dir.register(
+                watcher,
+                StandardWatchEventKinds.ENTRY_CREATE,
+                StandardWatchEventKinds.ENTRY_MODIFY,
+                StandardWatchEventKinds.ENTRY_DELETE);
+        WatchService service = watcher;
+        watching = Thread.ofPlatform().name("sluice-config-watch").daemon(true).start(() -> watchLoop(service));
+    }
+
+    private void watchLoop(WatchService service) {
+        try {
+            while (true) {
+                WatchKey key = service.take();
+                key.pollEvents();
+                key.reset();
+                // let the writer finish: take every event that follows within the settle time
+                WatchKey more;
+                while ((more = service.poll(SETTLE_MILLIS, TimeUnit.MILLISECONDS)) != null) {
+                    more.pollEvents();
+                    more.reset();
+                }
+                if (changed()) {
+                    reload("file changed");
+                }
+            }
+        } catch (ClosedWatchServiceException | InterruptedException stopped) {
+            // closed: the gateway is stopping
+        }
+    }
+
+    private synchronized boolean changed() {
+        byte[] now = digest(file);
+        return now != null && !Arrays.equals(now, runningDigest);
+    }
+
+    /** Reloads on SIGHUP, where the platform has it. */
+    void onHangUp() {
+        try {
+            sun.misc.Signal.handle(
+                    new sun.misc.Signal("HUP"),
+                    signal -> Thread.ofVirtual().name("sluice-sighup").start(() -> reload("SIGHUP")));
+        } catch (IllegalArgumentException | UnsupportedOperationException noSuchSignal) {
+            LOG.debug("no SIGHUP here; reload by file change or POST /reload");
+        }
+    }
+
+    private void count(Counter counter) {
+        if (counter != null) {
+            counter.increment();
+        }
+    }
+
+    private static String names(java.util.Set<String> names) {
+        return names.isEmpty() ? "none" : String.join(", ", new java.util.TreeSet<>(names));
+    }
+
+    /** The file's SHA-256, or null while it cannot be read (mid-replace). */
+    private static byte[] digest(Path file) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
+        } catch (IOException e) {
+            return null;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (watcher != null) {
+            try {
+                watcher.close();
+            } catch (IOException ignored) {
+                // closing a watch service frees an inotify descriptor; nothing to recover
+            }
+            watching.interrupt();
+        }
+    }
+}

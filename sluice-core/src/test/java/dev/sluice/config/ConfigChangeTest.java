@@ -1,0 +1,66 @@
+package dev.sluice.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import org.junit.jupiter.api.Test;
+
+/** What a reload may change: routes and upstreams live; the rest refused whole, by path. */
+class ConfigChangeTest {
+
+    private static GatewayConfig parse(String yaml) throws ConfigException {
+        return ConfigLoader.parse(yaml, "inline");
+    }
+
+    private static final String ROUTES = """
+            routes:
+              - { id: a, match: { path: "/a/**" }, proxy: { upstream: a } }
+            """;
+
+    @Test
+    void unchangedUpstreamsAreKeptChangedOnesStartedAndRetiredRemovedOnesRetired() throws Exception {
+        GatewayConfig running = parse("""
+                upstreams:
+                  a: { url: "http://127.0.0.1:1" }
+                  b: { url: "http://127.0.0.1:2" }
+                  c: { url: "http://127.0.0.1:3" }
+                """ + ROUTES);
+        GatewayConfig next = parse("""
+                upstreams:
+                  a: { url: "http://127.0.0.1:1" }
+                  b: { url: "http://127.0.0.1:2", max-connections: 7 }
+                  d: { url: "http://127.0.0.1:4" }
+                """ + ROUTES);
+        ConfigChange change = ConfigChange.between(running, next, "inline");
+        assertThat(change.kept()).containsExactly("a");
+        assertThat(change.started()).containsExactlyInAnyOrder("b", "d");
+        assertThat(change.retired()).containsExactlyInAnyOrder("b", "c");
+        assertThat(change.touchesUpstreams()).isTrue();
+        assertThat(ConfigChange.between(running, running, "inline").touchesUpstreams())
+                .isFalse();
+    }
+
+    @Test
+    void whatOnlyARestartChangesIsRefusedWholeWithEveryKeyNamed() throws Exception {
+        GatewayConfig running = parse("""
+                server: { port: 8080 }
+                upstreams: { a: { url: "http://127.0.0.1:1" } }
+                """ + ROUTES);
+        GatewayConfig next = parse("""
+                server: { port: 8081, shutdown-grace: 9s, limits: { max-body: 1KiB } }
+                admin: { port: 9091 }
+                logging: { format: json }
+                upstreams: { a: { url: "http://127.0.0.1:1" }, b: { url: "http://127.0.0.1:2" } }
+                """ + ROUTES);
+        ConfigException e =
+                catchThrowableOfType(ConfigException.class, () -> ConfigChange.between(running, next, "gateway.yaml"));
+        assertThat(e.source()).isEqualTo("gateway.yaml");
+        assertThat(e.problems())
+                .extracting(Problem::path)
+                .containsExactly("server.port", "server.shutdown-grace", "server.limits", "admin", "logging");
+        assertThat(e.problems().get(0).message())
+                .isEqualTo("changed (running: 8080, file: 8081); it takes effect only on a restart, so nothing of"
+                        + " this file was applied");
+        assertThat(e.problems().get(3).message()).startsWith("changed (running: none, file: AdminConfig[");
+    }
+}
