@@ -18,7 +18,10 @@ import java.io.IOException;
 import java.net.URL;
 import java.security.Key;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.function.LongSupplier;
 import javax.crypto.spec.SecretKeySpec;
@@ -36,27 +39,51 @@ abstract sealed class JwtKeys permits JwtKeys.Fixed, JwtKeys.Remote {
     /** The same, fetching the key set when it must (blocks). */
     abstract List<Key> fetch(JWSHeader header) throws KeySourceException;
 
-    /** The keys of {@code set} that match the header's algorithm (key type) and {@code kid}. */
-    static List<Key> select(JWKSet set, JWSHeader header) {
-        JWKMatcher matcher = JWKMatcher.forJWSHeader(header);
-        if (matcher == null) {
-            return List.of();
+    /**
+     * A JWKS with its keys converted to Java keys once, not per token (a conversion builds a key
+     * object through a {@code KeyFactory}, and an EC key is checked to be on its curve).
+     */
+    record KeySet(JWKSet set, Map<JWK, List<Key>> converted) {
+        static KeySet of(JWKSet set) {
+            Map<JWK, List<Key>> converted = new IdentityHashMap<>();
+            for (JWK jwk : set.getKeys()) {
+                converted.put(jwk, KeyConverter.toJavaKeys(List.of(jwk)));
+            }
+            return new KeySet(set, converted);
         }
-        return KeyConverter.toJavaKeys(new JWKSelector(matcher).select(set));
+
+        /** The keys that match the header's algorithm (key type) and {@code kid}. */
+        List<Key> select(JWSHeader header) {
+            JWKMatcher matcher = JWKMatcher.forJWSHeader(header);
+            if (matcher == null) {
+                return List.of();
+            }
+            List<JWK> selected = new JWKSelector(matcher).select(set);
+            if (selected.size() == 1) {
+                List<Key> keys = converted.get(selected.getFirst());
+                return keys != null ? keys : KeyConverter.toJavaKeys(selected);
+            }
+            List<Key> keys = new ArrayList<>();
+            for (JWK jwk : selected) {
+                List<Key> one = converted.get(jwk);
+                keys.addAll(one != null ? one : KeyConverter.toJavaKeys(List.of(jwk)));
+            }
+            return keys;
+        }
     }
 
     /** A key set that never changes: a JWKS file, or a shared secret. */
     static final class Fixed extends JwtKeys {
-        private final JWKSet set; // or null with a secret
+        private final KeySet set; // or null with a secret
         private final List<Key> secret;
 
-        private Fixed(JWKSet set, List<Key> secret) {
+        private Fixed(KeySet set, List<Key> secret) {
             this.set = set;
             this.secret = secret;
         }
 
         static Fixed of(JWKSet set) {
-            return new Fixed(set.toPublicJWKSet(), List.of());
+            return new Fixed(KeySet.of(set.toPublicJWKSet()), List.of());
         }
 
         static Fixed secret(byte[] secret) {
@@ -65,7 +92,7 @@ abstract sealed class JwtKeys permits JwtKeys.Fixed, JwtKeys.Remote {
 
         @Override
         List<Key> cached(JWSHeader header) {
-            return set == null ? secret : select(set, header);
+            return set == null ? secret : set.select(header);
         }
 
         @Override
@@ -85,7 +112,7 @@ abstract sealed class JwtKeys permits JwtKeys.Fixed, JwtKeys.Remote {
      * to refresh ahead, so the common case never touches nimbus' locks or the network.
      */
     static final class Remote extends JwtKeys {
-        private record Mirror(JWKSet set, long atNanos) {}
+        private record Mirror(KeySet keys, long atNanos) {}
 
         private final JWKSource<SecurityContext> source;
         private final long freshNanos;
@@ -112,7 +139,9 @@ abstract sealed class JwtKeys permits JwtKeys.Fixed, JwtKeys.Remote {
                 public JWKSet getJWKSet(JWKSetCacheRefreshEvaluator refresh, long currentTime, SecurityContext context)
                         throws KeySourceException {
                     JWKSet set = chain.getJWKSet(refresh, currentTime, context);
-                    mirror = new Mirror(set, Remote.this.nanoClock.getAsLong());
+                    Mirror last = mirror;
+                    KeySet keys = last != null && last.keys.set() == set ? last.keys : KeySet.of(set);
+                    mirror = new Mirror(keys, Remote.this.nanoClock.getAsLong());
                     return set;
                 }
 
@@ -130,7 +159,7 @@ abstract sealed class JwtKeys permits JwtKeys.Fixed, JwtKeys.Remote {
             if (m == null || nanoClock.getAsLong() - m.atNanos > freshNanos) {
                 return null;
             }
-            List<Key> keys = select(m.set, header);
+            List<Key> keys = m.keys.select(header);
             return keys.isEmpty() ? null : keys; // an unknown kid: maybe a rotation, ask nimbus
         }
 

@@ -8,11 +8,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.jwk.ECKey;
+import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jose.util.Base64URL;
 import dev.sluice.config.FilterConfig;
 import dev.sluice.policy.Decision;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -26,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The JWT policy against a real JWKS served over HTTP on loopback, with RSA and EC keys generated
@@ -35,8 +39,9 @@ class JwtPolicyTest {
 
     private static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
 
-    private final RSAKey rsa = Tokens.rsa("r1");
-    private final ECKey ec = Tokens.ec("e1");
+    // generated once: an RSA key takes seconds on a busy machine
+    private static final RSAKey rsa = Tokens.rsa("r1");
+    private static final ECKey ec = Tokens.ec("e1");
     private JwksServer idp;
     private ExecutorService fetches;
 
@@ -314,5 +319,19 @@ class JwtPolicyTest {
         assertThat(p.edits().removes("x-user-id"))
                 .as("the client's copy is still removed")
                 .isTrue();
+    }
+
+    @Test
+    void aJwksFileVerifiesWithoutAnyFetch(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("jwks.json");
+        Files.writeString(file, new JWKSet(List.of(ec, rsa)).toString(false)); // private parts are ignored
+        FilterConfig.Jwt config = config(new FilterConfig.Jwt.JwksFile(file), List.of());
+        JwtPolicy policy = new JwtPolicy(config, JwtPolicy.keys(config.keys()), CLOCK, fetches);
+        assertThat(policy.admit(bearer(sign(ec, JWSAlgorithm.ES256, claims().build()))))
+                .isInstanceOf(Decision.Proceed.class);
+        assertThat(policy.admit(bearer(sign(rsa, JWSAlgorithm.RS256, claims().build()))))
+                .isInstanceOf(Decision.Proceed.class);
+        invalidToken(policy.admit(bearer(sign(Tokens.ec("e2"), JWSAlgorithm.ES256, claims().build()))), "no key");
+        assertThat(idp.fetches()).isZero();
     }
 }
