@@ -130,6 +130,18 @@ public sealed interface FilterConfig {
             }
 
             @Override
+            public boolean equals(Object o) {
+                return o instanceof Secret other
+                        && variable.equals(other.variable)
+                        && java.security.MessageDigest.isEqual(secret, other.secret);
+            }
+
+            @Override
+            public int hashCode() {
+                return variable.hashCode();
+            }
+
+            @Override
             public String toString() {
                 return "Secret[variable=" + variable + "]"; // never the secret
             }

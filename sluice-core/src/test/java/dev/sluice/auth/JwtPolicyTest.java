@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -333,5 +334,29 @@ class JwtPolicyTest {
                 .isInstanceOf(Decision.Proceed.class);
         invalidToken(policy.admit(bearer(sign(Tokens.ec("e2"), JWSAlgorithm.ES256, claims().build()))), "no key");
         assertThat(idp.fetches()).isZero();
+    }
+
+    @Test
+    void theKeySetIsRefreshedInTheBackgroundAheadOfItsExpiry() throws Exception {
+        JwtPolicy policy = remote(Duration.ofSeconds(4), List.of()); // refreshed from 1 s before expiry
+        String token = sign(rsa, JWSAlgorithm.RS256, claims().build());
+        long start = System.nanoTime();
+        assertThat(decided(policy.admit(bearer(token)))).isInstanceOf(Decision.Proceed.class);
+        ECKey added = Tokens.ec("e-added");
+        idp.serve(rsa, ec, added);
+        Thread.sleep(3_300); // inside the refresh-ahead window, before expiry
+        assertThat(decided(policy.admit(bearer(token)))).isInstanceOf(Decision.Proceed.class);
+        Assumptions.assumeTrue(
+                System.nanoTime() - start < 3_900_000_000L, "the machine was too slow to be inside the window");
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (idp.fetches() < 2) {
+            assertThat(System.nanoTime() - end).as("refreshed within 5 s").isNegative();
+            Thread.sleep(20);
+        }
+        assertThat(decided(policy.admit(bearer(sign(added, JWSAlgorithm.ES256, claims().build())))))
+                .isInstanceOf(Decision.Proceed.class);
+        assertThat(idp.fetches())
+                .as("the added key came with the background refresh, not a fetch of its own")
+                .isEqualTo(2);
     }
 }
