@@ -24,11 +24,13 @@ public final class UpstreamEdits {
 
     private final Map<String, String> set;
     private final Set<String> removed; // lower case, the set names included
+    private final String[] removedList; // the same, for removes()
     private final Set<String> droppedQuery;
 
     private UpstreamEdits(Map<String, String> set, Set<String> removed, Set<String> droppedQuery) {
         this.set = set;
         this.removed = removed;
+        this.removedList = removed.toArray(String[]::new);
         this.droppedQuery = droppedQuery;
     }
 
@@ -61,7 +63,12 @@ public final class UpstreamEdits {
 
     /** Whether a client header of this name (any case) must not be copied upstream. */
     public boolean removes(String name) {
-        return !removed.isEmpty() && removed.contains(name.toLowerCase(Locale.ROOT));
+        for (String lower : removedList) { // a few names: compared in place, nothing lower-cased per header
+            if (lower.equalsIgnoreCase(name)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The lower-case names of the client headers never copied. */
