@@ -49,7 +49,18 @@ public final class ConfigLoader {
         } catch (IOException e) {
             throw new ConfigException(source, List.of(unreadable(file, e)));
         }
-        return parse(yaml, source);
+        List<Problem> problems = new ArrayList<>();
+        Optional<GatewayConfig> config = bind(yaml, source, baseOf(file), problems);
+        if (!problems.isEmpty() || config.isEmpty()) {
+            throw new ConfigException(source, problems);
+        }
+        return config.get();
+    }
+
+    /** Where the files a configuration names ({@code jwks-file}, {@code keys-file}) are looked up. */
+    private static Path baseOf(Path file) {
+        Path parent = file.toAbsolutePath().getParent();
+        return parent != null ? parent : Path.of("").toAbsolutePath();
     }
 
     /**
@@ -62,7 +73,7 @@ public final class ConfigLoader {
         requireNonNull(yaml, "yaml");
         requireNonNull(sourceName, "sourceName");
         List<Problem> problems = new ArrayList<>();
-        Optional<GatewayConfig> config = bind(yaml, sourceName, problems);
+        Optional<GatewayConfig> config = bind(yaml, sourceName, Path.of("").toAbsolutePath(), problems);
         if (!problems.isEmpty() || config.isEmpty()) {
             throw new ConfigException(sourceName, problems);
         }
@@ -73,7 +84,10 @@ public final class ConfigLoader {
     public static List<Problem> check(Path file) {
         requireNonNull(file, "file");
         try {
-            return check(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+            String yaml = Files.readString(file, StandardCharsets.UTF_8);
+            List<Problem> problems = new ArrayList<>();
+            bind(yaml, file.toString(), baseOf(file), problems);
+            return List.copyOf(problems);
         } catch (IOException e) {
             return List.of(unreadable(file, e));
         }
@@ -84,7 +98,7 @@ public final class ConfigLoader {
         requireNonNull(yaml, "yaml");
         requireNonNull(sourceName, "sourceName");
         List<Problem> problems = new ArrayList<>();
-        bind(yaml, sourceName, problems);
+        bind(yaml, sourceName, Path.of("").toAbsolutePath(), problems);
         return List.copyOf(problems);
     }
 
@@ -95,7 +109,8 @@ public final class ConfigLoader {
         return new Problem("(file)", "'" + file + "' cannot be read: " + e + " (expected: a readable UTF-8 YAML file)");
     }
 
-    private static Optional<GatewayConfig> bind(String yaml, String sourceName, List<Problem> problems) {
+    /** @param base the directory relative file names in the configuration are resolved against */
+    private static Optional<GatewayConfig> bind(String yaml, String sourceName, Path base, List<Problem> problems) {
         Object document;
         try {
             LoadSettings settings = LoadSettings.builder()
@@ -126,7 +141,7 @@ public final class ConfigLoader {
         Optional<AdminConfig> admin = admin(r);
         Set<String> declared = new LinkedHashSet<>();
         Map<String, UpstreamConfig> upstreams = upstreams(r, declared);
-        List<RouteConfig> routes = new RouteBinder(declared, problems).routes(r);
+        List<RouteConfig> routes = new RouteBinder(declared, base, problems).routes(r);
         LoggingConfig logging = logging(r);
         if (!problems.isEmpty()) {
             return Optional.empty();

@@ -1,8 +1,14 @@
 package dev.sluice.config;
 
+import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A typed filter on a route. Edge functions (authentication, rate limits, retries, circuit breakers)
@@ -47,6 +53,129 @@ public sealed interface FilterConfig {
         public ResponseHeaders {
             set = Map.copyOf(set);
             remove = List.copyOf(remove);
+        }
+    }
+
+    /**
+     * Authenticates with a JWT: {@code jwt: {jwks: URL | jwks-file: path | secret-env: VAR, issuer,
+     * audience, required-claims, clock-skew, algorithms, claims-to-headers}}. A request without a
+     * valid token is answered {@code 401}; one whose token fails a claim rule, {@code 403}.
+     *
+     * @param keys where the verification keys come from
+     * @param issuer the {@code iss} a token must carry, if set
+     * @param audience the {@code aud} values accepted (a token must name one); empty: any
+     * @param requiredClaims the claim rules every token must pass ({@code 403} otherwise)
+     * @param clockSkew how far {@code exp} and {@code nbf} may be off the gateway's clock
+     * @param algorithms the {@code alg} values accepted (JWS names such as {@code RS256})
+     * @param claimsToHeaders claim name → upstream header name; the client's copies are never forwarded
+     */
+    record Jwt(
+            Keys keys,
+            Optional<String> issuer,
+            List<String> audience,
+            List<ClaimRule> requiredClaims,
+            Duration clockSkew,
+            List<String> algorithms,
+            Map<String, String> claimsToHeaders)
+            implements FilterConfig {
+        public Jwt {
+            Objects.requireNonNull(keys, "keys");
+            Objects.requireNonNull(issuer, "issuer");
+            Objects.requireNonNull(clockSkew, "clockSkew");
+            audience = List.copyOf(audience);
+            requiredClaims = List.copyOf(requiredClaims);
+            algorithms = List.copyOf(algorithms);
+            claimsToHeaders = Collections.unmodifiableMap(new LinkedHashMap<>(claimsToHeaders));
+        }
+
+        /** The algorithms accepted when none are configured: RSA and EC signatures with a key set. */
+        public static final List<String> ASYMMETRIC_DEFAULT =
+                List.of("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512");
+
+        /** The algorithms accepted when none are configured with a shared secret. */
+        public static final List<String> HMAC_DEFAULT = List.of("HS256", "HS384", "HS512");
+
+        /** Where a JWT filter's keys come from. */
+        public sealed interface Keys {}
+
+        /**
+         * A JWKS fetched from {@code url}, cached for {@code cache} (refreshed ahead of expiry,
+         * re-fetched on an unknown {@code kid} at most twice per half {@code cache} (30 s at most),
+         * served from cache while the URL fails, for up to ten times {@code cache}).
+         */
+        public record JwksUrl(URI url, Duration cache) implements Keys {
+            public JwksUrl {
+                Objects.requireNonNull(url, "url");
+                Objects.requireNonNull(cache, "cache");
+            }
+        }
+
+        /** A JWKS read from a file (JSON, {@code {"keys": [..]}}) once, when the route is compiled. */
+        public record JwksFile(Path path) implements Keys {
+            public JwksFile {
+                Objects.requireNonNull(path, "path");
+            }
+        }
+
+        /** A shared secret for HS256/384/512, from an environment variable. */
+        public record Secret(String variable, byte[] secret) implements Keys {
+            public Secret {
+                Objects.requireNonNull(variable, "variable");
+                secret = secret.clone();
+            }
+
+            @Override
+            public byte[] secret() {
+                return secret.clone();
+            }
+
+            @Override
+            public boolean equals(Object o) {
+                return o instanceof Secret other
+                        && variable.equals(other.variable)
+                        && java.security.MessageDigest.isEqual(secret, other.secret);
+            }
+
+            @Override
+            public int hashCode() {
+                return variable.hashCode();
+            }
+
+            @Override
+            public String toString() {
+                return "Secret[variable=" + variable + "]"; // never the secret
+            }
+        }
+
+        /**
+         * A claim rule: the claim must be present and, when {@code values} are given, include every
+         * one of them (equal to a text claim, an element of a list claim, or a word of a
+         * space-separated {@code scope}/{@code scp}).
+         */
+        public record ClaimRule(String claim, List<String> values) {
+            public ClaimRule {
+                Objects.requireNonNull(claim, "claim");
+                values = List.copyOf(values);
+            }
+        }
+    }
+
+    /**
+     * Authenticates with an API key: {@code api-key: {header: X-Api-Key | query: api_key, keys-file:
+     * path | keys-env: VAR}}. Exactly one of {@code header} and {@code query}.
+     *
+     * @param header the request header that carries the key, if keys come in a header
+     * @param query the query parameter that carries the key, if keys come in the query
+     * @param keys key name → the key's SHA-256, lower-case hex
+     */
+    record ApiKey(Optional<String> header, Optional<String> query, Map<String, String> keys) implements FilterConfig {
+        public ApiKey {
+            Objects.requireNonNull(header, "header");
+            Objects.requireNonNull(query, "query");
+            if (header.isPresent() == query.isPresent()) {
+                throw new IllegalArgumentException("api-key: exactly one of header and query");
+            }
+            keys = Collections.unmodifiableMap(new LinkedHashMap<>(keys));
         }
     }
 }

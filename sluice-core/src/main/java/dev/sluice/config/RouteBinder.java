@@ -19,9 +19,9 @@ final class RouteBinder {
     private final List<Problem> problems;
     private final TargetBinder targets;
 
-    RouteBinder(Set<String> upstreams, List<Problem> problems) {
+    RouteBinder(Set<String> upstreams, java.nio.file.Path base, List<Problem> problems) {
         this.problems = problems;
-        this.targets = new TargetBinder(upstreams, problems);
+        this.targets = new TargetBinder(upstreams, base, problems);
     }
 
     /** A route whose match bound, kept for the shadowing check. */

@@ -18,9 +18,12 @@ final class TargetBinder {
     private final Set<String> upstreams;
     private final List<Problem> problems;
 
-    TargetBinder(Set<String> upstreams, List<Problem> problems) {
+    private final AuthBinder auth;
+
+    TargetBinder(Set<String> upstreams, java.nio.file.Path base, List<Problem> problems) {
         this.upstreams = upstreams;
         this.problems = problems;
+        this.auth = new AuthBinder(base, problems);
     }
 
     Optional<Target> proxy(Mapping m, Optional<PathPattern> routePath) {
@@ -159,11 +162,13 @@ final class TargetBinder {
                             .ifPresent(r -> filters.add(new FilterConfig.ResponseHeaders(r.set(), r.remove())));
                 case "concurrency" -> concurrency(body, at + "." + kind).ifPresent(filters::add);
                 case "max-body" -> maxBody(body, at + "." + kind).ifPresent(filters::add);
+                case "jwt" -> auth.jwt(body, at + "." + kind).ifPresent(filters::add);
+                case "api-key" -> auth.apiKey(body, at + "." + kind).ifPresent(filters::add);
                 default ->
                     problems.add(new Problem(
                             at + "." + kind,
                             "unknown filter (expected: one of request-headers, response-headers, concurrency,"
-                                    + " max-body)"));
+                                    + " max-body, jwt, api-key)"));
             }
         }
         return filters;

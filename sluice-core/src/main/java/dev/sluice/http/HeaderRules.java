@@ -76,6 +76,12 @@ public final class HeaderRules {
                 }
                 case FilterConfig.Concurrency c -> {} // a policy: PolicyChain
                 case FilterConfig.MaxBody b -> {} // a limit: GatewaySnapshot
+                // Policies (PolicyChain), whose edits set these per request; the client's copies never
+                // cross, whether or not the policy sets them.
+                case FilterConfig.Jwt j ->
+                    j.claimsToHeaders().values().forEach(n -> rules.requestDrops.add(n.toLowerCase(Locale.ROOT)));
+                case FilterConfig.ApiKey a ->
+                    a.header().ifPresent(n -> rules.requestDrops.add(n.toLowerCase(Locale.ROOT)));
                 case FilterConfig.ResponseHeaders h -> {
                     h.remove().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
                     h.set().forEach((n, v) -> rules.responseSets.put(n, v));

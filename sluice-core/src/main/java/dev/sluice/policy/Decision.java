@@ -14,13 +14,33 @@ import java.util.concurrent.CompletionStage;
  */
 public sealed interface Decision {
 
-    /** Go on to the route; {@link Permit#release()} once the response is over, whatever became of it. */
-    record Proceed(Permit permit) implements Decision {
+    /**
+     * Go on to the route; {@link Permit#release()} once the response is over, whatever became of it.
+     *
+     * @param attributes identity the policy established, for the policies after it ({@link
+     *     InboundPolicy.Inbound#attribute}): {@code claim:<name>}, {@code api-key}. Not copied: pass
+     *     a map nobody changes afterwards.
+     * @param edits what every upstream request of the exchange carries besides the client's
+     *     headers ({@link UpstreamEdits})
+     */
+    record Proceed(Permit permit, Map<String, String> attributes, UpstreamEdits edits) implements Decision {
         /** Proceed, holding nothing. */
         public static final Proceed FREELY = new Proceed(Permit.NONE);
 
         public Proceed {
             requireNonNull(permit, "permit");
+            requireNonNull(attributes, "attributes");
+            requireNonNull(edits, "edits");
+        }
+
+        /** Proceed holding {@code permit}, with no attribute and no edit. */
+        public Proceed(Permit permit) {
+            this(permit, Map.of(), UpstreamEdits.NONE);
+        }
+
+        /** Proceed holding nothing, with attributes and edits. */
+        public static Proceed with(Map<String, String> attributes, UpstreamEdits edits) {
+            return attributes.isEmpty() && edits.isEmpty() ? FREELY : new Proceed(Permit.NONE, attributes, edits);
         }
     }
 

@@ -11,6 +11,12 @@ public interface InboundPolicy {
 
     Decision admit(Inbound request);
 
+    /** The attribute prefix of a verified JWT claim: {@code claim:sub}. */
+    String CLAIM = "claim:";
+
+    /** The attribute naming the API key that authenticated the request. */
+    String API_KEY = "api-key";
+
     /** What a policy may read of a request. */
     interface Inbound {
         String method();
@@ -23,5 +29,17 @@ public interface InboundPolicy {
 
         /** The route's id. */
         String route();
+
+        /** The raw query string, without the '?', or null when the request has none. */
+        String query();
+
+        /**
+         * An identity attribute that a policy earlier in the chain established, or null: {@code
+         * claim:<name>} (a verified JWT claim's value as text, such as {@code claim:sub}) or {@code
+         * api-key} (the name of the API key that authenticated the request).
+         */
+        default String attribute(String name) {
+            return null;
+        }
     }
 }

@@ -1,8 +1,11 @@
 package dev.sluice.policy;
 
+import dev.sluice.auth.ApiKeyPolicy;
+import dev.sluice.auth.JwtPolicy;
 import dev.sluice.config.FilterConfig;
 import dev.sluice.config.RouteConfig;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -32,6 +35,8 @@ public final class PolicyChain {
                     policies.add(new ConcurrencyLimit(c.max(), c.queue(), c.queueTimeout()));
                 case FilterConfig.RequestHeaders h -> {}
                 case FilterConfig.MaxBody b -> {}
+                case FilterConfig.Jwt j -> policies.add(JwtPolicy.of(j));
+                case FilterConfig.ApiKey a -> policies.add(new ApiKeyPolicy(a));
                 case FilterConfig.ResponseHeaders h -> {}
             }
         }
@@ -52,24 +57,40 @@ public final class PolicyChain {
 
     /** Asks every policy about {@code request}. */
     public Decision admit(InboundPolicy.Inbound request) {
-        return from(0, request, Decision.Permit.NONE);
+        return from(0, request, Decision.Permit.NONE, UpstreamEdits.NONE);
     }
 
-    private Decision from(int start, InboundPolicy.Inbound request, Decision.Permit held) {
+    /**
+     * Asks the policies from {@code start} on. A policy that proceeds with attributes hands them to
+     * the policies after it ({@code request} is wrapped); the edits of every policy that proceeds
+     * are combined, later ones winning.
+     */
+    private Decision from(int start, InboundPolicy.Inbound request, Decision.Permit held, UpstreamEdits edits) {
         for (int i = start; i < policies.length; i++) {
             Decision decision = policies[i].admit(request);
             switch (decision) {
-                case Decision.Proceed p -> held = held.and(p.permit());
+                case Decision.Proceed p -> {
+                    held = held.and(p.permit());
+                    if (!p.attributes().isEmpty()) {
+                        request = new Attributed(request, p.attributes());
+                    }
+                    edits = edits.and(p.edits());
+                }
                 case Decision.Reject r -> {
                     held.release();
                     return r;
                 }
                 case Decision.Pending p -> {
-                    return resumeAfter(p, i + 1, request, held);
+                    return resumeAfter(p, i + 1, request, held, edits);
                 }
             }
         }
-        return held == Decision.Permit.NONE ? Decision.Proceed.FREELY : new Decision.Proceed(held);
+        if (request instanceof Attributed attributed) {
+            return new Decision.Proceed(held, attributed.all(), edits);
+        }
+        return held == Decision.Permit.NONE && edits.isEmpty()
+                ? Decision.Proceed.FREELY
+                : new Decision.Proceed(held, Map.of(), edits);
     }
 
     /**
@@ -78,7 +99,11 @@ public final class PolicyChain {
      * released, now or when the decision comes.
      */
     private Decision resumeAfter(
-            Decision.Pending pending, int next, InboundPolicy.Inbound request, Decision.Permit held) {
+            Decision.Pending pending,
+            int next,
+            InboundPolicy.Inbound request,
+            Decision.Permit held,
+            UpstreamEdits edits) {
         CompletableFuture<Decision> outer = new CompletableFuture<>();
         CompletableFuture<Decision> inner = pending.decision().toCompletableFuture();
         outer.whenComplete((d, e) -> {
@@ -93,7 +118,12 @@ public final class PolicyChain {
                 resumed = FAILED;
             } else {
                 resumed = switch (later) {
-                    case Decision.Proceed q -> from(next, request, held.and(q.permit()));
+                    case Decision.Proceed q ->
+                        from(
+                                next,
+                                q.attributes().isEmpty() ? request : new Attributed(request, q.attributes()),
+                                held.and(q.permit()),
+                                edits.and(q.edits()));
                     case Decision.Reject r -> {
                         held.release();
                         yield r;
@@ -108,6 +138,59 @@ public final class PolicyChain {
             settle(outer, resumed);
         });
         return new Decision.Pending(outer);
+    }
+
+    /** A request as the policies after one that proceeded with attributes see it. */
+    private record Attributed(InboundPolicy.Inbound request, Map<String, String> attributes)
+            implements InboundPolicy.Inbound {
+        @Override
+        public String method() {
+            return request.method();
+        }
+
+        @Override
+        public String path() {
+            return request.path();
+        }
+
+        @Override
+        public String header(String name) {
+            return request.header(name);
+        }
+
+        @Override
+        public String route() {
+            return request.route();
+        }
+
+        @Override
+        public String query() {
+            return request.query();
+        }
+
+        @Override
+        public String attribute(String name) {
+            String value = attributes.get(name);
+            return value != null ? value : request.attribute(name);
+        }
+
+        /** Every attribute of the chain so far, later policies' winning. */
+        Map<String, String> all() {
+            Map<String, String> all = new HashMap<>();
+            collect(this, all);
+            return Map.copyOf(all);
+        }
+
+        private static void collect(InboundPolicy.Inbound request, Map<String, String> into) {
+            if (request instanceof Attributed a) {
+                collect(a.request, into);
+                a.attributes.forEach((k, v) -> {
+                    if (k != null && v != null) {
+                        into.put(k, v);
+                    }
+                });
+            }
+        }
     }
 
     /** Completes {@code outer} with {@code decision}, or releases it when nobody waits any more. */

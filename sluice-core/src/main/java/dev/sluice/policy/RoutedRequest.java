@@ -8,8 +8,10 @@ import java.util.function.Function;
  * header lookup (nothing is copied).
  *
  * @param headers the first value of a request header by name, or null
+ * @param query the raw query string without the '?', or null
  */
-public record RoutedRequest(String method, RouteTable.Result.Matched matched, Function<String, String> headers)
+public record RoutedRequest(
+        String method, RouteTable.Result.Matched matched, Function<String, String> headers, String query)
         implements InboundPolicy.Inbound {
 
     @Override

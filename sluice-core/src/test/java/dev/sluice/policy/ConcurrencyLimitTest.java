@@ -31,6 +31,11 @@ class ConcurrencyLimitTest {
         public String route() {
             return "slow";
         }
+
+        @Override
+        public String query() {
+            return null;
+        }
     };
 
     @Test

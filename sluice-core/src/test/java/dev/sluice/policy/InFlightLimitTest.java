@@ -30,6 +30,11 @@ class InFlightLimitTest {
         public String route() {
             return "r";
         }
+
+        @Override
+        public String query() {
+            return null;
+        }
     };
 
     @Test

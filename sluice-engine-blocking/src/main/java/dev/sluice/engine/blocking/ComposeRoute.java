@@ -9,6 +9,7 @@ import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.observe.GatewayObserver;
+import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.RouteTable;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +55,8 @@ final class ComposeRoute implements RouteHandler {
     }
 
     @Override
-    public void handle(Request request, Response response, RouteTable.Result.Matched match) throws Exception {
+    public void handle(Request request, Response response, RouteTable.Result.Matched match, UpstreamEdits edits)
+            throws Exception {
         CompositionPlan plan = new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer);
         Composition composition = new Composition(plan, fanout, parts.size());
         Map<String, String> query = Requests.lazyQuery(request);
@@ -64,7 +66,7 @@ final class ComposeRoute implements RouteHandler {
             UpstreamClient client = clients[i];
             String path = client.config().basePath() + part.path().expand(match.variables(), query, match.remainder());
             UpstreamRequest out = new UpstreamRequest("GET", path).header("Accept", "application/json");
-            Requests.addForwarding(request, client.config(), rules, out);
+            Requests.addForwarding(request, client.config(), rules, edits, out);
             fetches[i] = new PartFetch(composition, i, part, client, out, readAhead, plan.validator(i), rings);
             composition.add(fetches[i]);
         }

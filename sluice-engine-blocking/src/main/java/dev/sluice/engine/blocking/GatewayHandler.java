@@ -16,6 +16,7 @@ import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.Decision;
 import dev.sluice.policy.PolicyChain;
 import dev.sluice.policy.RoutedRequest;
+import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
 import java.io.IOException;
@@ -154,7 +155,7 @@ final class GatewayHandler extends Handler.Abstract {
                         return false;
                     }
                     if (compiled.policies().isEmpty()) {
-                        compiled.handler().handle(request, response, matched);
+                        compiled.handler().handle(request, response, matched, UpstreamEdits.NONE);
                     } else {
                         admitted(compiled.policies(), request, response, matched, compiled.handler());
                     }
@@ -186,7 +187,11 @@ final class GatewayHandler extends Handler.Abstract {
             RouteTable.Result.Matched matched,
             RouteHandler handler)
             throws Exception {
-        Decision decision = policies.admit(new RoutedRequest(request.getMethod(), matched, request.getHeaders()::get));
+        Decision decision = policies.admit(new RoutedRequest(
+                request.getMethod(),
+                matched,
+                request.getHeaders()::get,
+                request.getHttpURI().getQuery()));
         if (decision instanceof Decision.Pending pending) {
             try {
                 decision = pending.decision().toCompletableFuture().get();
@@ -200,7 +205,7 @@ final class GatewayHandler extends Handler.Abstract {
         switch (decision) {
             case Decision.Proceed proceed -> {
                 try {
-                    handler.handle(request, response, matched);
+                    handler.handle(request, response, matched, proceed.edits());
                 } finally {
                     proceed.permit().release();
                 }

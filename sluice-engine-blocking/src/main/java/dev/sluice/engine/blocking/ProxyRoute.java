@@ -10,6 +10,7 @@ import dev.sluice.http.BrokenRequestBody;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.UpstreamFailure;
+import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import java.io.IOException;
@@ -53,9 +54,10 @@ final class ProxyRoute implements RouteHandler {
     }
 
     @Override
-    public void handle(Request request, Response response, RouteTable.Result.Matched match) throws Exception {
-        UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match));
-        Requests.forwardHeaders(request, client.config(), rules, out);
+    public void handle(Request request, Response response, RouteTable.Result.Matched match, UpstreamEdits edits)
+            throws Exception {
+        UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match, edits));
+        Requests.forwardHeaders(request, client.config(), rules, edits, out);
         long length = requestBodyLength(request.getHeaders());
         ClientBody body = null;
         if (length != 0) {
@@ -132,13 +134,13 @@ final class ProxyRoute implements RouteHandler {
         }
     }
 
-    private String upstreamTarget(Request request, RouteTable.Result.Matched match) {
+    private String upstreamTarget(Request request, RouteTable.Result.Matched match, UpstreamEdits edits) {
         return ProxyPath.target(
                 target,
                 basePath,
                 match,
                 Requests.lazyQuery(request),
-                request.getHttpURI().getQuery());
+                edits.query(request.getHttpURI().getQuery()));
     }
 
     /** The request body's length: Content-Length, -1 for chunked, 0 for none. */

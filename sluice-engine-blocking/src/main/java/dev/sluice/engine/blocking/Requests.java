@@ -3,6 +3,7 @@ package dev.sluice.engine.blocking;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.policy.UpstreamEdits;
 import java.util.AbstractMap;
 import java.util.Map;
 import java.util.Set;
@@ -17,20 +18,28 @@ final class Requests {
 
     private Requests() {}
 
-    /** Copies the client's headers that cross the gateway, then Host, X-Forwarded-* and the route's sets. */
-    static void forwardHeaders(Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamRequest out) {
+    /**
+     * Copies the client's headers that cross the gateway (neither the route's rules nor its policies'
+     * edits hold them back), then Host, X-Forwarded-*, the route's sets and the policies' sets.
+     */
+    static void forwardHeaders(
+            Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamEdits edits, UpstreamRequest out) {
         HttpFields headers = request.getHeaders();
         String connection = headers.get(HttpHeader.CONNECTION);
         for (HttpField field : headers) {
-            if (rules.forwardRequest(field.getName(), connection)) {
+            if (rules.forwardRequest(field.getName(), connection) && !edits.removes(field.getName())) {
                 out.header(field.getName(), field.getValue());
             }
         }
-        addForwarding(request, upstream, rules, out);
+        addForwarding(request, upstream, rules, edits, out);
     }
 
-    /** Host, X-Forwarded-* and the route's sets, without copying any client header (composition parts). */
-    static void addForwarding(Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamRequest out) {
+    /**
+     * Host, X-Forwarded-*, the route's sets and the policies' sets, without copying any client header
+     * (composition parts).
+     */
+    static void addForwarding(
+            Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamEdits edits, UpstreamRequest out) {
         HttpFields headers = request.getHeaders();
         out.header("Host", upstream.authority());
         out.header(
@@ -47,6 +56,11 @@ final class Requests {
         }
         for (Map.Entry<String, String> set : rules.requestSets().entrySet()) {
             out.header(set.getKey(), set.getValue());
+        }
+        if (!edits.isEmpty()) {
+            for (Map.Entry<String, String> set : edits.set().entrySet()) {
+                out.header(set.getKey(), set.getValue());
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.RouteTable;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -10,6 +11,9 @@ interface RouteHandler {
     /**
      * Writes the whole response, ending it. Throws when it cannot: the caller answers with an error
      * if nothing was committed yet, or aborts the connection if something was.
+     *
+     * @param edits what the route's policies add to and take from every upstream request
      */
-    void handle(Request request, Response response, RouteTable.Result.Matched match) throws Exception;
+    void handle(Request request, Response response, RouteTable.Result.Matched match, UpstreamEdits edits)
+            throws Exception;
 }

@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.http.HeaderRules;
+import dev.sluice.policy.UpstreamEdits;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.net.InetSocketAddress;
@@ -28,6 +29,8 @@ final class ClientRequest {
     final String path; // raw, without the query
     final String rawQuery; // null when the target has no '?'
     private Forwarding forwarding;
+    /** What the route's policies add to and take from its upstream requests: set once, before the route runs. */
+    private UpstreamEdits edits = UpstreamEdits.NONE;
 
     private ClientRequest(HttpServerRequest request, String method, String path, String rawQuery) {
         this.request = request;
@@ -47,6 +50,16 @@ final class ClientRequest {
         String path = q < 0 ? target : target.substring(0, q);
         String query = q < 0 ? null : target.substring(q + 1);
         return new ClientRequest(request, request.method().name(), path, query);
+    }
+
+    /** Sets the policies' edits; before the route runs, so before {@link #forwarding()} is first asked. */
+    void edits(UpstreamEdits edits) {
+        this.edits = edits;
+    }
+
+    /** {@link #rawQuery} as it goes upstream: without the query parameters the policies drop. */
+    String upstreamQuery() {
+        return edits.query(rawQuery);
     }
 
     HttpHeaders headers() {
@@ -121,7 +134,7 @@ final class ClientRequest {
         Iterator<Map.Entry<String, String>> it = in.iteratorAsString();
         while (it.hasNext()) {
             Map.Entry<String, String> header = it.next();
-            if (rules.forwardRequest(header.getKey(), connection)) {
+            if (rules.forwardRequest(header.getKey(), connection) && !edits.removes(header.getKey())) {
                 out.add(header.getKey(), header.getValue());
             }
         }
@@ -145,14 +158,15 @@ final class ClientRequest {
             f = new Forwarding(
                     HeaderRules.forwardedFor(in.get(X_FORWARDED_FOR), clientAddress()),
                     proto != null ? proto : request.scheme(),
-                    host);
+                    host,
+                    edits);
             forwarding = f;
         }
         return f;
     }
 
     /** The values a request sends upstream besides the client's own headers. */
-    record Forwarding(String forwardedFor, String proto, String host) {
+    record Forwarding(String forwardedFor, String proto, String host, UpstreamEdits edits) {
         void addTo(HeaderRules rules, String authority, HttpHeaders out) {
             out.set(HttpHeaderNames.HOST, authority);
             out.set(X_FORWARDED_FOR, forwardedFor);
@@ -162,6 +176,11 @@ final class ClientRequest {
             }
             for (Map.Entry<String, String> set : rules.requestSets().entrySet()) {
                 out.set(set.getKey(), set.getValue());
+            }
+            if (!edits.isEmpty()) {
+                for (Map.Entry<String, String> set : edits.set().entrySet()) {
+                    out.set(set.getKey(), set.getValue());
+                }
             }
         }
     }

@@ -111,7 +111,8 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                     yield policies.isEmpty()
                             ? handler.handle(in, response, matched, channel(in))
                             : admitted(
-                                    policies.admit(new RoutedRequest(in.method, matched, in.headers()::get)),
+                                    policies.admit(
+                                            new RoutedRequest(in.method, matched, in.headers()::get, in.rawQuery)),
                                     in,
                                     response,
                                     matched,
@@ -148,6 +149,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         return switch (decision) {
             case Decision.Proceed proceed -> {
                 Mono<Void> run;
+                in.edits(proceed.edits());
                 try {
                     run = handler.handle(in, response, matched, channel(in));
                 } catch (RuntimeException e) {

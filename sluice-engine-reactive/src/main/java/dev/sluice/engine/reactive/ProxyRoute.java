@@ -412,7 +412,7 @@ final class ProxyRoute {
     }
 
     private String upstreamTarget(ClientRequest in, RouteTable.Result.Matched match) {
-        return ProxyPath.target(target, upstream.basePath(), match, in.query(), in.rawQuery);
+        return ProxyPath.target(target, upstream.basePath(), match, in.query(), in.upstreamQuery());
     }
 
     /** Whether body bytes come right after this head: a known, non-zero length, and a body at all. */
