@@ -35,6 +35,7 @@ import java.util.stream.Collectors;
  *                       from the moment it begins to stop
  *   GET /metrics        Prometheus text format (docs/METRICS.md)
  *   GET /routes         JSON: each route's id, path, methods and target (the running configuration)
+ *   GET /config         JSON: the running configuration file's tree, secrets redacted (ConfigView)
  *   POST /reload        reads the configuration file again: 200 {"status":"reloaded",...}, or 400
  *                       {"error":"invalid_config","problems":[{"path":..,"message":..}]} and nothing
  *                       changed
@@ -131,6 +132,10 @@ final class AdminServer implements AutoCloseable {
                     byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
                     exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
                     send(exchange, 200, body);
+                }
+                case "/config" -> {
+                    exchange.getResponseHeaders().set("Content-Type", "application/json");
+                    send(exchange, 200, reloader.runningJson().getBytes(StandardCharsets.UTF_8));
                 }
                 case "/routes" -> {
                     exchange.getResponseHeaders().set("Content-Type", "application/json");

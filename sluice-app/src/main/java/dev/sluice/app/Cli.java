@@ -180,7 +180,7 @@ public final class Cli {
                 session,
                 millis,
                 List.of("admin listening on " + admin.url()
-                        + " (/health/live, /health/ready, /metrics, /routes, POST /reload)"));
+                        + " (/health/live, /health/ready, /metrics, /routes, /config, POST /reload)"));
     }
 
     /** Reloads on a change of {@code file}, on SIGHUP and (with an admin listener) on POST /reload. */

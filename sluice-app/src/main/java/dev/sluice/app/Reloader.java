@@ -54,6 +54,7 @@ final class Reloader implements AutoCloseable {
     private final Counter refused;
     private final AtomicLong lastApplied = new AtomicLong();
     private volatile GatewayConfig running;
+    private volatile String runningText;
     private byte[] runningDigest;
     private WatchService watcher;
     private Thread watching;
@@ -70,6 +71,7 @@ final class Reloader implements AutoCloseable {
         this.port = port;
         this.running = requireNonNull(running, "running");
         this.gateway = requireNonNull(gateway, "gateway");
+        this.runningText = read(this.file);
         this.runningDigest = digest(this.file);
         this.applied = registry.map(r -> Counter.builder("sluice.config.reloads")
                         .description("Configuration reloads, by outcome")
@@ -93,13 +95,24 @@ final class Reloader implements AutoCloseable {
         return running;
     }
 
+    /** The running configuration as JSON, secrets redacted ({@link ConfigView}). */
+    String runningJson() {
+        return ConfigView.json(runningText, running);
+    }
+
     /** Reads the file and applies it if it is whole and valid; otherwise changes nothing. */
     synchronized Outcome reload(String trigger) {
         byte[] digest = digest(file);
         GatewayConfig next;
         ConfigChange change;
+        String text;
         try {
-            next = ConfigLoader.load(file);
+            try {
+                text = Files.readString(file);
+            } catch (IOException e) {
+                throw new ConfigException(file.toString(), List.of(new Problem("(file)", "cannot be read: " + e)));
+            }
+            next = ConfigLoader.parse(text, file);
             next = next.with(
                     engine.orElse(next.server().engine()),
                     port.orElse(next.server().port()));
@@ -121,6 +134,7 @@ final class Reloader implements AutoCloseable {
                     false, running, List.of(new Problem("(reload)", "could not be applied: " + e)), file.toString());
         }
         running = next;
+        runningText = text;
         runningDigest = digest;
         lastApplied.set(System.currentTimeMillis());
         count(applied);
@@ -197,6 +211,14 @@ final class Reloader implements AutoCloseable {
 
     private static String names(java.util.Set<String> names) {
         return names.isEmpty() ? "none" : String.join(", ", new java.util.TreeSet<>(names));
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "";
+        }
     }
 
     /** The file's SHA-256, or null while it cannot be read (mid-replace). */

@@ -112,7 +112,7 @@ class AdminListenerTest {
             assertThat(lines).hasSize(3);
             assertThat(lines.get(1))
                     .isEqualTo("admin listening on " + admin.get()
-                            + " (/health/live, /health/ready, /metrics, /routes, POST /reload)");
+                            + " (/health/live, /health/ready, /metrics, /routes, /config, POST /reload)");
             assertThat(ListeningSockets.awaitNotListening(admin.get().getPort(), Duration.ofSeconds(10)))
                     .as("the admin listener is closed with the gateway")
                     .isTrue();
@@ -181,5 +181,39 @@ class AdminListenerTest {
                     .isEmpty();
             assertThat(served.get()).isGreaterThanOrEqualTo(20);
         }
+    }
+
+    @org.junit.jupiter.api.Test
+    void configShowsTheRunningFileWithTheCommandLineAppliedAndSecretsRedacted() throws Exception {
+        Path file = Files.writeString(dir.resolve("gateway.yaml"), """
+          server: { host: 127.0.0.1, port: 0, engine: virtual }
+          admin: { host: 127.0.0.1, port: 0 }
+          upstreams:
+            catalog: { url: "http://127.0.0.1:9" }
+          routes:
+            - id: catalog
+              match: { path: "/products/**" }
+              proxy: { upstream: catalog }
+              filters:
+                - request-headers: { set: { x-api-key: "s3cr3t-value", authorization: "Bearer abc.def", x-env: prod } }
+          """);
+        AtomicReference<String> config = new AtomicReference<>();
+        CliRunner.Result result = CliRunner.run(
+                session -> config.set(
+                        Http.get(session.adminUrl().orElseThrow(), "/config").body()),
+                "run",
+                "-c",
+                file.toString(),
+                "--engine",
+                "reactive");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        java.util.Map<String, Object> json = Http.json(config.get());
+        assertThat(config.get()).doesNotContain("s3cr3t-value").doesNotContain("abc.def");
+        assertThat(config.get()).contains("\"x-env\":\"prod\"", "\"x-api-key\":\"(redacted)\"");
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> server = (java.util.Map<String, Object>) json.get("server");
+        assertThat(server).containsEntry("engine", "reactive").containsEntry("host", "127.0.0.1");
+        assertThat(server).as("the configured port (0: any free one)").containsEntry("port", 0);
+        assertThat(json).containsKeys("upstreams", "routes", "admin");
     }
 }

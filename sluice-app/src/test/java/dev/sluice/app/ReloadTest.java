@@ -274,6 +274,10 @@ class ReloadTest {
                                 .containsEntry("routes", 2);
                         assertThat(Http.get(gateway, "/new/x").statusCode()).isEqualTo(200);
                         assertThat(Http.get(gateway, "/old/x").statusCode()).isEqualTo(404);
+                        assertThat(Http.get(admin, "/config").body())
+                                .as("GET /config shows the file that was applied")
+                                .contains("\"id\":\"new\"")
+                                .doesNotContain("\"id\":\"old\"");
 
                         String metrics = Http.get(admin, "/metrics").body();
                         assertThat(metrics).containsPattern("sluice_config_reloads_total\\{outcome=\"refused\"} [2-9]");

@@ -57,6 +57,21 @@ public final class ConfigLoader {
         return config.get();
     }
 
+    /**
+     * Validates {@code yaml}, already read from {@code file}, as {@link #load(Path)} does (files it
+     * names are looked up beside {@code file}): for a caller that keeps the text it applied.
+     */
+    public static GatewayConfig parse(String yaml, Path file) throws ConfigException {
+        requireNonNull(yaml, "yaml");
+        requireNonNull(file, "file");
+        List<Problem> problems = new ArrayList<>();
+        Optional<GatewayConfig> config = bind(yaml, file.toString(), baseOf(file), problems);
+        if (!problems.isEmpty() || config.isEmpty()) {
+            throw new ConfigException(file.toString(), problems);
+        }
+        return config.get();
+    }
+
     /** Where the files a configuration names ({@code jwks-file}, {@code keys-file}) are looked up. */
     private static Path baseOf(Path file) {
         Path parent = file.toAbsolutePath().getParent();
