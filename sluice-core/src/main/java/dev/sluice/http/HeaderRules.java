@@ -27,7 +27,8 @@ public final class HeaderRules {
             "expect",
             "x-forwarded-for",
             "x-forwarded-proto",
-            "x-forwarded-host");
+            "x-forwarded-host",
+            "x-request-id"); // the engine sets the exchange's own (RequestId), once
     private static final Set<String> FRAMING_RESPONSE = Set.of("transfer-encoding");
 
     /**

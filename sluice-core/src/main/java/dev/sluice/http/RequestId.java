@@ -4,7 +4,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The id that names one request in the gateway's log and in its answer ({@code X-Request-Id}). A
+ * The id that names one request in the gateway's log, in its error answers and in every upstream
+ * request it makes for that request ({@code X-Request-Id}: the proxied one and each composition
+ * part, so an upstream's log lines join the gateway's). A
  * client's own {@code X-Request-Id} is kept when it is sane (1 to {@value #MAX_LENGTH} visible ASCII
  * characters, so it can neither break a log line nor a header); otherwise the gateway makes one: a
  * random per-process prefix and a counter, such as {@code q7k2m9xa-1f}. Making one costs an atomic

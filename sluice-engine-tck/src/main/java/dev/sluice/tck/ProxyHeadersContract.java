@@ -1,11 +1,13 @@
 package dev.sluice.tck;
 
+import static dev.sluice.tck.Routes.compose;
 import static dev.sluice.tck.Routes.on;
 import static dev.sluice.tck.Routes.proxy;
 import static dev.sluice.tck.Routes.requestHeaders;
 import static dev.sluice.tck.Routes.responseHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.http.RequestId;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +48,54 @@ public abstract class ProxyHeadersContract extends ContractFixture {
             assertThat(headerValues(seen, "trailer")).isEmpty();
             assertThat(String.join(",", headerValues(seen, "connection"))).doesNotContainIgnoringCase("x-secret");
             assertThat(headerValues(seen, "x-kept")).containsExactly("yes");
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyUpstreamRequestOfAnExchangeCarriesItsOneRequestId() {
+        try (TestGateway gw = gateway()
+                .route("pass", on("/p/**"), proxy(APP).stripPrefix("/p"))
+                .route(
+                        "page",
+                        on("/page"),
+                        compose().part("a", APP, "/inspect/a").part("b", APP, "/inspect/b"))
+                .start()) {
+            Map<String, Object> seen =
+                    inspected(gw.wire().send(WireRequest.get("/p/inspect/h").header("X-Request-Id", "client-id-7")));
+            assertThat(headerValues(seen, "x-request-id"))
+                    .as("a client's sane id, once")
+                    .containsExactly("client-id-7");
+
+            List<String> made = headerValues(inspected(gw.wire().get("/p/inspect/h")), "x-request-id");
+            assertThat(made).as("none sent: the gateway makes one").hasSize(1);
+            assertThat(RequestId.isSane(made.getFirst())).isTrue();
+            assertThat(headerValues(inspected(gw.wire().get("/p/inspect/h")), "x-request-id"))
+                    .as("another request, another id")
+                    .hasSize(1)
+                    .doesNotContain(made.getFirst());
+
+            String tooLong = "x".repeat(RequestId.MAX_LENGTH + 1);
+            List<String> replaced = headerValues(
+                    inspected(gw.wire().send(WireRequest.get("/p/inspect/h").header("X-Request-Id", tooLong))),
+                    "x-request-id");
+            assertThat(replaced)
+                    .as("an id that is not sane is replaced")
+                    .hasSize(1)
+                    .doesNotContain(tooLong);
+
+            for (String sent : new String[] {null, "client-id-8"}) {
+                WireRequest page = WireRequest.get("/page");
+                Composed composed =
+                        Composed.of(gw.wire().send(sent == null ? page : page.header("X-Request-Id", sent)));
+                List<String> a = headerValues((Map<String, Object>) composed.part("a"), "x-request-id");
+                List<String> b = headerValues((Map<String, Object>) composed.part("b"), "x-request-id");
+                assertThat(a).as("part a").hasSize(1);
+                assertThat(b).as("every part: the same id").isEqualTo(a);
+                if (sent != null) {
+                    assertThat(a).containsExactly(sent);
+                }
+            }
         }
     }
 

@@ -300,7 +300,7 @@ final class GatewayHandler extends Handler.Abstract {
 
     /** Logs the failure at ERROR with the request's id (the client's {@code X-Request-Id} when sane). */
     private static String logInternal(Request request, Throwable failure, boolean committed) {
-        String id = RequestId.reuseOrNext(request.getHeaders().get(RequestId.HEADER));
+        String id = Requests.requestId(request); // the one its upstream requests carried, if any
         LOG.atError()
                 .setCause(failure)
                 .addKeyValue("request_id", id)

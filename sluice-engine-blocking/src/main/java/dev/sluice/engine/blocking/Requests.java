@@ -3,6 +3,7 @@ package dev.sluice.engine.blocking;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.RequestId;
 import dev.sluice.policy.UpstreamEdits;
 import java.util.AbstractMap;
 import java.util.Map;
@@ -17,6 +18,23 @@ import org.eclipse.jetty.util.Fields;
 final class Requests {
 
     private Requests() {}
+
+    private static final String REQUEST_ID = "dev.sluice.requestId";
+
+    /**
+     * The exchange's id ({@link RequestId}): the client's when sane, else a new one, the same for
+     * every upstream request and the log. Asked first on the request's own thread (before any part
+     * starts), so the attribute is set before another thread reads it.
+     */
+    static String requestId(Request request) {
+        Object id = request.getAttribute(REQUEST_ID);
+        if (id instanceof String s) {
+            return s;
+        }
+        String made = RequestId.reuseOrNext(request.getHeaders().get(RequestId.HEADER));
+        request.setAttribute(REQUEST_ID, made);
+        return made;
+    }
 
     /**
      * Copies the client's headers that cross the gateway (neither the route's rules nor its policies'
@@ -42,6 +60,7 @@ final class Requests {
             Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamEdits edits, UpstreamRequest out) {
         HttpFields headers = request.getHeaders();
         out.header("Host", upstream.authority());
+        out.header(RequestId.HEADER, requestId(request));
         out.header(
                 "X-Forwarded-For",
                 HeaderRules.forwardedFor(headers.get("X-Forwarded-For"), Request.getRemoteAddr(request)));

@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.RequestId;
 import dev.sluice.policy.UpstreamEdits;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -29,6 +30,7 @@ final class ClientRequest {
     final String path; // raw, without the query
     final String rawQuery; // null when the target has no '?'
     private Forwarding forwarding;
+    private String requestId;
     /** What the route's policies add to and take from its upstream requests: set once, before the route runs. */
     private UpstreamEdits edits = UpstreamEdits.NONE;
 
@@ -159,6 +161,7 @@ final class ClientRequest {
                     HeaderRules.forwardedFor(in.get(X_FORWARDED_FOR), clientAddress()),
                     proto != null ? proto : request.scheme(),
                     host,
+                    requestId(),
                     edits);
             forwarding = f;
         }
@@ -166,9 +169,10 @@ final class ClientRequest {
     }
 
     /** The values a request sends upstream besides the client's own headers. */
-    record Forwarding(String forwardedFor, String proto, String host, UpstreamEdits edits) {
+    record Forwarding(String forwardedFor, String proto, String host, String requestId, UpstreamEdits edits) {
         void addTo(HeaderRules rules, String authority, HttpHeaders out) {
             out.set(HttpHeaderNames.HOST, authority);
+            out.set(RequestId.HEADER, requestId);
             out.set(X_FORWARDED_FOR, forwardedFor);
             out.set(X_FORWARDED_PROTO, proto);
             if (host != null) {
@@ -183,6 +187,19 @@ final class ClientRequest {
                 }
             }
         }
+    }
+
+    /**
+     * The exchange's id ({@link RequestId}): the client's when sane, else a new one, the same for
+     * every upstream request and the log. Made on the request's loop, before any part starts.
+     */
+    String requestId() {
+        String id = requestId;
+        if (id == null) {
+            id = RequestId.reuseOrNext(request.requestHeaders().get(RequestId.HEADER));
+            requestId = id;
+        }
+        return id;
     }
 
     private String clientAddress() {

@@ -29,7 +29,7 @@ final class InternalFailure {
 
     /** Logs the failure and answers it; the client's own sane {@code X-Request-Id} is kept. */
     static Mono<Void> answer(ClientRequest in, HttpServerResponse response, Throwable error) {
-        String id = RequestId.reuseOrNext(in.headers().get(RequestId.HEADER));
+        String id = in.requestId(); // the one its upstream requests carried, if any
         boolean begun = response.hasSentHeaders();
         LOG.atError()
                 .setCause(error)
