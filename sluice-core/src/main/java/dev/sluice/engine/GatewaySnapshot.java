@@ -8,6 +8,7 @@ import dev.sluice.config.ServerLimits;
 import dev.sluice.http.BodyLimit;
 import dev.sluice.policy.InFlightLimit;
 import dev.sluice.policy.PolicyChain;
+import dev.sluice.policy.PolicyResources;
 import dev.sluice.routing.RouteTable;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -23,11 +24,12 @@ import java.util.function.Function;
  *
  * @param <H> the engine's route handler
  */
-public final class GatewaySnapshot<H> {
+public final class GatewaySnapshot<H> implements AutoCloseable {
 
     private final GatewayConfig config;
     private final RouteTable table;
     private final Map<RouteConfig, Compiled<H>> routes;
+    private final PolicyResources resources;
 
     /**
      * A route compiled: the engine's handler, the core's policies for it (the server's {@code
@@ -35,10 +37,12 @@ public final class GatewaySnapshot<H> {
      */
     public record Compiled<H>(H handler, PolicyChain policies, long maxBody) {}
 
-    private GatewaySnapshot(GatewayConfig config, RouteTable table, Map<RouteConfig, Compiled<H>> routes) {
+    private GatewaySnapshot(
+            GatewayConfig config, RouteTable table, Map<RouteConfig, Compiled<H>> routes, PolicyResources resources) {
         this.config = config;
         this.table = table;
         this.routes = routes;
+        this.resources = resources;
     }
 
     /**
@@ -51,15 +55,30 @@ public final class GatewaySnapshot<H> {
         Map<RouteConfig, Compiled<H>> routes = new IdentityHashMap<>();
         ServerLimits limits = config.server().limits();
         InFlightLimit inFlight = limits.maxRequests() > 0 ? new InFlightLimit(limits.maxRequests()) : null;
-        for (RouteConfig route : config.routes()) {
-            H handler = requireNonNull(compiler.apply(route), () -> "handler for route " + route.id());
-            PolicyChain policies = PolicyChain.of(route);
-            if (inFlight != null) {
-                policies = policies.after(inFlight);
+        PolicyResources resources = PolicyResources.of(config);
+        try {
+            for (RouteConfig route : config.routes()) {
+                H handler = requireNonNull(compiler.apply(route), () -> "handler for route " + route.id());
+                PolicyChain policies = PolicyChain.of(route, resources);
+                if (inFlight != null) {
+                    policies = policies.after(inFlight);
+                }
+                routes.put(route, new Compiled<>(handler, policies, BodyLimit.of(route, limits)));
             }
-            routes.put(route, new Compiled<>(handler, policies, BodyLimit.of(route, limits)));
+        } catch (RuntimeException | Error e) {
+            resources.close();
+            throw e;
         }
-        return new GatewaySnapshot<>(config, new RouteTable(config.routes()), routes);
+        return new GatewaySnapshot<>(config, new RouteTable(config.routes()), routes, resources);
+    }
+
+    /**
+     * Frees what this snapshot's policies hold (the connection to a {@code redis:} store). The engine
+     * calls it once no request runs on this snapshot any more: when the gateway stops.
+     */
+    @Override
+    public void close() {
+        resources.close();
     }
 
     public GatewayConfig config() {

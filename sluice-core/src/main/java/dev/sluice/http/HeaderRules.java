@@ -76,6 +76,7 @@ public final class HeaderRules {
                 }
                 case FilterConfig.Concurrency c -> {} // a policy: PolicyChain
                 case FilterConfig.MaxBody b -> {} // a limit: GatewaySnapshot
+                case FilterConfig.RateLimit r -> {} // a policy: PolicyChain
                 case FilterConfig.ResponseHeaders h -> {
                     h.remove().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
                     h.set().forEach((n, v) -> rules.responseSets.put(n, v));

@@ -23,5 +23,16 @@ public interface InboundPolicy {
 
         /** The route's id. */
         String route();
+
+        /** The client's IP address as a literal ({@code 203.0.113.7}, {@code 2001:db8::1}): the peer of the connection. */
+        String clientAddress();
+
+        /**
+         * What a policy earlier in the chain learned about the request, by name: {@code claim:<name>}
+         * (a verified JWT claim), {@code api-key} (the authenticated key's name); null when unknown.
+         */
+        default String attribute(String name) {
+            return null;
+        }
     }
 }

@@ -8,8 +8,10 @@ import java.util.function.Function;
  * header lookup (nothing is copied).
  *
  * @param headers the first value of a request header by name, or null
+ * @param clientAddress the peer's IP address as a literal
  */
-public record RoutedRequest(String method, RouteTable.Result.Matched matched, Function<String, String> headers)
+public record RoutedRequest(
+        String method, RouteTable.Result.Matched matched, Function<String, String> headers, String clientAddress)
         implements InboundPolicy.Inbound {
 
     @Override

@@ -31,6 +31,10 @@ class ConcurrencyLimitTest {
         public String route() {
             return "slow";
         }
+
+        public String clientAddress() {
+            return "127.0.0.1";
+        }
     };
 
     @Test

@@ -30,6 +30,11 @@ class InFlightLimitTest {
         public String route() {
             return "r";
         }
+
+        @Override
+        public String clientAddress() {
+            return "127.0.0.1";
+        }
     };
 
     @Test

@@ -85,6 +85,11 @@ final class GatewayHandler extends Handler.Abstract {
         snapshots.swap(compile(next, clients));
     }
 
+    /** Frees what the route policies hold (a Redis connection): when the gateway stops. */
+    void closePolicies() {
+        snapshots.current().close();
+    }
+
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
         try {
@@ -186,7 +191,8 @@ final class GatewayHandler extends Handler.Abstract {
             RouteTable.Result.Matched matched,
             RouteHandler handler)
             throws Exception {
-        Decision decision = policies.admit(new RoutedRequest(request.getMethod(), matched, request.getHeaders()::get));
+        Decision decision = policies.admit(new RoutedRequest(
+                request.getMethod(), matched, request.getHeaders()::get, Request.getRemoteAddr(request)));
         if (decision instanceof Decision.Pending pending) {
             try {
                 decision = pending.decision().toCompletableFuture().get();

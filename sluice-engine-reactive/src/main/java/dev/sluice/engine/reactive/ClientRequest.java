@@ -166,7 +166,8 @@ final class ClientRequest {
         }
     }
 
-    private String clientAddress() {
+    /** The peer's IP address as a literal ({@code unknown} when the channel has none). */
+    String clientAddress() {
         InetSocketAddress remote = request.remoteAddress();
         if (remote == null) {
             return "unknown";

@@ -64,6 +64,11 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         snapshots.swap(compile(next, upstreams, observer));
     }
 
+    /** Frees what the route policies hold (a Redis connection): when the gateway stops. */
+    void close() {
+        snapshots.current().close();
+    }
+
     @Override
     public Publisher<Void> apply(HttpServerRequest request, HttpServerResponse response) {
         ClientRequest in = ClientRequest.of(request);
@@ -111,7 +116,8 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                     yield policies.isEmpty()
                             ? handler.handle(in, response, matched, channel(in))
                             : admitted(
-                                    policies.admit(new RoutedRequest(in.method, matched, in.headers()::get)),
+                                    policies.admit(new RoutedRequest(
+                                            in.method, matched, in.headers()::get, in.clientAddress())),
                                     in,
                                     response,
                                     matched,
