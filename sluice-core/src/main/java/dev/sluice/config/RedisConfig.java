@@ -9,7 +9,7 @@ import java.time.Duration;
  * The top-level {@code redis:} section: the Redis that rate limits with {@code store: redis} share
  * ({@code redis: {url: "redis://127.0.0.1:6379", timeout: 100ms}}).
  *
- * @param url a {@code redis://}, {@code rediss://} or {@code redis-socket://} URL, as Lettuce reads it
+ * @param url a {@code redis://} or {@code rediss://} URL, as Lettuce reads it
  * @param timeout the longest a decision waits for Redis before {@code on-store-failure} decides
  * @param prefix what every key the gateway writes begins with
  */

@@ -18,7 +18,7 @@ import java.util.function.LongSupplier;
 /**
  * The {@code rate-limit} filter: a {@link TokenBucket} per key, and {@code 429 rate_limited} with
  * {@code Retry-After} and the {@code RateLimit-Limit}, {@code RateLimit-Remaining} and {@code
- * RateLimit-Reset} fields (draft-ietf-httpapi-ratelimit-headers-07's separate fields) when the
+ * RateLimit-Reset} fields (draft-ietf-httpapi-ratelimit-headers-06, the last draft with these separate fields) when the
  * request's bucket is empty. The upstream never sees a refused request.
  *
  * <p>{@code store: local} keeps the buckets in this process: a bounded map ({@value #MAX_LOCAL_KEYS}

@@ -47,9 +47,9 @@ class RateLimitConfigTest {
     }
 
     @Test
-    void aRedisSectionTakesATimeoutAPrefixAndASocketUrl() throws Exception {
+    void aRedisSectionTakesATimeoutAPrefixAndATlsUrl() throws Exception {
         GatewayConfig config = ConfigLoader.parse("""
-                redis: { url: "redis-socket:///run/redis/redis.sock", timeout: 250ms, prefix: "shop:" }
+                redis: { url: "rediss://:secret@cache.internal:6380/1", timeout: 250ms, prefix: "shop:" }
                 upstreams:
                   catalog: { url: "http://127.0.0.1:19081" }
                 routes:
@@ -59,6 +59,6 @@ class RateLimitConfigTest {
                 """, "test.yaml");
         assertThat(config.redis())
                 .contains(new RedisConfig(
-                        URI.create("redis-socket:///run/redis/redis.sock"), Duration.ofMillis(250), "shop:"));
+                        URI.create("rediss://:secret@cache.internal:6380/1"), Duration.ofMillis(250), "shop:"));
     }
 }
