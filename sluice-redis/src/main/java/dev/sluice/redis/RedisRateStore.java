@@ -105,14 +105,13 @@ public final class RedisRateStore implements RateStore {
                                 : CompletableFuture.failedFuture(error)))
                 .thenApply(reply -> take(reply, bucket))
                 .orTimeout(config.timeout().toNanos(), TimeUnit.NANOSECONDS);
-        answer.whenComplete((take, error) -> {
+        return answer.whenComplete((take, error) -> { // before the caller sees the answer
             if (error == null) {
                 up();
             } else {
                 down(unwrap(error));
             }
         });
-        return answer;
     }
 
     /** Whether the last decision failed (Redis is down or slow), for tests and gauges. */

@@ -210,4 +210,37 @@ class RedisRateStoreTest {
             assertThat(log.eventsContaining("does not answer within")).hasSize(1);
         }
     }
+
+    @Test
+    void aStoreOpenedWhileRedisIsDownConnectsOnceItIsUp() throws Exception {
+        redis.kill();
+        try (RedisRateStore store = store(Duration.ofSeconds(1))) {
+            TokenBucket bucket = new TokenBucket(5, Duration.ofSeconds(1), 0);
+            CompletableFuture<TokenBucket.Take> failed = store.take("a", bucket).toCompletableFuture();
+            assertThat(failed)
+                    .as("no Redis: the decision fails, it does not wait")
+                    .failsWithin(Duration.ofSeconds(10));
+            assertThat(store.isDown()).isTrue();
+
+            redis.restart();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            boolean admitted = false;
+            while (!admitted && System.nanoTime() - end < 0) {
+                try {
+                    admitted = store.take("a", bucket)
+                            .toCompletableFuture()
+                            .get(10, TimeUnit.SECONDS)
+                            .admitted();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    Thread.sleep(100); // the store tries a new connection at most once a second: poll it
+                }
+            }
+            assertThat(admitted).as("connected once Redis came up").isTrue();
+            assertThat(store.isDown()).isFalse();
+        } finally {
+            if (!redis.isRunning()) {
+                redis.restart();
+            }
+        }
+    }
 }
