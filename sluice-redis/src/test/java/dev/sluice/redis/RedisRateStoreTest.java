@@ -243,4 +243,40 @@ class RedisRateStoreTest {
             }
         }
     }
+
+    @Test
+    void aRedisSlowerThanTheTimeoutCountsAsAnOutage() throws Exception {
+        var deny = new FilterConfig.RateLimit(
+                FilterConfig.RateKey.route(), 100, Duration.ofSeconds(1), 0, FilterConfig.RateLimit.Store.REDIS, false);
+        try (RedisRateStore store = store(Duration.ofMillis(300));
+                RedisClient client = RedisClient.create(redis.url().toString());
+                StatefulRedisConnection<String, String> raw = client.connect();
+                LogCapture log = LogCapture.start()) {
+            RateLimit limit = RateLimit.shared(deny, store, "slow:");
+            Decision first = decided(limit.admit(CLIENT));
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!(first instanceof Decision.Proceed) && System.nanoTime() - end < 0) {
+                first = decided(limit.admit(CLIENT)); // the first decision may pass 300 ms on a loaded machine
+            }
+            assertThat(first).isInstanceOf(Decision.Proceed.class);
+
+            raw.sync().clientPause(3_000); // Redis answers nobody for 3 s
+            long start = System.nanoTime();
+            Decision.Reject refused = (Decision.Reject) decided(limit.admit(CLIENT));
+            long waited = System.nanoTime() - start;
+            assertThat(refused.code()).isEqualTo("rate_limit_unavailable");
+            assertThat(waited)
+                    .as("the decision waited about the timeout (300 ms), not the pause (3 s)")
+                    .isBetween(TimeUnit.MILLISECONDS.toNanos(250), TimeUnit.MILLISECONDS.toNanos(2_500));
+            assertThat(log.eventsContaining("does not answer within 300 ms")).hasSize(1);
+
+            Decision again = decided(limit.admit(CLIENT));
+            long recovered = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!(again instanceof Decision.Proceed) && System.nanoTime() - recovered < 0) {
+                again = decided(limit.admit(CLIENT)); // each waits the timeout until the pause ends
+            }
+            assertThat(again).as("decides again once the pause is over").isInstanceOf(Decision.Proceed.class);
+            assertThat(log.eventsContaining("answers again")).hasSize(1);
+        }
+    }
 }
