@@ -24,12 +24,11 @@ import java.util.function.Function;
  *
  * @param <H> the engine's route handler
  */
-public final class GatewaySnapshot<H> implements AutoCloseable {
+public final class GatewaySnapshot<H> {
 
     private final GatewayConfig config;
     private final RouteTable table;
     private final Map<RouteConfig, Compiled<H>> routes;
-    private final PolicyResources resources;
 
     /**
      * A route compiled: the engine's handler, the core's policies for it (the server's {@code
@@ -37,48 +36,47 @@ public final class GatewaySnapshot<H> implements AutoCloseable {
      */
     public record Compiled<H>(H handler, PolicyChain policies, long maxBody) {}
 
-    private GatewaySnapshot(
-            GatewayConfig config, RouteTable table, Map<RouteConfig, Compiled<H>> routes, PolicyResources resources) {
+    private GatewaySnapshot(GatewayConfig config, RouteTable table, Map<RouteConfig, Compiled<H>> routes) {
         this.config = config;
         this.table = table;
         this.routes = routes;
-        this.resources = resources;
     }
 
     /**
-     * Compiles every route of {@code config} with {@code compiler}, once.
+     * Compiles every route of {@code config} with {@code compiler}, once, with no shared policy
+     * resources (a {@code store: redis} rate limit cannot compile).
      *
      * @param compiler the engine's handler for a route; it must not return null
      */
     public static <H> GatewaySnapshot<H> compile(GatewayConfig config, Function<RouteConfig, H> compiler) {
-        requireNonNull(config, "config");
-        Map<RouteConfig, Compiled<H>> routes = new IdentityHashMap<>();
-        ServerLimits limits = config.server().limits();
-        InFlightLimit inFlight = limits.maxRequests() > 0 ? new InFlightLimit(limits.maxRequests()) : null;
-        PolicyResources resources = PolicyResources.of(config);
-        try {
-            for (RouteConfig route : config.routes()) {
-                H handler = requireNonNull(compiler.apply(route), () -> "handler for route " + route.id());
-                PolicyChain policies = PolicyChain.of(route, resources);
-                if (inFlight != null) {
-                    policies = policies.after(inFlight);
-                }
-                routes.put(route, new Compiled<>(handler, policies, BodyLimit.of(route, limits)));
-            }
-        } catch (RuntimeException | Error e) {
-            resources.close();
-            throw e;
-        }
-        return new GatewaySnapshot<>(config, new RouteTable(config.routes()), routes, resources);
+        return compile(config, PolicyResources.none(), compiler);
     }
 
     /**
-     * Frees what this snapshot's policies hold (the connection to a {@code redis:} store). The engine
-     * calls it once no request runs on this snapshot any more: when the gateway stops.
+     * Compiles every route of {@code config} with {@code compiler}, once. The policies draw on
+     * {@code resources}, which the engine keeps for the gateway's life (across reloads) and closes
+     * when the gateway stops: its Redis connection, and the rate limits whose filters a reload left
+     * unchanged, buckets and all.
+     *
+     * @param compiler the engine's handler for a route; it must not return null
      */
-    @Override
-    public void close() {
-        resources.close();
+    public static <H> GatewaySnapshot<H> compile(
+            GatewayConfig config, PolicyResources resources, Function<RouteConfig, H> compiler) {
+        requireNonNull(config, "config");
+        requireNonNull(resources, "resources");
+        Map<RouteConfig, Compiled<H>> routes = new IdentityHashMap<>();
+        ServerLimits limits = config.server().limits();
+        InFlightLimit inFlight = limits.maxRequests() > 0 ? new InFlightLimit(limits.maxRequests()) : null;
+        for (RouteConfig route : config.routes()) {
+            H handler = requireNonNull(compiler.apply(route), () -> "handler for route " + route.id());
+            PolicyChain policies = PolicyChain.of(route, resources);
+            if (inFlight != null) {
+                policies = policies.after(inFlight);
+            }
+            routes.put(route, new Compiled<>(handler, policies, BodyLimit.of(route, limits)));
+        }
+        resources.compiled();
+        return new GatewaySnapshot<>(config, new RouteTable(config.routes()), routes);
     }
 
     public GatewayConfig config() {

@@ -35,7 +35,7 @@ public final class PolicyChain {
         for (int i = 0; i < filters.size(); i++) {
             FilterConfig filter = filters.get(i);
             switch (filter) {
-                case FilterConfig.RateLimit r -> policies.add(RateLimit.of(r, route.id(), i, resources));
+                case FilterConfig.RateLimit r -> policies.add(resources.rateLimit(r, route.id(), i));
                 case FilterConfig.Concurrency c ->
                     policies.add(new ConcurrencyLimit(c.max(), c.queue(), c.queueTimeout()));
                 case FilterConfig.RequestHeaders h -> {}

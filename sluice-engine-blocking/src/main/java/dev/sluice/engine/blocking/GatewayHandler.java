@@ -15,6 +15,7 @@ import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.Decision;
 import dev.sluice.policy.PolicyChain;
+import dev.sluice.policy.PolicyResources;
 import dev.sluice.policy.RoutedRequest;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
@@ -50,6 +51,8 @@ final class GatewayHandler extends Handler.Abstract {
     private final ExecutorService fanout;
     private final ScheduledExecutorService timer;
     private final RingPool rings = new RingPool(16L << 20);
+    /** The policies' Redis connection and rate limits: for the gateway's life, across reloads. */
+    private final PolicyResources resources;
 
     GatewayHandler(
             GatewayConfig config,
@@ -62,11 +65,12 @@ final class GatewayHandler extends Handler.Abstract {
         this.limits = config.server().limits();
         this.fanout = fanout;
         this.timer = timer;
+        this.resources = PolicyResources.of(config);
         this.snapshots = new GatewaySnapshot.Holder<>(compile(config, clients));
     }
 
     private GatewaySnapshot<RouteHandler> compile(GatewayConfig config, Map<String, UpstreamClient> clients) {
-        return GatewaySnapshot.compile(config, route -> switch (route.target()) {
+        return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
             case ProxyTarget proxy ->
                 new ProxyRoute(
                         route,
@@ -87,7 +91,7 @@ final class GatewayHandler extends Handler.Abstract {
 
     /** Frees what the route policies hold (a Redis connection): when the gateway stops. */
     void closePolicies() {
-        snapshots.current().close();
+        resources.close();
     }
 
     @Override
