@@ -10,7 +10,8 @@ import java.util.Set;
 
 /**
  * What a reload may change, decided once for every engine. Routes and upstreams change live; the
- * listener, the engine, its threads and limits, the admin listener and logging are fixed when the
+ * listener, the engine, its threads and limits, the admin listener, logging and the rate limits'
+ * {@code redis:} store are fixed when the
  * process starts, so a file that changes them is refused as a whole (the running configuration
  * stays) with every such key named: a reload never applies half a file.
  *
@@ -81,6 +82,7 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
         differs(problems, "server.limits", a.limits(), b.limits());
         differs(problems, "admin", running.admin(), next.admin());
         differs(problems, "logging", running.logging(), next.logging());
+        differs(problems, "redis", running.redis(), next.redis()); // the rate limits' one connection
         return problems;
     }
 

@@ -141,7 +141,7 @@ public final class ConfigLoader {
             problems.add(new Problem("(yaml)", String.valueOf(e.getMessage())));
             return Optional.empty();
         }
-        String rootExpected = "a mapping with keys server, admin, upstreams, routes, logging";
+        String rootExpected = "a mapping with keys server, admin, upstreams, routes, logging, redis";
         if (document == null) {
             problems.add(new Problem("(document)", "empty (expected: " + rootExpected + ")"));
             return Optional.empty();
@@ -151,17 +151,18 @@ public final class ConfigLoader {
             return Optional.empty();
         }
         Mapping r = Mapping.of(document, "", rootExpected, problems).orElseThrow();
-        r.allowOnly("server", "admin", "upstreams", "routes", "logging");
+        r.allowOnly("server", "admin", "upstreams", "routes", "logging", "redis");
         ServerConfig server = server(r);
         Optional<AdminConfig> admin = admin(r);
+        Optional<RedisConfig> redis = redis(r);
         Set<String> declared = new LinkedHashSet<>();
         Map<String, UpstreamConfig> upstreams = upstreams(r, declared);
-        List<RouteConfig> routes = new RouteBinder(declared, base, problems).routes(r);
+        List<RouteConfig> routes = new RouteBinder(declared, base, r.has("redis"), problems).routes(r);
         LoggingConfig logging = logging(r);
         if (!problems.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new GatewayConfig(server, admin, upstreams, routes, logging));
+        return Optional.of(new GatewayConfig(server, admin, upstreams, routes, logging, redis));
     }
 
     private static String syntaxMessage(MarkedYamlEngineException e) {
@@ -249,6 +250,57 @@ public final class ConfigLoader {
                 m.integer("max-requests", d.maxRequests(), 0, 1_000_000, "a whole number from 0 (no bound) to 1000000");
         return new ServerLimits(
                 requestLine, headerBytes, headers, body, headerTimeout, idleTimeout, connections, requests);
+    }
+
+    private static Optional<RedisConfig> redis(Mapping root) {
+        if (!root.has("redis")) {
+            return Optional.empty();
+        }
+        Optional<Mapping> section = root.mapping("redis", "a mapping with url, timeout and prefix");
+        if (section.isEmpty()) {
+            return Optional.empty();
+        }
+        Mapping m = section.get();
+        m.allowOnly("url", "timeout", "prefix");
+        int before = m.problems().size();
+        String expected = "a URL such as redis://127.0.0.1:6379, redis://:password@host:6379/0, rediss://host:6380";
+        Optional<URI> url = m.requiredString("url", expected).flatMap(text -> {
+            Optional<URI> parsed = redisUrl(text);
+            if (parsed.isEmpty()) {
+                m.problem("url", "'" + text + "' (expected: " + expected + ")");
+            }
+            return parsed;
+        });
+        Duration timeout = m.duration("timeout", RedisConfig.DEFAULT_TIMEOUT);
+        String prefix = m.string("prefix", "a key prefix such as 'sluice:rl:'").orElse(RedisConfig.DEFAULT_PREFIX);
+        if (url.isEmpty() || m.problems().size() != before) {
+            return Optional.empty();
+        }
+        return Optional.of(new RedisConfig(url.get(), timeout, prefix));
+    }
+
+    /**
+     * A Redis URL the shared store can use: {@code redis} or {@code rediss}, a host, a valid port. (Unix
+     * sockets need a native Netty transport Lettuce does not find here, so they are not offered.)
+     */
+    private static Optional<URI> redisUrl(String text) {
+        URI uri;
+        try {
+            uri = new URI(text);
+        } catch (java.net.URISyntaxException e) {
+            return Optional.empty();
+        }
+        String scheme = uri.getScheme();
+        if (scheme == null) {
+            return Optional.empty();
+        }
+        return switch (scheme) {
+            case "redis", "rediss" ->
+                uri.getHost() != null && uri.getPort() <= 65535 && (uri.getPort() > 0 || uri.getPort() == -1)
+                        ? Optional.of(uri)
+                        : Optional.empty();
+            default -> Optional.empty();
+        };
     }
 
     private static Optional<AdminConfig> admin(Mapping root) {

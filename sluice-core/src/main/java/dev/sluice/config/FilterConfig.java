@@ -161,6 +161,40 @@ public sealed interface FilterConfig {
     }
 
     /**
+     * A token bucket per key: {@code rate-limit: {key: client-address, permits: 100, per: 1s, burst: 20,
+     * store: local, on-store-failure: allow}}. The bucket holds at most {@code permits + burst}
+     * tokens, starts full and refills continuously at {@code permits} per {@code per}; a request takes
+     * one token, or is answered {@code 429 rate_limited} when there is none.
+     *
+     * @param key what requests share a bucket by
+     * @param store where the buckets live: in this process, or in the top-level {@code redis:}
+     * @param failOpen what a request gets when the store cannot answer in time: through (true), or 503
+     */
+    record RateLimit(RateKey key, long permits, Duration per, long burst, Store store, boolean failOpen)
+            implements FilterConfig {
+        public RateLimit {
+            java.util.Objects.requireNonNull(key, "key");
+            java.util.Objects.requireNonNull(per, "per");
+            java.util.Objects.requireNonNull(store, "store");
+            if (permits < 1 || burst < 0 || per.isNegative() || per.isZero()) {
+                throw new IllegalArgumentException("rate-limit: permits >= 1, burst >= 0 and per > 0 (got " + permits
+                        + ", " + burst + ", " + per + ")");
+            }
+        }
+
+        /** A bucket in this process (which never fails to answer). */
+        public static RateLimit local(RateKey key, long permits, Duration per, long burst) {
+            return new RateLimit(key, permits, per, burst, Store.LOCAL, true);
+        }
+
+        /** Where buckets live. */
+        public enum Store {
+            LOCAL,
+            REDIS
+        }
+    }
+
+    /**
      * Authenticates with an API key: {@code api-key: {header: X-Api-Key | query: api_key, keys-file:
      * path | keys-env: VAR}}. Exactly one of {@code header} and {@code query}.
      *
@@ -176,6 +210,52 @@ public sealed interface FilterConfig {
                 throw new IllegalArgumentException("api-key: exactly one of header and query");
             }
             keys = Collections.unmodifiableMap(new LinkedHashMap<>(keys));
+        }
+    }
+
+    /**
+     * What a rate limit counts requests by: {@code client-address}, {@code header:<name>}, {@code
+     * claim:<name>} (a verified JWT claim), {@code api-key} (the authenticated key's name) or {@code
+     * route} (one bucket for the whole route).
+     *
+     * @param kind the kind of key
+     * @param name the header's (lower case) or claim's name; empty for the others
+     */
+    record RateKey(Kind kind, String name) {
+        public RateKey {
+            java.util.Objects.requireNonNull(kind, "kind");
+            java.util.Objects.requireNonNull(name, "name");
+        }
+
+        public static RateKey clientAddress() {
+            return new RateKey(Kind.CLIENT_ADDRESS, "");
+        }
+
+        public static RateKey header(String name) {
+            return new RateKey(Kind.HEADER, name.toLowerCase(java.util.Locale.ROOT));
+        }
+
+        public static RateKey route() {
+            return new RateKey(Kind.ROUTE, "");
+        }
+
+        /** The key as the configuration spells it. */
+        public String spelling() {
+            return switch (kind) {
+                case CLIENT_ADDRESS -> "client-address";
+                case HEADER -> "header:" + name;
+                case CLAIM -> "claim:" + name;
+                case API_KEY -> "api-key";
+                case ROUTE -> "route";
+            };
+        }
+
+        public enum Kind {
+            CLIENT_ADDRESS,
+            HEADER,
+            CLAIM,
+            API_KEY,
+            ROUTE
         }
     }
 }

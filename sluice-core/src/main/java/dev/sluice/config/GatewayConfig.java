@@ -12,20 +12,33 @@ import java.util.Optional;
  * @param upstreams upstreams by name, in declared order
  * @param routes routes in declared order; the first match wins
  * @param logging the log's format and levels
+ * @param redis the Redis that rate limits with {@code store: redis} share, when configured
  */
 public record GatewayConfig(
         ServerConfig server,
         Optional<AdminConfig> admin,
         Map<String, UpstreamConfig> upstreams,
         List<RouteConfig> routes,
-        LoggingConfig logging) {
+        LoggingConfig logging,
+        Optional<RedisConfig> redis) {
 
     public GatewayConfig {
         requireNonNull(server, "server");
+        requireNonNull(redis, "redis");
         requireNonNull(admin, "admin");
         requireNonNull(logging, "logging");
         upstreams = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(upstreams));
         routes = List.copyOf(routes);
+    }
+
+    /** A configuration without {@code redis:}. */
+    public GatewayConfig(
+            ServerConfig server,
+            Optional<AdminConfig> admin,
+            Map<String, UpstreamConfig> upstreams,
+            List<RouteConfig> routes,
+            LoggingConfig logging) {
+        this(server, admin, upstreams, routes, logging, Optional.empty());
     }
 
     /** A configuration with the default {@link LoggingConfig}. */
@@ -47,6 +60,6 @@ public record GatewayConfig(
 
     /** The same configuration with another engine mode and port (the CLI's --engine and --port). */
     public GatewayConfig with(EngineMode engine, int port) {
-        return new GatewayConfig(server.with(engine, port), admin, upstreams, routes, logging);
+        return new GatewayConfig(server.with(engine, port), admin, upstreams, routes, logging, redis);
     }
 }

@@ -19,9 +19,10 @@ final class RouteBinder {
     private final List<Problem> problems;
     private final TargetBinder targets;
 
-    RouteBinder(Set<String> upstreams, java.nio.file.Path base, List<Problem> problems) {
+    /** @param redis whether the configuration has a top-level {@code redis:} (which {@code store: redis} needs) */
+    RouteBinder(Set<String> upstreams, java.nio.file.Path base, boolean redis, List<Problem> problems) {
         this.problems = problems;
-        this.targets = new TargetBinder(upstreams, base, problems);
+        this.targets = new TargetBinder(upstreams, base, redis, problems);
     }
 
     /** A route whose match bound, kept for the shadowing check. */

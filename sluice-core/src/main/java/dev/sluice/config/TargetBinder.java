@@ -16,12 +16,14 @@ final class TargetBinder {
     private static final String TEMPLATE_EXPECTED = "a path such as /products/{id}";
 
     private final Set<String> upstreams;
+    private final boolean redis;
     private final List<Problem> problems;
 
     private final AuthBinder auth;
 
-    TargetBinder(Set<String> upstreams, java.nio.file.Path base, List<Problem> problems) {
+    TargetBinder(Set<String> upstreams, java.nio.file.Path base, boolean redis, List<Problem> problems) {
         this.upstreams = upstreams;
+        this.redis = redis;
         this.problems = problems;
         this.auth = new AuthBinder(base, problems);
     }
@@ -164,11 +166,12 @@ final class TargetBinder {
                 case "max-body" -> maxBody(body, at + "." + kind).ifPresent(filters::add);
                 case "jwt" -> auth.jwt(body, at + "." + kind).ifPresent(filters::add);
                 case "api-key" -> auth.apiKey(body, at + "." + kind).ifPresent(filters::add);
+                case "rate-limit" -> rateLimit(body, at + "." + kind).ifPresent(filters::add);
                 default ->
                     problems.add(new Problem(
                             at + "." + kind,
                             "unknown filter (expected: one of request-headers, response-headers, concurrency,"
-                                    + " max-body, jwt, api-key)"));
+                                    + " max-body, jwt, api-key, rate-limit)"));
             }
         }
         return filters;
@@ -191,6 +194,70 @@ final class TargetBinder {
         return problems.size() == before
                 ? Optional.of(new FilterConfig.Concurrency(max, queue, queueTimeout))
                 : Optional.empty();
+    }
+
+    private static final String KEY_EXPECTED = "one of client-address, header:<name>, claim:<name>, api-key, route";
+
+    private Optional<FilterConfig> rateLimit(Object body, String path) {
+        Optional<Mapping> section =
+                Mapping.of(body, path, "a mapping with key, permits, per, burst, store and on-store-failure", problems);
+        if (section.isEmpty()) {
+            return Optional.empty();
+        }
+        Mapping m = section.get();
+        m.allowOnly("key", "permits", "per", "burst", "store", "on-store-failure");
+        int before = problems.size();
+        if (!m.has("permits")) {
+            problems.add(new Problem(path + ".permits", "missing (expected: the requests per 'per', 1 or more)"));
+        }
+        Optional<FilterConfig.RateKey> key = m.requiredString("key", KEY_EXPECTED)
+                .flatMap(text -> {
+                    Optional<FilterConfig.RateKey> parsed = rateKey(text);
+                    if (parsed.isEmpty()) {
+                        m.problem("key", "'" + text + "' (expected: " + KEY_EXPECTED + ")");
+                    }
+                    return parsed;
+                });
+        int permits = m.integer("permits", 1, 1, 1_000_000_000, "a whole number from 1 to 1000000000");
+        Duration per = m.duration("per", Duration.ofSeconds(1));
+        int burst = m.integer("burst", 0, 0, 1_000_000_000, "a whole number from 0 to 1000000000");
+        String store = m.choice("store", "local", "local", "redis");
+        boolean failOpen = "allow".equals(m.choice("on-store-failure", "allow", "allow", "deny"));
+        if ("redis".equals(store) && !redis) {
+            m.problem(
+                    "store",
+                    "'redis' but the configuration has no top-level redis: section (expected: local, or a"
+                            + " 'redis: {url: \"redis://host:6379\"}' section)");
+        }
+        if (problems.size() != before || key.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new FilterConfig.RateLimit(
+                key.get(),
+                permits,
+                per,
+                burst,
+                "redis".equals(store) ? FilterConfig.RateLimit.Store.REDIS : FilterConfig.RateLimit.Store.LOCAL,
+                failOpen));
+    }
+
+    private static Optional<FilterConfig.RateKey> rateKey(String text) {
+        return switch (text) {
+            case "client-address" -> Optional.of(FilterConfig.RateKey.clientAddress());
+            case "api-key" -> Optional.of(new FilterConfig.RateKey(FilterConfig.RateKey.Kind.API_KEY, ""));
+            case "route" -> Optional.of(FilterConfig.RateKey.route());
+            default -> {
+                if (text.startsWith("header:") && Headers.isToken(text.substring(7))) {
+                    yield Optional.of(FilterConfig.RateKey.header(text.substring(7)));
+                }
+                if (text.startsWith("claim:")
+                        && text.length() > 6
+                        && text.strip().equals(text)) {
+                    yield Optional.of(new FilterConfig.RateKey(FilterConfig.RateKey.Kind.CLAIM, text.substring(6)));
+                }
+                yield Optional.empty();
+            }
+        };
     }
 
     private Optional<FilterConfig> maxBody(Object body, String path) {

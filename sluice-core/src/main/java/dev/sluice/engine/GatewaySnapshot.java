@@ -8,6 +8,7 @@ import dev.sluice.config.ServerLimits;
 import dev.sluice.http.BodyLimit;
 import dev.sluice.policy.InFlightLimit;
 import dev.sluice.policy.PolicyChain;
+import dev.sluice.policy.PolicyResources;
 import dev.sluice.routing.RouteTable;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -42,23 +43,39 @@ public final class GatewaySnapshot<H> {
     }
 
     /**
-     * Compiles every route of {@code config} with {@code compiler}, once.
+     * Compiles every route of {@code config} with {@code compiler}, once, with no shared policy
+     * resources (a {@code store: redis} rate limit cannot compile).
      *
      * @param compiler the engine's handler for a route; it must not return null
      */
     public static <H> GatewaySnapshot<H> compile(GatewayConfig config, Function<RouteConfig, H> compiler) {
+        return compile(config, PolicyResources.none(), compiler);
+    }
+
+    /**
+     * Compiles every route of {@code config} with {@code compiler}, once. The policies draw on
+     * {@code resources}, which the engine keeps for the gateway's life (across reloads) and closes
+     * when the gateway stops: its Redis connection, and the rate limits whose filters a reload left
+     * unchanged, buckets and all.
+     *
+     * @param compiler the engine's handler for a route; it must not return null
+     */
+    public static <H> GatewaySnapshot<H> compile(
+            GatewayConfig config, PolicyResources resources, Function<RouteConfig, H> compiler) {
         requireNonNull(config, "config");
+        requireNonNull(resources, "resources");
         Map<RouteConfig, Compiled<H>> routes = new IdentityHashMap<>();
         ServerLimits limits = config.server().limits();
         InFlightLimit inFlight = limits.maxRequests() > 0 ? new InFlightLimit(limits.maxRequests()) : null;
         for (RouteConfig route : config.routes()) {
             H handler = requireNonNull(compiler.apply(route), () -> "handler for route " + route.id());
-            PolicyChain policies = PolicyChain.of(route);
+            PolicyChain policies = PolicyChain.of(route, resources);
             if (inFlight != null) {
                 policies = policies.after(inFlight);
             }
             routes.put(route, new Compiled<>(handler, policies, BodyLimit.of(route, limits)));
         }
+        resources.compiled();
         return new GatewaySnapshot<>(config, new RouteTable(config.routes()), routes);
     }
 

@@ -33,6 +33,9 @@ public interface InboundPolicy {
         /** The raw query string, without the '?', or null when the request has none. */
         String query();
 
+        /** The client's IP address as a literal ({@code 203.0.113.7}, {@code 2001:db8::1}): the peer of the connection. */
+        String clientAddress();
+
         /**
          * An identity attribute that a policy earlier in the chain established, or null: {@code
          * claim:<name>} (a verified JWT claim's value as text, such as {@code claim:sub}) or {@code

@@ -28,9 +28,17 @@ public final class PolicyChain {
 
     /** The policies a route's filters configure (header rewrites are {@code HeaderRules}', not policies). */
     public static PolicyChain of(RouteConfig route) {
+        return of(route, PolicyResources.none());
+    }
+
+    /** The policies a route's filters configure, sharing the gateway's {@code resources} (its Redis store). */
+    public static PolicyChain of(RouteConfig route, PolicyResources resources) {
         List<InboundPolicy> policies = new ArrayList<>();
-        for (FilterConfig filter : route.filters()) {
+        List<FilterConfig> filters = route.filters();
+        for (int i = 0; i < filters.size(); i++) {
+            FilterConfig filter = filters.get(i);
             switch (filter) {
+                case FilterConfig.RateLimit r -> policies.add(resources.rateLimit(r, route.id(), i));
                 case FilterConfig.Concurrency c ->
                     policies.add(new ConcurrencyLimit(c.max(), c.queue(), c.queueTimeout()));
                 case FilterConfig.RequestHeaders h -> {}
@@ -166,6 +174,11 @@ public final class PolicyChain {
         @Override
         public String query() {
             return request.query();
+        }
+
+        @Override
+        public String clientAddress() {
+            return request.clientAddress();
         }
 
         @Override

@@ -9,9 +9,14 @@ import java.util.function.Function;
  *
  * @param headers the first value of a request header by name, or null
  * @param query the raw query string without the '?', or null
+ * @param clientAddress the peer's IP address as a literal
  */
 public record RoutedRequest(
-        String method, RouteTable.Result.Matched matched, Function<String, String> headers, String query)
+        String method,
+        RouteTable.Result.Matched matched,
+        Function<String, String> headers,
+        String query,
+        String clientAddress)
         implements InboundPolicy.Inbound {
 
     @Override

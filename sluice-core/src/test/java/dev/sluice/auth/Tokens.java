@@ -112,6 +112,11 @@ final class Tokens {
             }
 
             @Override
+            public String clientAddress() {
+                return "127.0.0.1";
+            }
+
+            @Override
             public String query() {
                 return query;
             }

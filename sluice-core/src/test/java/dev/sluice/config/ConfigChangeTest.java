@@ -50,6 +50,7 @@ class ConfigChangeTest {
                 server: { port: 8081, shutdown-grace: 9s, limits: { max-body: 1KiB } }
                 admin: { port: 9091 }
                 logging: { format: json }
+                redis: { url: "redis://127.0.0.1:6379" }
                 upstreams: { a: { url: "http://127.0.0.1:1" }, b: { url: "http://127.0.0.1:2" } }
                 """ + ROUTES);
         ConfigException e =
@@ -57,7 +58,7 @@ class ConfigChangeTest {
         assertThat(e.source()).isEqualTo("gateway.yaml");
         assertThat(e.problems())
                 .extracting(Problem::path)
-                .containsExactly("server.port", "server.shutdown-grace", "server.limits", "admin", "logging");
+                .containsExactly("server.port", "server.shutdown-grace", "server.limits", "admin", "logging", "redis");
         assertThat(e.problems().get(0).message())
                 .isEqualTo("changed (running: 8080, file: 8081); it takes effect only on a restart, so nothing of"
                         + " this file was applied");

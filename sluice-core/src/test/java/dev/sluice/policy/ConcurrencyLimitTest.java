@@ -36,6 +36,11 @@ class ConcurrencyLimitTest {
         public String query() {
             return null;
         }
+
+        @Override
+        public String clientAddress() {
+            return "127.0.0.1";
+        }
     };
 
     @Test

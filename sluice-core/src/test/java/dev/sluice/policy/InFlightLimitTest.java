@@ -35,6 +35,11 @@ class InFlightLimitTest {
         public String query() {
             return null;
         }
+
+        @Override
+        public String clientAddress() {
+            return "127.0.0.1";
+        }
     };
 
     @Test

@@ -34,6 +34,11 @@ class PolicyChainAttributesTest {
         }
 
         @Override
+        public String clientAddress() {
+            return "127.0.0.1";
+        }
+
+        @Override
         public String query() {
             return "a=1";
         }

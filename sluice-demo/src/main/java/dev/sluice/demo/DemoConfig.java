@@ -54,6 +54,7 @@ public final class DemoConfig {
                                     u.idleTimeout(),
                                     u.pace()));
         }
-        return new GatewayConfig(config.server(), config.admin(), upstreams, config.routes(), config.logging());
+        return new GatewayConfig(
+                config.server(), config.admin(), upstreams, config.routes(), config.logging(), config.redis());
     }
 }

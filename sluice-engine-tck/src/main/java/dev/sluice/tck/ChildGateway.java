@@ -41,19 +41,30 @@ public final class ChildGateway implements AutoCloseable {
         requireNonNull(mode, "mode");
         requireNonNull(transport, "transport");
         requireNonNull(upstream, "upstream");
+        return launch(
+                mode.key(), List.of(GatewayProcess.class.getName(), mode.key(), upstream.toString(), transport.key()));
+    }
+
+    /**
+     * Starts a child that runs the gateway a configuration file describes ({@link ConfigGatewayProcess})
+     * and waits (up to 60 s) for its {@code PORT <n>} line.
+     */
+    public static ChildGateway start(Path config) {
+        requireNonNull(config, "config");
+        return launch("config", List.of(ConfigGatewayProcess.class.getName(), config.toString()));
+    }
+
+    private static ChildGateway launch(String label, List<String> mainAndArgs) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JVM_FLAGS);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(GatewayProcess.class.getName());
-        command.add(mode.key());
-        command.add(upstream.toString());
-        command.add(transport.key());
+        command.addAll(mainAndArgs);
         Process process = null;
         Path stderr = null;
         try {
-            stderr = Files.createTempFile("sluice-child-" + mode.key(), ".err");
+            stderr = Files.createTempFile("sluice-child-" + label, ".err");
             process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
             BufferedReader out =
                     new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -83,8 +94,7 @@ public final class ChildGateway implements AutoCloseable {
             kill(process);
             deleteQuietly(stderr);
             throw new IllegalStateException(
-                    "child gateway: " + mode.key() + " " + JVM_FLAGS
-                            + " did not start (expected: 'PORT <n>' within 60 s)",
+                    "child gateway: " + label + " " + JVM_FLAGS + " did not start (expected: 'PORT <n>' within 60 s)",
                     e);
         } catch (InterruptedException e) {
             kill(process);

@@ -287,4 +287,17 @@ public abstract class EngineContract {
             return EngineContract.this.transport();
         }
     }
+
+    @Nested
+    class RateLimits extends RateLimitContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
 }

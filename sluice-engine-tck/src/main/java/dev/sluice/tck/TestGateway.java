@@ -99,6 +99,7 @@ public final class TestGateway implements AutoCloseable {
         private Transport transport = Transport.AUTO;
         private dev.sluice.config.ServerLimits limits = dev.sluice.config.ServerLimits.defaults();
         private GatewayObserver observer = GatewayObserver.NONE;
+        private Optional<dev.sluice.config.RedisConfig> redis = Optional.empty();
 
         private Builder(EngineMode mode) {
             this.mode = requireNonNull(mode, "mode");
@@ -157,10 +158,22 @@ public final class TestGateway implements AutoCloseable {
             return this;
         }
 
+        /** The top-level {@code redis:} section, for rate limits with {@code store: redis}. */
+        public Builder redis(dev.sluice.config.RedisConfig redis) {
+            this.redis = Optional.of(redis);
+            return this;
+        }
+
         public GatewayConfig config() {
             ServerConfig server =
                     new ServerConfig("127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead, transport, limits);
-            return new GatewayConfig(server, Optional.<AdminConfig>empty(), upstreams, routes);
+            return new GatewayConfig(
+                    server,
+                    Optional.<AdminConfig>empty(),
+                    upstreams,
+                    routes,
+                    dev.sluice.config.LoggingConfig.defaults(),
+                    redis);
         }
 
         /** Starts the gateway; it accepts connections when this returns. */

@@ -15,6 +15,7 @@ import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.Decision;
 import dev.sluice.policy.PolicyChain;
+import dev.sluice.policy.PolicyResources;
 import dev.sluice.policy.RoutedRequest;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.PathTemplate;
@@ -51,6 +52,8 @@ final class GatewayHandler extends Handler.Abstract {
     private final ExecutorService fanout;
     private final ScheduledExecutorService timer;
     private final RingPool rings = new RingPool(16L << 20);
+    /** The policies' Redis connection and rate limits: for the gateway's life, across reloads. */
+    private final PolicyResources resources;
 
     GatewayHandler(
             GatewayConfig config,
@@ -63,11 +66,12 @@ final class GatewayHandler extends Handler.Abstract {
         this.limits = config.server().limits();
         this.fanout = fanout;
         this.timer = timer;
+        this.resources = PolicyResources.of(config);
         this.snapshots = new GatewaySnapshot.Holder<>(compile(config, clients));
     }
 
     private GatewaySnapshot<RouteHandler> compile(GatewayConfig config, Map<String, UpstreamClient> clients) {
-        return GatewaySnapshot.compile(config, route -> switch (route.target()) {
+        return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
             case ProxyTarget proxy ->
                 new ProxyRoute(
                         route,
@@ -84,6 +88,11 @@ final class GatewayHandler extends Handler.Abstract {
     /** Compiles {@code next} on {@code clients} and makes it the snapshot new requests run on. */
     void reload(GatewayConfig next, Map<String, UpstreamClient> clients) {
         snapshots.swap(compile(next, clients));
+    }
+
+    /** Frees what the route policies hold (a Redis connection): when the gateway stops. */
+    void closePolicies() {
+        resources.close();
     }
 
     @Override
@@ -191,7 +200,8 @@ final class GatewayHandler extends Handler.Abstract {
                 request.getMethod(),
                 matched,
                 request.getHeaders()::get,
-                request.getHttpURI().getQuery()));
+                request.getHttpURI().getQuery(),
+                Request.getRemoteAddr(request)));
         if (decision instanceof Decision.Pending pending) {
             try {
                 decision = pending.decision().toCompletableFuture().get();

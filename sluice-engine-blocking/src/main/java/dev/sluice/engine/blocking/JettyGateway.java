@@ -217,6 +217,9 @@ final class JettyGateway implements RunningGateway {
             clients.values().forEach(UpstreamClient::close);
             retired.forEach(UpstreamClient::close);
             retired.clear();
+            if (handler != null) {
+                handler.closePolicies();
+            }
         }
     }
 }

@@ -202,7 +202,8 @@ final class ClientRequest {
         return id;
     }
 
-    private String clientAddress() {
+    /** The peer's IP address as a literal ({@code unknown} when the channel has none). */
+    String clientAddress() {
         InetSocketAddress remote = request.remoteAddress();
         if (remote == null) {
             return "unknown";

@@ -12,6 +12,7 @@ import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.Decision;
 import dev.sluice.policy.PolicyChain;
+import dev.sluice.policy.PolicyResources;
 import dev.sluice.policy.RoutedRequest;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
@@ -45,14 +46,21 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     private final GatewaySnapshot.Holder<RouteHandler> snapshots;
     private final GatewayObserver observer;
 
+    /** The policies' Redis connection and rate limits: for the gateway's life, across reloads. */
+    private final PolicyResources resources;
+
     GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
         this.observer = observer;
-        this.snapshots = new GatewaySnapshot.Holder<>(compile(config, upstreams, observer));
+        this.resources = PolicyResources.of(config);
+        this.snapshots = new GatewaySnapshot.Holder<>(compile(config, resources, upstreams, observer));
     }
 
     private static GatewaySnapshot<RouteHandler> compile(
-            GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
-        return GatewaySnapshot.compile(config, route -> switch (route.target()) {
+            GatewayConfig config,
+            PolicyResources resources,
+            Map<String, Upstream> upstreams,
+            GatewayObserver observer) {
+        return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
             case ProxyTarget proxy -> new ProxyRoute(route, proxy, upstreams.get(proxy.upstream()))::handle;
             case ComposeTarget compose ->
                 new ComposeRoute(route, compose, upstreams, config.server().readAhead(), observer)::handle;
@@ -61,7 +69,12 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
 
     /** Compiles {@code next} on {@code upstreams} and makes it the snapshot new requests run on. */
     void reload(GatewayConfig next, Map<String, Upstream> upstreams) {
-        snapshots.swap(compile(next, upstreams, observer));
+        snapshots.swap(compile(next, resources, upstreams, observer));
+    }
+
+    /** Frees what the route policies hold (a Redis connection): when the gateway stops. */
+    void close() {
+        resources.close();
     }
 
     @Override
@@ -111,8 +124,8 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                     yield policies.isEmpty()
                             ? handler.handle(in, response, matched, channel(in))
                             : admitted(
-                                    policies.admit(
-                                            new RoutedRequest(in.method, matched, in.headers()::get, in.rawQuery)),
+                                    policies.admit(new RoutedRequest(
+                                            in.method, matched, in.headers()::get, in.rawQuery, in.clientAddress())),
                                     in,
                                     response,
                                     matched,

@@ -109,11 +109,12 @@ final class ReactiveGateway implements RunningGateway {
                 config.upstreams().values().stream().anyMatch(u -> Upstream.isName(u.host()))
                         ? resolver(loops, nativeIo, hosts)
                         : null; // IP literals only: no resolver, no datagram channels
+        GatewayHandler handler = null;
         try {
             for (UpstreamConfig upstream : config.upstreams().values()) {
                 upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo, resolver));
             }
-            GatewayHandler handler = new GatewayHandler(config, upstreams, observer);
+            handler = new GatewayHandler(config, upstreams, observer);
             DisposableServer server = HttpServer.create()
                     .runOn(loops, nativeIo)
                     .host(settings.host())
@@ -157,6 +158,9 @@ final class ReactiveGateway implements RunningGateway {
                     hosts,
                     handler);
         } catch (RuntimeException e) {
+            if (handler != null) {
+                handler.close();
+            }
             release(upstreams.values(), loops, resolver);
             throw e;
         }
@@ -299,6 +303,7 @@ final class ReactiveGateway implements RunningGateway {
         } catch (RuntimeException gracePassedOrLoopGone) { // the grace passed, or a loop died under it
             connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
         } finally {
+            handler.close();
             List<Upstream> all = new ArrayList<>(upstreams.values());
             all.addAll(retired);
             retired.clear();
