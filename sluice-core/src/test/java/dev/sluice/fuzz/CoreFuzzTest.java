@@ -31,7 +31,7 @@ class CoreFuzzTest {
 
     private static final String TARGETS = "prjschf";
 
-    @FuzzTest(maxDuration = "15s")
+    @FuzzTest(maxDuration = "10s")
     void fuzz(byte[] input) throws Exception {
         if (input.length == 0) {
             return;
