@@ -23,7 +23,8 @@ import java.util.List;
  * an encoded slash or backslash ({@code %2F}, {@code %5C}: an upstream that decodes them would see
  * other segments than the gateway routed on); a raw backslash, space, non-ASCII or control byte, or an
  * encoded control byte ({@code %00}); a dot-segment with path parameters ({@code ..;x}, which some
- * servers treat as {@code ..}).
+ * servers treat as {@code ..}); a raw {@code #} (a request target has no fragment, and an upstream
+ * that cuts one off would see {@code /api/..#x} as {@code /api/..}).
  */
 public final class RequestPath {
 
@@ -52,6 +53,11 @@ public final class RequestPath {
             char c = raw.charAt(i);
             if (c <= ' ' || c >= 0x7f || c == '\\') {
                 return new Rejected("the request path has a character that is not allowed in a URI path");
+            }
+            if (c == '#') {
+                // a request target has no fragment (RFC 9112 3.2); an upstream would cut the path at
+                // the '#', so "/api/..#x" (no dot-segment here) would be "/api/.." there
+                return new Rejected("the request path has a '#', which is refused (a fragment is never sent)");
             }
             if (c == '%'
                     || (c == '/' && i + 1 < raw.length() && (raw.charAt(i + 1) == '/' || raw.charAt(i + 1) == '.'))) {

@@ -59,6 +59,9 @@ class RequestPathTest {
                 "/api/..;/admin => dot-segment with parameters",
                 "/api/.;x/admin => dot-segment with parameters",
                 "/api/%2e%2e;x/admin => dot-segment with parameters",
+                "/api/..#x => has a '#'",
+                "/api/x#/../../admin => has a '#'",
+                "/a#b => has a '#'",
                 "x/y => must start with '/'",
                 "* => must start with '/'",
             })

@@ -116,6 +116,32 @@ public abstract class PathSafetyContract extends ContractFixture {
         }
     }
 
+    /**
+     * A request target has no fragment (RFC 9112 3.2). An engine whose HTTP parser cuts one off
+     * routes what is before it; one that keeps it must refuse the path: forwarded, {@code /api/..#x}
+     * would be {@code /base/..} to an upstream that cuts the fragment off itself.
+     */
+    @Test
+    void aFragmentNeverReachesAnUpstream() {
+        try (TestGateway gw = routes().start()) {
+            for (String target : List.of("/api/..#x", "/api/x#/../../admin", "/api/a#b", "/api/a%23b/..#/x")) {
+                WireResponse response = gw.wire().get(target);
+                if (response.status() == 200) {
+                    assertThat((String) seen(response).get("path"))
+                            .as("what the upstream saw for %s", target)
+                            .doesNotContain("#")
+                            .doesNotContain("/..")
+                            .startsWith("/inspect/base/");
+                } else {
+                    assertError(
+                            response,
+                            response.status() == 404 ? 404 : 400,
+                            response.status() == 404 ? "not_found" : "bad_request");
+                }
+            }
+        }
+    }
+
     @Test
     void runsOfSlashesAreMerged() {
         try (TestGateway gw = routes().start()) {
