@@ -12,6 +12,7 @@ import dev.sluice.demo.PortInUseException;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.observe.GatewayObserver;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -147,40 +148,55 @@ public final class Cli {
                 engine.orElse(config.server().engine()),
                 port.orElse(config.server().port()));
         LogBackend.configure(config.logging(), err);
-        if (config.admin().isEmpty()) {
-            RunningGateway gateway = startGateway(config, GatewayObserver.NONE);
-            Reloader reloader = reloader(file, engine, port, config, gateway, Optional.empty());
-            long millis = StartupClock.millisSinceStart();
-            return serve(
-                    new Session(
-                            Optional.of(config), Optional.of(gateway), Optional.empty(), Optional.empty(), reloader),
-                    millis,
-                    List.of());
-        }
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        GatewayMetrics metrics = new GatewayMetrics(registry);
-        RunningGateway gateway = startGateway(config, metrics);
-        metrics.watch(() -> gateway);
-        Reloader reloader = reloader(file, engine, port, config, gateway, Optional.of(registry));
-        AdminServer admin;
+        Optional<PrometheusMeterRegistry> registry = config.admin().isPresent()
+                ? Optional.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+                : Optional.empty();
+        Optional<AccessLog> access;
         try {
-            admin = AdminServer.start(config.admin().get(), gateway, registry, reloader);
-        } catch (IOException e) {
-            reloader.close();
-            gateway.close();
-            if (isPortInUse(e)) {
-                throw new Failure("admin port " + config.admin().get().port() + " is in use: stop what uses it", e);
+            access = Optional.empty();
+            if (config.logging().access().isPresent()) {
+                access = Optional.of(AccessLog.open(
+                        config.logging().access().get(), out, err, registry.map(r -> (MeterRegistry) r)));
             }
-            throw new Failure("the admin listener could not start: " + describe(e), e);
+        } catch (IOException e) {
+            throw new Failure(
+                    "logging.access.to: " + config.logging().access().get().to() + " cannot be opened: " + describe(e),
+                    e);
+        }
+        Optional<GatewayMetrics> metrics = registry.map(GatewayMetrics::new);
+        GatewayObserver observer = Observers.of(metrics, access);
+        RunningGateway gateway;
+        try {
+            gateway = startGateway(config, observer);
+        } catch (Exception e) {
+            access.ifPresent(AccessLog::close);
+            throw e;
+        }
+        metrics.ifPresent(m -> m.watch(() -> gateway));
+        Reloader reloader = reloader(file, engine, port, config, gateway, registry.map(r -> (MeterRegistry) r));
+        Optional<AdminServer> admin = Optional.empty();
+        if (config.admin().isPresent()) {
+            try {
+                admin = Optional.of(AdminServer.start(config.admin().get(), gateway, registry.get(), reloader));
+            } catch (IOException e) {
+                reloader.close();
+                gateway.close();
+                access.ifPresent(AccessLog::close);
+                if (isPortInUse(e)) {
+                    throw new Failure("admin port " + config.admin().get().port() + " is in use: stop what uses it", e);
+                }
+                throw new Failure("the admin listener could not start: " + describe(e), e);
+            }
         }
         long millis = StartupClock.millisSinceStart();
-        Session session =
-                new Session(Optional.of(config), Optional.of(gateway), Optional.empty(), Optional.of(admin), reloader);
+        Session session = new Session(Optional.of(config), Optional.of(gateway), Optional.empty(), admin, reloader);
+        access.ifPresent(session::closeAfterGateway);
         return serve(
                 session,
                 millis,
-                List.of("admin listening on " + admin.url()
-                        + " (/health/live, /health/ready, /metrics, /routes, /config, POST /reload)"));
+                admin.map(server -> List.of("admin listening on " + server.url()
+                                + " (/health/live, /health/ready, /metrics, /routes, /config, POST /reload)"))
+                        .orElse(List.of()));
     }
 
     /** Reloads on a change of {@code file}, on SIGHUP and (with an admin listener) on POST /reload. */

@@ -20,6 +20,7 @@ final class Session implements AutoCloseable {
     private final Optional<DemoUpstreams> upstreams;
     private final Optional<AdminServer> admin;
     private final Reloader reloader;
+    private final java.util.List<AutoCloseable> afterGateway = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     Session(Optional<GatewayConfig> config, Optional<RunningGateway> gateway, Optional<DemoUpstreams> upstreams) {
         this(config, gateway, upstreams, Optional.empty(), null);
@@ -39,6 +40,11 @@ final class Session implements AutoCloseable {
         this.upstreams = upstreams;
         this.admin = admin;
         this.reloader = reloader;
+    }
+
+    /** Closes {@code resource} once the gateway is closed (an access log: the last requests' lines). */
+    void closeAfterGateway(AutoCloseable resource) {
+        afterGateway.add(resource);
     }
 
     /** The admin listener's base URL, when one runs. */
@@ -112,6 +118,13 @@ final class Session implements AutoCloseable {
         try {
             gateway.ifPresent(RunningGateway::close);
         } finally {
+            for (AutoCloseable resource : afterGateway) {
+                try {
+                    resource.close();
+                } catch (Exception e) {
+                    System.err.println("sluice: closing " + resource + ": " + e);
+                }
+            }
             admin.ifPresent(AdminServer::close);
             upstreams.ifPresent(DemoUpstreams::close);
         }

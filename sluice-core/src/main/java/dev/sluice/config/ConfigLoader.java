@@ -331,7 +331,7 @@ public final class ConfigLoader {
             return d;
         }
         Mapping m = section.get();
-        m.allowOnly("format", "level", "loggers");
+        m.allowOnly("format", "level", "loggers", "access");
         LoggingConfig.Format format = LoggingConfig.Format.fromKey(
                         m.choice("format", d.format().key(), "text", "json"))
                 .orElse(d.format());
@@ -346,7 +346,18 @@ public final class ConfigLoader {
                         loggers.put(name, level(l, name, d.level()));
                     }
                 });
-        return new LoggingConfig(format, level, loggers);
+        Optional<LoggingConfig.AccessLog> access = m.mapping("access", "a mapping with format, to and queue")
+                .map(a -> {
+                    a.allowOnly("format", "to", "queue");
+                    boolean combined = a.choice("format", "json", "json").equals("combined");
+                    String to = a.string("to", "stdout, stderr or a file path").orElse("stdout");
+                    if (to.isBlank()) {
+                        a.problem("to", "'' (expected: stdout, stderr or a file path)");
+                    }
+                    int queue = a.integer("queue", 8192, 16, 1_000_000, "a whole number from 16 to 1000000");
+                    return new LoggingConfig.AccessLog(combined, to, queue);
+                });
+        return new LoggingConfig(format, level, loggers, access);
     }
 
     private static LoggingConfig.Level level(Mapping m, String key, LoggingConfig.Level defaultLevel) {

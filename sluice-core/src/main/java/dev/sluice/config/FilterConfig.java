@@ -48,6 +48,18 @@ public sealed interface FilterConfig {
      */
     record MaxBody(long bytes) implements FilterConfig {}
 
+    /**
+     * Lets requests through by client address: {@code ip-filter: {allow: [CIDR..], deny: [CIDR..],
+     * trusted-proxies: [CIDR..]}} (see {@code dev.sluice.policy.IpFilter}).
+     */
+    record IpFilter(List<String> allow, List<String> deny, List<String> trustedProxies) implements FilterConfig {
+        public IpFilter {
+            allow = List.copyOf(allow);
+            deny = List.copyOf(deny);
+            trustedProxies = List.copyOf(trustedProxies);
+        }
+    }
+
     /** Rewrites response headers before they reach the client: {@code response-headers: {set, remove}}. */
     record ResponseHeaders(Map<String, String> set, List<String> remove) implements FilterConfig {
         public ResponseHeaders {

@@ -15,13 +15,35 @@ import java.util.Optional;
  * @param format one line of text per event (default), or one JSON object per line
  * @param level the least severe level logged (default {@code info})
  * @param loggers levels for loggers by name (a name covers the loggers under it), in declared order
+ * @param access the access log ({@code logging.access}), when configured
  */
-public record LoggingConfig(Format format, Level level, Map<String, Level> loggers) {
+public record LoggingConfig(Format format, Level level, Map<String, Level> loggers, Optional<AccessLog> access) {
 
     public LoggingConfig {
         requireNonNull(format, "format");
         requireNonNull(level, "level");
+        requireNonNull(access, "access");
         loggers = Collections.unmodifiableMap(new LinkedHashMap<>(loggers));
+    }
+
+    /** Without an access log. */
+    public LoggingConfig(Format format, Level level, Map<String, Level> loggers) {
+        this(format, level, loggers, Optional.empty());
+    }
+
+    /**
+     * One line per request: {@code logging: {access: {format: json|combined, to: stdout|stderr|PATH,
+     * queue: 8192}}}. Written off the request path by one thread; when it falls behind by {@code
+     * queue} lines, further lines are dropped and counted.
+     *
+     * @param combined the Apache/nginx combined format instead of one JSON object per line
+     * @param to {@code stdout}, {@code stderr}, or a file path (appended to)
+     * @param queue the most lines waiting to be written
+     */
+    public record AccessLog(boolean combined, String to, int queue) {
+        public AccessLog {
+            requireNonNull(to, "to");
+        }
     }
 
     public static LoggingConfig defaults() {

@@ -167,11 +167,12 @@ final class TargetBinder {
                 case "jwt" -> auth.jwt(body, at + "." + kind).ifPresent(filters::add);
                 case "api-key" -> auth.apiKey(body, at + "." + kind).ifPresent(filters::add);
                 case "rate-limit" -> rateLimit(body, at + "." + kind).ifPresent(filters::add);
+                case "ip-filter" -> ipFilter(body, at + "." + kind).ifPresent(filters::add);
                 default ->
                     problems.add(new Problem(
                             at + "." + kind,
                             "unknown filter (expected: one of request-headers, response-headers, concurrency,"
-                                    + " max-body, jwt, api-key, rate-limit)"));
+                                    + " max-body, jwt, api-key, rate-limit, ip-filter)"));
             }
         }
         return filters;
@@ -194,6 +195,53 @@ final class TargetBinder {
         return problems.size() == before
                 ? Optional.of(new FilterConfig.Concurrency(max, queue, queueTimeout))
                 : Optional.empty();
+    }
+
+    private Optional<FilterConfig> ipFilter(Object body, String path) {
+        Optional<Mapping> section = Mapping.of(body, path, "a mapping with allow, deny and trusted-proxies", problems);
+        if (section.isEmpty()) {
+            return Optional.empty();
+        }
+        Mapping m = section.get();
+        m.allowOnly("allow", "deny", "trusted-proxies");
+        int before = problems.size();
+        List<String> allow = ranges(m, "allow", path);
+        List<String> deny = ranges(m, "deny", path);
+        List<String> trusted = ranges(m, "trusted-proxies", path);
+        if (!m.has("allow") && !m.has("deny")) {
+            problems.add(new Problem(
+                    path, "neither allow nor deny (expected: at least one list of addresses or CIDR ranges)"));
+        }
+        return problems.size() == before
+                ? Optional.of(new FilterConfig.IpFilter(allow, deny, trusted))
+                : Optional.empty();
+    }
+
+    /** A list of addresses or CIDR ranges, each checked by its path ({@code allow[2]}). */
+    private List<String> ranges(Mapping m, String key, String path) {
+        if (!m.has(key)) {
+            return List.of();
+        }
+        Object value = m.raw(key);
+        if (!(value instanceof List<?> list)) {
+            problems.add(new Problem(
+                    path + "." + key, "not a list (expected: a list of addresses or CIDR ranges such as 10.0.0.0/8)"));
+            return List.of();
+        }
+        List<String> out = new java.util.ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            Object item = list.get(i);
+            if (item instanceof String text
+                    && dev.sluice.policy.Cidr.parse(text).isPresent()) {
+                out.add(text.strip());
+            } else {
+                problems.add(new Problem(
+                        path + "." + key + "[" + i + "]",
+                        "'" + item
+                                + "' (expected: an IP address or a CIDR range such as 10.0.0.0/8 or 2001:db8::/32)"));
+            }
+        }
+        return out;
     }
 
     private static final String KEY_EXPECTED = "one of client-address, header:<name>, claim:<name>, api-key, route";

@@ -45,6 +45,7 @@ public final class PolicyChain {
                 case FilterConfig.MaxBody b -> {}
                 case FilterConfig.Jwt j -> policies.add(JwtPolicy.of(j));
                 case FilterConfig.ApiKey a -> policies.add(new ApiKeyPolicy(a));
+                case FilterConfig.IpFilter f -> policies.add(new IpFilter(f));
                 case FilterConfig.ResponseHeaders h -> {}
             }
         }

@@ -64,9 +64,15 @@ public abstract class ObserverContract extends ContractFixture {
                 .observer(recorder)
                 .route("api", on("/api/**"), proxy(APP).stripPrefix("/api"))
                 .start()) {
-            assertThat(gw.wire().get("/api/json/10").status()).isEqualTo(200);
+            assertThat(gw.wire()
+                            .send(WireRequest.get("/api/json/10?secret=1").header("X-Request-Id", "obs-1"))
+                            .status())
+                    .isEqualTo(200);
             ExchangeEvent proxied = recorder.nextExchange();
             assertThat(proxied.route()).isEqualTo("api");
+            assertThat(proxied.path()).as("the path, without its query").isEqualTo("/api/json/10");
+            assertThat(proxied.requestId()).isEqualTo("obs-1");
+            assertThat(proxied.client()).isEqualTo("127.0.0.1");
             assertThat(proxied.method()).isEqualTo("GET");
             assertThat(proxied.status()).isEqualTo(200);
             assertThat(proxied.aborted()).isFalse();
@@ -75,6 +81,8 @@ public abstract class ObserverContract extends ContractFixture {
             assertThat(gw.wire().get("/nowhere").status()).isEqualTo(404);
             ExchangeEvent missing = recorder.nextExchange();
             assertThat(missing.route()).as("no route matched").isEmpty();
+            assertThat(missing.path()).isEqualTo("/nowhere");
+            assertThat(dev.sluice.http.RequestId.isSane(missing.requestId())).isTrue();
             assertThat(missing.status()).isEqualTo(404);
 
             String failing = upstream.respond(503, "application/json", "{}");

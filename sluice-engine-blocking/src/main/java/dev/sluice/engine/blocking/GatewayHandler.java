@@ -116,7 +116,14 @@ final class GatewayHandler extends Handler.Abstract {
             return true;
         }
         observer.exchange(new ExchangeEvent(
-                route[0], request.getMethod(), response.getStatus(), aborted, System.nanoTime() - start));
+                route[0],
+                request.getMethod(),
+                response.getStatus(),
+                aborted,
+                System.nanoTime() - start,
+                request.getHttpURI().getPath(),
+                Requests.requestId(request),
+                Request.getRemoteAddr(request)));
         return true;
     }
 

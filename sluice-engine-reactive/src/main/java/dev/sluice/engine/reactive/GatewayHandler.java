@@ -94,8 +94,15 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             Channel channel = channel(in);
             boolean aborted = signal == SignalType.CANCEL
                     || (channel != null && channel.attr(Responses.ABORTED).get() != null);
-            observer.exchange(
-                    new ExchangeEvent(route, in.method, response.status().code(), aborted, System.nanoTime() - start));
+            observer.exchange(new ExchangeEvent(
+                    route,
+                    in.method,
+                    response.status().code(),
+                    aborted,
+                    System.nanoTime() - start,
+                    in.path,
+                    in.requestId(),
+                    in.clientAddress()));
         });
     }
 

@@ -1,0 +1,172 @@
+package dev.sluice.app;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.compose.JsonSplice;
+import dev.sluice.config.LoggingConfig;
+import dev.sluice.observe.ExchangeEvent;
+import dev.sluice.observe.GatewayObserver;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The access log ({@code logging.access}): one JSON object per request, written by one thread of its
+ * own, never on the request's thread or event loop. An exchange is only put on a bounded queue; when
+ * the writer falls behind by {@code queue} lines, further lines are dropped and counted ({@code
+ * sluice_access_log_dropped_total}) rather than slowing requests. The path is logged without its
+ * query (which may carry an API key).
+ *
+ * <pre>
+ * {"time":"2026-11-26T07:50:00.123Z","request_id":"q7k2m9xa-1f","client":"10.0.0.7","method":"GET",
+ *  "path":"/products/1001","route":"catalog","status":200,"duration_ms":1.734,"outcome":"answered"}
+ * </pre>
+ */
+final class AccessLog implements GatewayObserver, AutoCloseable {
+
+    private record Line(long epochMillis, ExchangeEvent event) {}
+
+    private static final Line END = new Line(0, null);
+
+    private final ArrayBlockingQueue<Line> queue;
+    private final Writer out;
+    private final boolean ownsOut;
+    private final LongAdder dropped = new LongAdder();
+    private final LongAdder written = new LongAdder();
+    private final Thread writer;
+    private volatile boolean closed;
+
+    private AccessLog(LoggingConfig.AccessLog config, Writer out, boolean ownsOut) {
+        this.queue = new ArrayBlockingQueue<>(config.queue());
+        this.out = out;
+        this.ownsOut = ownsOut;
+        this.writer = Thread.ofPlatform().name("sluice-access-log").daemon(true).start(this::write);
+    }
+
+    /**
+     * Opens the log where {@code config.to()} says: {@code stdout}, {@code stderr} (the streams the
+     * command writes to) or a file, appended to.
+     */
+    static AccessLog open(
+            LoggingConfig.AccessLog config, PrintStream stdout, PrintStream stderr, Optional<MeterRegistry> registry)
+            throws IOException {
+        requireNonNull(config, "config");
+        AccessLog log = switch (config.to()) {
+            case "stdout" -> new AccessLog(config, new OutputStreamWriter(stdout, StandardCharsets.UTF_8), false);
+            case "stderr" -> new AccessLog(config, new OutputStreamWriter(stderr, StandardCharsets.UTF_8), false);
+            default ->
+                new AccessLog(
+                        config,
+                        new BufferedWriter(new OutputStreamWriter(
+                                Files.newOutputStream(
+                                        Path.of(config.to()), StandardOpenOption.CREATE, StandardOpenOption.APPEND),
+                                StandardCharsets.UTF_8)),
+                        true);
+        };
+        registry.ifPresent(r -> FunctionCounter.builder("sluice.access.log.dropped", log.dropped, LongAdder::sum)
+                .description("Access log lines dropped because the writer fell behind by the queue's size")
+                .register(r));
+        return log;
+    }
+
+    /** A log to {@code out} (tests). */
+    static AccessLog to(Writer out, int queue) {
+        return new AccessLog(new LoggingConfig.AccessLog(false, "test", queue), out, true);
+    }
+
+    @Override
+    public void exchange(ExchangeEvent event) {
+        if (closed || !queue.offer(new Line(System.currentTimeMillis(), event))) {
+            dropped.increment();
+        }
+    }
+
+    /** Lines dropped so far. */
+    long dropped() {
+        return dropped.sum();
+    }
+
+    private void write() {
+        StringBuilder line = new StringBuilder(256);
+        try {
+            while (true) {
+                Line next = queue.take();
+                if (next == END) {
+                    break;
+                }
+                format(next, line);
+                out.write(line.toString());
+                written.increment();
+                if (queue.isEmpty()) {
+                    out.flush();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            System.err.println("sluice: the access log cannot be written: " + e);
+        } finally {
+            try {
+                out.flush();
+            } catch (IOException ignored) {
+                // nothing more to do: the log's destination failed
+            }
+        }
+    }
+
+    static void format(Line line, StringBuilder out) {
+        ExchangeEvent e = line.event();
+        out.setLength(0);
+        out.append("{\"time\":\"")
+                .append(Instant.ofEpochMilli(line.epochMillis()))
+                .append("\",\"request_id\":")
+                .append(JsonSplice.quote(e.requestId()))
+                .append(",\"client\":")
+                .append(JsonSplice.quote(e.client()))
+                .append(",\"method\":")
+                .append(JsonSplice.quote(e.method()))
+                .append(",\"path\":")
+                .append(JsonSplice.quote(e.path()))
+                .append(",\"route\":")
+                .append(e.route().isEmpty() ? "null" : JsonSplice.quote(e.route()))
+                .append(",\"status\":")
+                .append(e.status())
+                .append(",\"duration_ms\":")
+                .append(String.format(java.util.Locale.ROOT, "%.3f", e.durationNanos() / 1e6))
+                .append(",\"outcome\":\"")
+                .append(e.aborted() ? "aborted" : "answered")
+                .append("\"}\n");
+    }
+
+    /** Writes what is queued (waiting up to 5 s), then stops; later exchanges are counted as dropped. */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            queue.put(END);
+            writer.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (ownsOut) {
+            try {
+                out.close();
+            } catch (IOException ignored) {
+                // closing a file that failed: nothing to recover
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package dev.sluice.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.sluice.observe.ExchangeEvent;
+import java.io.StringWriter;
+import java.io.Writer;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code logging.access}: one JSON line per request in every engine, with the id the upstream saw,
+ * the path without its query, the route, status and duration; written off the request path, and
+ * dropped (counted) rather than waited for when the writer falls behind.
+ */
+class AccessLogTest {
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"virtual", "platform", "reactive"})
+    void everyRequestIsOneJsonLineWithTheIdItsUpstreamSaw(String engine) throws Exception {
+        List<String> upstreamIds = new CopyOnWriteArrayList<>();
+        HttpServer upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+        upstream.createContext("/", exchange -> {
+            upstreamIds.add(exchange.getRequestHeaders().getFirst("X-Request-Id"));
+            byte[] body = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        upstream.start();
+        Path log = dir.resolve("access.log");
+        try {
+            Path file = Files.writeString(dir.resolve("gateway.yaml"), """
+                    server: { host: 127.0.0.1, port: 0 }
+                    logging: { access: { to: "%s" } }
+                    upstreams:
+                      up: { url: "http://127.0.0.1:%d" }
+                    routes:
+                      - { id: products, match: { path: "/products/**" }, proxy: { upstream: up } }
+                    """.formatted(
+                    log.toString().replace("\\", "\\\\"), upstream.getAddress().getPort()));
+            CliRunner.Result result = CliRunner.run(
+                    session -> {
+                        URI gateway = session.gatewayUrl().orElseThrow();
+                        HttpClient client = HttpClient.newHttpClient();
+                        HttpResponse<String> ok = client.send(
+                                HttpRequest.newBuilder(URI.create(gateway + "/products/1001?api_key=s3cret"))
+                                        .header("X-Request-Id", "client-id-1")
+                                        .timeout(Duration.ofSeconds(10))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                        assertThat(ok.statusCode()).isEqualTo(200);
+                        assertThat(Http.get(gateway, "/products/2002").statusCode())
+                                .isEqualTo(200);
+                        assertThat(Http.get(gateway, "/nowhere").statusCode()).isEqualTo(404);
+                    },
+                    "run",
+                    "-c",
+                    file.toString(),
+                    "--engine",
+                    engine);
+            assertThat(result.exitCode()).as(result.err()).isZero();
+        } finally {
+            upstream.stop(0);
+        }
+        List<String> lines = Files.readAllLines(log);
+        assertThat(lines).hasSize(3);
+        Map<String, Object> first = Http.json(lines.get(0));
+        assertThat(first)
+                .containsEntry("request_id", "client-id-1")
+                .containsEntry("client", "127.0.0.1")
+                .containsEntry("method", "GET")
+                .containsEntry("path", "/products/1001")
+                .containsEntry("route", "products")
+                .containsEntry("status", 200)
+                .containsEntry("outcome", "answered")
+                .containsKeys("time", "duration_ms");
+        assertThat(lines.get(0))
+                .as("the query (an API key, perhaps) is not logged")
+                .doesNotContain("s3cret");
+        Map<String, Object> second = Http.json(lines.get(1));
+        assertThat(upstreamIds).containsExactly("client-id-1", (String) second.get("request_id"));
+        Map<String, Object> third = Http.json(lines.get(2));
+        assertThat(third)
+                .containsEntry("status", 404)
+                .containsEntry("route", null)
+                .containsEntry("path", "/nowhere");
+    }
+
+    @Test
+    void aWriterThatFallsBehindCostsLinesNotRequests() throws Exception {
+        CountDownLatch writing = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        StringWriter sink = new StringWriter();
+        Writer slow = new Writer() {
+            @Override
+            public void write(char[] buf, int off, int len) {
+                writing.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                sink.write(buf, off, len);
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        AccessLog log = AccessLog.to(slow, 16);
+        ExchangeEvent event = new ExchangeEvent("r", "GET", 200, false, 1_000_000, "/x", "id", "127.0.0.1");
+        log.exchange(event);
+        assertThat(writing.await(10, TimeUnit.SECONDS))
+                .as("the writer took the first line")
+                .isTrue();
+        long start = System.nanoTime();
+        for (int i = 0; i < 16 + 5; i++) {
+            log.exchange(event);
+        }
+        assertThat(System.nanoTime() - start)
+                .as("a full queue never makes the request's thread wait")
+                .isLessThan(TimeUnit.SECONDS.toNanos(5));
+        assertThat(log.dropped()).isEqualTo(5);
+        release.countDown();
+        log.close();
+        assertThat(sink.toString().lines().count()).isEqualTo(17);
+    }
+}
