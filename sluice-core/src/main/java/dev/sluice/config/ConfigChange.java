@@ -3,10 +3,14 @@ package dev.sluice.config;
 import static java.util.Objects.requireNonNull;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * What a reload may change, decided once for every engine. Routes and upstreams change live; the
@@ -98,6 +102,54 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
     private static String describe(Object value) {
         return value instanceof java.util.Optional<?> o ? o.map(String::valueOf).orElse("none") : String.valueOf(value);
     }
+
+    /**
+     * The engine's pools after this change: the kept ones as they are, a new one (from {@code
+     * start}) for every started upstream, and the running pools to retire. When {@code apply} (which
+     * compiles and swaps the snapshot onto the new pools) fails, the new pools are discarded and the
+     * running ones stay.
+     *
+     * @param running the engine's pools by upstream name
+     * @param next the configuration being applied
+     * @param start makes the pool of an upstream
+     * @param apply swaps the engine onto the new pools
+     * @param discard frees a new pool that was never used
+     * @return the new pools by name, and the running ones to retire
+     */
+    public <P> Swapped<P> swap(
+            Map<String, P> running,
+            GatewayConfig next,
+            Function<UpstreamConfig, P> start,
+            Consumer<Map<String, P>> apply,
+            Consumer<P> discard) {
+        Map<String, P> pools = new LinkedHashMap<>();
+        List<P> fresh = new ArrayList<>();
+        try {
+            for (UpstreamConfig upstream : next.upstreams().values()) {
+                P pool = kept.contains(upstream.name()) ? running.get(upstream.name()) : null;
+                if (pool == null) {
+                    pool = start.apply(upstream);
+                    fresh.add(pool);
+                }
+                pools.put(upstream.name(), pool);
+            }
+            apply.accept(pools);
+        } catch (RuntimeException e) { // nothing swapped: the new pools go, the running ones stay
+            fresh.forEach(discard);
+            throw e;
+        }
+        List<P> retiring = new ArrayList<>();
+        for (String name : retired) {
+            P old = running.get(name);
+            if (old != null) {
+                retiring.add(old);
+            }
+        }
+        return new Swapped<>(pools, retiring);
+    }
+
+    /** What {@link #swap} left: the pools now in use, and the old ones to retire. */
+    public record Swapped<P>(Map<String, P> pools, List<P> retired) {}
 
     /** Whether anything at all changes (a reload of an identical file swaps nothing). */
     public boolean touchesUpstreams() {

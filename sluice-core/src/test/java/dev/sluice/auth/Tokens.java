@@ -15,6 +15,7 @@ import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import dev.sluice.policy.GivenRequest;
 import dev.sluice.policy.InboundPolicy;
 import java.time.Instant;
 import java.util.Date;
@@ -85,42 +86,7 @@ final class Tokens {
     }
 
     static InboundPolicy.Inbound request(Map<String, String> headers, String query) {
-        return new InboundPolicy.Inbound() {
-            @Override
-            public String method() {
-                return "GET";
-            }
-
-            @Override
-            public String path() {
-                return "/orders";
-            }
-
-            @Override
-            public String header(String name) {
-                for (Map.Entry<String, String> h : headers.entrySet()) {
-                    if (h.getKey().equalsIgnoreCase(name)) {
-                        return h.getValue();
-                    }
-                }
-                return null;
-            }
-
-            @Override
-            public String route() {
-                return "r";
-            }
-
-            @Override
-            public String clientAddress() {
-                return "127.0.0.1";
-            }
-
-            @Override
-            public String query() {
-                return query;
-            }
-        };
+        return new GivenRequest("GET", "/orders", "r", query, "127.0.0.1", headers, Map.of());
     }
 
     static InboundPolicy.Inbound bearer(String token) {

@@ -15,33 +15,8 @@ import org.junit.jupiter.api.Test;
 
 class ConcurrencyLimitTest {
 
-    static final InboundPolicy.Inbound REQUEST = new InboundPolicy.Inbound() {
-        public String method() {
-            return "GET";
-        }
-
-        public String path() {
-            return "/slow";
-        }
-
-        public String header(String name) {
-            return null;
-        }
-
-        public String route() {
-            return "slow";
-        }
-
-        @Override
-        public String query() {
-            return null;
-        }
-
-        @Override
-        public String clientAddress() {
-            return "127.0.0.1";
-        }
-    };
+    static final InboundPolicy.Inbound REQUEST =
+            new GivenRequest("GET", "/slow", "slow", null, "127.0.0.1", Map.of(), Map.of());
 
     @Test
     void admitsUpToMaxQueuesUpToQueueAndRejectsBeyond() {

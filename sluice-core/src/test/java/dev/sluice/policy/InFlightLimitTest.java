@@ -10,37 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class InFlightLimitTest {
 
-    private static final InboundPolicy.Inbound REQUEST = new InboundPolicy.Inbound() {
-        @Override
-        public String method() {
-            return "GET";
-        }
-
-        @Override
-        public String path() {
-            return "/";
-        }
-
-        @Override
-        public String header(String name) {
-            return null;
-        }
-
-        @Override
-        public String route() {
-            return "r";
-        }
-
-        @Override
-        public String query() {
-            return null;
-        }
-
-        @Override
-        public String clientAddress() {
-            return "127.0.0.1";
-        }
-    };
+    private static final InboundPolicy.Inbound REQUEST = GivenRequest.from("127.0.0.1");
 
     @Test
     void beyondMaxARequestIsShedAtOnceAndAReleasedSlotComesBackOnce() {

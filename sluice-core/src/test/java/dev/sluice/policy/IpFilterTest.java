@@ -10,37 +10,8 @@ import org.junit.jupiter.api.Test;
 class IpFilterTest {
 
     private static InboundPolicy.Inbound from(String peer, String forwardedFor) {
-        return new InboundPolicy.Inbound() {
-            @Override
-            public String method() {
-                return "GET";
-            }
-
-            @Override
-            public String path() {
-                return "/";
-            }
-
-            @Override
-            public String header(String name) {
-                return name.equalsIgnoreCase("X-Forwarded-For") ? forwardedFor : null;
-            }
-
-            @Override
-            public String route() {
-                return "r";
-            }
-
-            @Override
-            public String query() {
-                return null;
-            }
-
-            @Override
-            public String clientAddress() {
-                return peer;
-            }
-        };
+        GivenRequest request = GivenRequest.from(peer);
+        return forwardedFor == null ? request : request.withHeaders(java.util.Map.of("X-Forwarded-For", forwardedFor));
     }
 
     @Test

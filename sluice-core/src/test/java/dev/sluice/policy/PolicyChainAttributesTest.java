@@ -12,37 +12,8 @@ import org.junit.jupiter.api.Test;
 /** What policies hand on through the chain: attributes to later policies, edits to the engine. */
 class PolicyChainAttributesTest {
 
-    private static final InboundPolicy.Inbound REQUEST = new InboundPolicy.Inbound() {
-        @Override
-        public String method() {
-            return "GET";
-        }
-
-        @Override
-        public String path() {
-            return "/";
-        }
-
-        @Override
-        public String header(String name) {
-            return null;
-        }
-
-        @Override
-        public String route() {
-            return "r";
-        }
-
-        @Override
-        public String clientAddress() {
-            return "127.0.0.1";
-        }
-
-        @Override
-        public String query() {
-            return "a=1";
-        }
-    };
+    private static final InboundPolicy.Inbound REQUEST =
+            GivenRequest.from("127.0.0.1").withQuery("a=1");
 
     private static final InboundPolicy AUTHENTICATES = request -> new Decision.Proceed(
             Decision.Permit.NONE,

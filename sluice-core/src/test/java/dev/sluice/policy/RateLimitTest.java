@@ -27,11 +27,11 @@ class RateLimitTest {
         return limit(FilterConfig.RateKey.clientAddress(), permits, per, burst, 1000);
     }
 
-    private static Request from(String address) {
-        return new Request(address, Map.of(), Map.of());
+    private static GivenRequest from(String address) {
+        return given(address, Map.of(), Map.of());
     }
 
-    private int admitted(RateLimit limit, Request request, int tries) {
+    private int admitted(RateLimit limit, InboundPolicy.Inbound request, int tries) {
         int admitted = 0;
         for (int i = 0; i < tries; i++) {
             if (limit.admit(request) instanceof Decision.Proceed) {
@@ -48,7 +48,7 @@ class RateLimitTest {
     @Test
     void aFullBucketAdmitsPermitsAtOnceThenRefillsOneTokenPerInterval() {
         RateLimit limit = limit(5, Duration.ofSeconds(1), 0);
-        Request a = from("10.0.0.1");
+        InboundPolicy.Inbound a = from("10.0.0.1");
         assertThat(admitted(limit, a, 10)).as("a full bucket: permits at once").isEqualTo(5);
         advance(Duration.ofMillis(199));
         assertThat(admitted(limit, a, 1)).as("a token every 200 ms: not yet").isZero();
@@ -63,7 +63,7 @@ class RateLimitTest {
     @Test
     void burstIsTheBucketSizeBeyondPermitsAndTheRateStaysPermitsPerPer() {
         RateLimit limit = limit(10, Duration.ofSeconds(1), 5);
-        Request a = from("10.0.0.1");
+        InboundPolicy.Inbound a = from("10.0.0.1");
         assertThat(admitted(limit, a, 100)).isEqualTo(15);
         int over10s = 0;
         for (int ms = 0; ms < 10_000; ms += 10) {
@@ -76,7 +76,7 @@ class RateLimitTest {
     @Test
     void aRefusalIs429WithRetryAfterAndTheRateLimitFields() {
         RateLimit limit = limit(2, Duration.ofSeconds(10), 1);
-        Request a = from("10.0.0.1");
+        InboundPolicy.Inbound a = from("10.0.0.1");
         assertThat(admitted(limit, a, 3)).isEqualTo(3);
         advance(Duration.ofMillis(500));
         Decision.Reject refused = (Decision.Reject) limit.admit(a);
@@ -97,10 +97,10 @@ class RateLimitTest {
     @Test
     void keysByHeaderAreSeparateBucketsAndAMissingValueFallsBackToTheAddress() {
         RateLimit limit = limit(FilterConfig.RateKey.header("x-client"), 2, Duration.ofMinutes(1), 0, 1000);
-        Request alice = new Request("10.0.0.1", Map.of("x-client", "alice"), Map.of());
-        Request bob = new Request("10.0.0.1", Map.of("x-client", "bob"), Map.of());
-        Request anonymous = from("10.0.0.1");
-        Request anonymousElsewhere = from("10.0.0.2");
+        InboundPolicy.Inbound alice = given("10.0.0.1", Map.of("x-client", "alice"), Map.of());
+        InboundPolicy.Inbound bob = given("10.0.0.1", Map.of("x-client", "bob"), Map.of());
+        InboundPolicy.Inbound anonymous = from("10.0.0.1");
+        InboundPolicy.Inbound anonymousElsewhere = from("10.0.0.2");
         assertThat(admitted(limit, alice, 5)).isEqualTo(2);
         assertThat(admitted(limit, bob, 5)).as("another client, same address").isEqualTo(2);
         assertThat(admitted(limit, anonymous, 5))
@@ -116,8 +116,8 @@ class RateLimitTest {
                 new FilterConfig.RateKey(FilterConfig.RateKey.Kind.CLAIM, "sub"), 1, Duration.ofMinutes(1), 0, 10);
         RateLimit byKey =
                 limit(new FilterConfig.RateKey(FilterConfig.RateKey.Kind.API_KEY, ""), 1, Duration.ofMinutes(1), 0, 10);
-        Request u1 = new Request("10.0.0.1", Map.of(), Map.of("claim:sub", "u1", "api-key", "shop"));
-        Request u2 = new Request("10.0.0.1", Map.of(), Map.of("claim:sub", "u2", "api-key", "mobile"));
+        InboundPolicy.Inbound u1 = given("10.0.0.1", Map.of(), Map.of("claim:sub", "u1", "api-key", "shop"));
+        InboundPolicy.Inbound u2 = given("10.0.0.1", Map.of(), Map.of("claim:sub", "u2", "api-key", "mobile"));
         assertThat(byClaim.keyOf(u1)).isEqualTo("val:u1");
         assertThat(byKey.keyOf(u2)).isEqualTo("val:mobile");
         assertThat(admitted(byClaim, u1, 3) + admitted(byClaim, u2, 3)).isEqualTo(2);
@@ -136,13 +136,13 @@ class RateLimitTest {
     void manyKeysStayWithinTheBoundAndIdleKeysAreForgotten() {
         RateLimit limit = limit(FilterConfig.RateKey.header("x-client"), 10, Duration.ofSeconds(1), 0, 500);
         for (int i = 0; i < 20_000; i++) {
-            limit.admit(new Request("10.0.0.1", Map.of("x-client", "c" + i), Map.of()));
+            limit.admit(given("10.0.0.1", Map.of("x-client", "c" + i), Map.of()));
         }
         assertThat(limit.localKeys()).as("at most maxKeys").isLessThanOrEqualTo(500);
         advance(Duration.ofSeconds(3)); // longer than the bucket takes to fill (1 s) plus the 1 s margin
         assertThat(limit.localKeys()).as("idle keys expire").isZero();
         String huge = "x".repeat(10_000);
-        assertThat(limit.keyOf(new Request("10.0.0.1", Map.of("x-client", huge), Map.of())))
+        assertThat(limit.keyOf(given("10.0.0.1", Map.of("x-client", huge), Map.of())))
                 .as("a long value is kept as its digest")
                 .startsWith("val:sha256:")
                 .hasSizeLessThan(64);
@@ -151,7 +151,7 @@ class RateLimitTest {
     @Test
     void nThreadsTogetherNeverTakeMoreThanTheBucketHolds() throws Exception {
         RateLimit limit = limit(1000, Duration.ofHours(1), 24); // no refill worth a token during the test
-        Request a = from("10.0.0.1");
+        InboundPolicy.Inbound a = from("10.0.0.1");
         int threads = 8;
         CountDownLatch start = new CountDownLatch(1);
         List<Future<Integer>> counts = new ArrayList<>();
@@ -197,36 +197,7 @@ class RateLimitTest {
     }
 
     /** A request from {@code address} with these headers (lower-case names) and chain attributes. */
-    record Request(String clientAddress, Map<String, String> headers, Map<String, String> attributes)
-            implements InboundPolicy.Inbound {
-        @Override
-        public String method() {
-            return "GET";
-        }
-
-        @Override
-        public String path() {
-            return "/";
-        }
-
-        @Override
-        public String header(String name) {
-            return headers.get(name.toLowerCase(java.util.Locale.ROOT));
-        }
-
-        @Override
-        public String route() {
-            return "r";
-        }
-
-        @Override
-        public String query() {
-            return null;
-        }
-
-        @Override
-        public String attribute(String name) {
-            return attributes.get(name);
-        }
+    private static GivenRequest given(String address, Map<String, String> headers, Map<String, String> attributes) {
+        return GivenRequest.from(address).withHeaders(headers).withAttributes(attributes);
     }
 }

@@ -6,6 +6,7 @@ import ch.qos.logback.classic.Level;
 import dev.sluice.config.FilterConfig;
 import dev.sluice.config.RedisConfig;
 import dev.sluice.policy.Decision;
+import dev.sluice.policy.GivenRequest;
 import dev.sluice.policy.InboundPolicy;
 import dev.sluice.policy.RateLimit;
 import dev.sluice.policy.TokenBucket;
@@ -43,37 +44,7 @@ class RedisRateStoreTest {
         }
     }
 
-    private static final InboundPolicy.Inbound CLIENT = new InboundPolicy.Inbound() {
-        @Override
-        public String method() {
-            return "GET";
-        }
-
-        @Override
-        public String path() {
-            return "/";
-        }
-
-        @Override
-        public String header(String name) {
-            return null;
-        }
-
-        @Override
-        public String route() {
-            return "r";
-        }
-
-        @Override
-        public String query() {
-            return null;
-        }
-
-        @Override
-        public String clientAddress() {
-            return "10.0.0.1";
-        }
-    };
+    private static final InboundPolicy.Inbound CLIENT = GivenRequest.from("10.0.0.1");
 
     private RedisRateStore store(Duration timeout) {
         return new RedisRateStore(new RedisConfig(redis.url(), timeout, "test:" + System.nanoTime() + ":"));

@@ -9,9 +9,7 @@ import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.observe.GatewayObserver;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -160,31 +158,10 @@ final class JettyGateway implements RunningGateway {
         if (closed) {
             throw new IllegalStateException("the gateway is closed");
         }
-        Map<String, UpstreamClient> running = clients;
-        Map<String, UpstreamClient> nextClients = new LinkedHashMap<>();
-        List<UpstreamClient> fresh = new ArrayList<>();
-        try {
-            for (UpstreamConfig upstream : next.upstreams().values()) {
-                UpstreamClient client = change.kept().contains(upstream.name())
-                        ? running.get(upstream.name())
-                        : clientFactory.apply(upstream);
-                if (!change.kept().contains(upstream.name())) {
-                    fresh.add(client);
-                }
-                nextClients.put(upstream.name(), client);
-            }
-            handler.reload(next, nextClients);
-        } catch (RuntimeException e) { // nothing swapped: the new pools go, the running ones stay
-            fresh.forEach(UpstreamClient::close);
-            throw e;
-        }
-        clients = nextClients;
-        for (String name : change.retired()) {
-            UpstreamClient old = running.get(name);
-            if (old != null) {
-                retire(old);
-            }
-        }
+        ConfigChange.Swapped<UpstreamClient> swapped =
+                change.swap(clients, next, clientFactory, pools -> handler.reload(next, pools), UpstreamClient::close);
+        clients = swapped.pools();
+        swapped.retired().forEach(this::retire);
     }
 
     /**

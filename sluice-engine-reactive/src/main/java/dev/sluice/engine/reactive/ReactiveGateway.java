@@ -217,32 +217,15 @@ final class ReactiveGateway implements RunningGateway {
         if (resolver == null && next.upstreams().values().stream().anyMatch(u -> Upstream.isName(u.host()))) {
             resolver = resolver(loops, nativeIo, hosts);
         }
-        Map<String, Upstream> running = upstreams;
-        Map<String, Upstream> nextUpstreams = new LinkedHashMap<>();
-        List<Upstream> fresh = new ArrayList<>();
-        try {
-            for (UpstreamConfig upstream : next.upstreams().values()) {
-                Upstream u;
-                if (change.kept().contains(upstream.name())) {
-                    u = running.get(upstream.name());
-                } else {
-                    u = Upstream.create(upstream, loops, nativeIo, resolver);
-                    fresh.add(u);
-                }
-                nextUpstreams.put(upstream.name(), u);
-            }
-            handler.reload(next, nextUpstreams);
-        } catch (RuntimeException e) { // nothing swapped: the new pools go, the running ones stay
-            fresh.forEach(Upstream::dispose);
-            throw e;
-        }
-        upstreams = nextUpstreams;
-        for (String name : change.retired()) {
-            Upstream old = running.get(name);
-            if (old != null) {
-                retire(old);
-            }
-        }
+        AddressResolverGroup<InetSocketAddress> names = resolver;
+        ConfigChange.Swapped<Upstream> swapped = change.swap(
+                upstreams,
+                next,
+                upstream -> Upstream.create(upstream, loops, nativeIo, names),
+                pools -> handler.reload(next, pools),
+                Upstream::dispose);
+        upstreams = swapped.pools();
+        swapped.retired().forEach(this::retire);
     }
 
     /**
