@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -124,8 +125,16 @@ class GrafanaDashboardTest {
                         assertThat(Http.get(gateway, "/products/1001").statusCode())
                                 .isEqualTo(200);
                         assertThat(Http.get(gateway, "/nowhere").statusCode()).isEqualTo(404);
-                        System.gc(); // so that the GC pause meter has a sample
-                        scrape.set(Http.get(admin, "/metrics").body());
+                        // The GC pause meter exists once the JVM has delivered a collection's
+                        // notification, which it does on its own thread after the pause: collect,
+                        // then wait for the meter to be scraped rather than assume it is there.
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                        String body;
+                        do {
+                            System.gc();
+                            body = Http.get(admin, "/metrics").body();
+                        } while (!body.contains("jvm_gc_pause_seconds_sum") && System.nanoTime() < deadline && pause());
+                        scrape.set(body);
                     },
                     "run",
                     "-c",
@@ -134,6 +143,16 @@ class GrafanaDashboardTest {
                     "reactive");
             assertThat(result.exitCode()).as(result.err()).isZero();
             return scrape.get();
+        }
+    }
+
+    private static boolean pause() {
+        try {
+            Thread.sleep(100);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
