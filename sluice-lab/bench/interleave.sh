@@ -8,6 +8,11 @@
 #                       one), run with `run -c` on the bundled routes; ENGINE defaults to reactive
 #   --flags NAME=FLAGS  more JVM flags for subject NAME, after the launcher's defaults (A/B of a
 #                       setting on one jar: --subject a=X.jar --subject b=X.jar --flags b=-Dk=v)
+#   --config NAME=FILE  subject NAME runs FILE instead of the bundled routes: a gateway YAML in
+#                       which @PORT@, @PRODUCTS@, @CUSTOMERS@, @REVIEWS@ and @WEB@ stand for its
+#                       port and the upstreams' URLs; it must serve the --paths (A/B of a feature:
+#                       the same routes with and without a filter, metrics or an access log)
+#   --header NAME=H     wrk sends header H ("Authorization: Bearer ...") to subject NAME
 #   webflux             the Spring WebFlux baseline of the lab (sluice-lab/baselines/spring-reactive;
 #                       build it with `./sluice lab paper` once, or mvn -f sluice-lab/baselines)
 # Paths: /compose (the demo's 16/5/7 KB APIs composed) and /16k (a 16 KB file proxied from nginx;
@@ -18,7 +23,8 @@
 # then the mean of each subject and path over the rounds after the first --skip, and each subject's
 # resident memory at the end (VmRSS) and at its peak (VmHWM).
 #
-# usage: interleave.sh --subject NAME=JAR[:ENGINE] [--subject webflux] ... [--flags NAME=FLAGS] ... [--paths "/compose /16k"]
+# usage: interleave.sh --subject NAME=JAR[:ENGINE] [--subject webflux] ... [--flags NAME=FLAGS] ...
+#                      [--config NAME=FILE] ... [--header NAME=H] ... [--paths "/compose /16k"]
 #                      [--rounds 8] [--seconds 10] [--warmup 45] [--skip 0]
 #                      [--port 18481] [--upstream-port-base 19081] [--nginx-port 18090]
 # Installs nginx and wrk from Debian when missing (as root). Loopback only, bounded in time.
@@ -28,7 +34,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=sluice-lab/bench/bench-lib.sh
 source "$ROOT/sluice-lab/bench/bench-lib.sh"
 SUBJECTS=()
-declare -A FLAGS
+declare -A FLAGS CONFIGS HEADERS
 PATHS="/compose /16k"
 ROUNDS=8
 SECONDS_PER_RUN=10
@@ -41,6 +47,8 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --subject) SUBJECTS+=("$2"); shift 2 ;;
     --flags) FLAGS[${2%%=*}]=${2#*=}; shift 2 ;;
+    --config) CONFIGS[${2%%=*}]=${2#*=}; shift 2 ;;
+    --header) HEADERS[${2%%=*}]=${2#*=}; shift 2 ;;
     --paths) PATHS=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --seconds) SECONDS_PER_RUN=$2; shift 2 ;;
@@ -93,7 +101,14 @@ for s in "${SUBJECTS[@]}"; do
     [[ $spec == *:* ]] && engine=${spec##*:}
     [[ -f $jar ]] || { echo "interleave: $jar is missing" >&2; exit 1; }
     cp "$jar" "$WORK/$name.jar"
-    bench_gateway_yaml "$WORK/$name.yaml" "$port" "$BASE" "$NGINX_PORT"
+    if [[ -n ${CONFIGS[$name]:-} ]]; then
+      [[ -f ${CONFIGS[$name]} ]] || { echo "interleave: ${CONFIGS[$name]} is missing" >&2; exit 1; }
+      sed -e "s|@PORT@|$port|g" -e "s|@PRODUCTS@|http://127.0.0.1:$BASE|g" \
+        -e "s|@CUSTOMERS@|http://127.0.0.1:$((BASE + 1))|g" -e "s|@REVIEWS@|http://127.0.0.1:$((BASE + 2))|g" \
+        -e "s|@WEB@|http://127.0.0.1:$NGINX_PORT|g" "${CONFIGS[$name]}" >"$WORK/$name.yaml"
+    else
+      bench_gateway_yaml "$WORK/$name.yaml" "$port" "$BASE" "$NGINX_PORT"
+    fi
     # shellcheck disable=SC2086
     "$JAVA" $DEFAULT_JAVA_OPTS ${FLAGS[$name]:-} -jar "$WORK/$name.jar" run -c "$WORK/$name.yaml" --engine "$engine" >"$WORK/$name.log" 2>&1 &
   fi
@@ -103,8 +118,18 @@ for s in "${SUBJECTS[@]}"; do
   port=$((port + 1))
 done
 
+# wrk's arguments for subject NAME: its header, if any
+wrk_for() { if [[ -n ${HEADERS[$1]:-} ]]; then printf '%s\0%s\0' -H "${HEADERS[$1]}"; fi; }
 for name in "${!URL[@]}"; do
-  bench_wait_ready interleave "${URL[$name]}/compose" "${PID[$name]}" "$WORK/$name.log"
+  if [[ -n ${HEADERS[$name]:-} ]]; then
+    for _ in $(seq 1 300); do
+      curl -sf -o /dev/null -H "${HEADERS[$name]}" "${URL[$name]}/compose" && break
+      kill -0 "${PID[$name]}" 2>/dev/null || { echo "interleave: $name exited; see $WORK/$name.log" >&2; exit 1; }
+      sleep 0.1
+    done
+  else
+    bench_wait_ready interleave "${URL[$name]}/compose" "${PID[$name]}" "$WORK/$name.log"
+  fi
 done
 
 names=("${!URL[@]}")
@@ -113,8 +138,11 @@ echo "interleave: wrk -t2 -c100, warm-up ${WARMUP}s per subject and path, $ROUND
 for name in "${names[@]}"; do
   head -1 "$WORK/$name.log" | grep -o '(engine [^)]*)' | sed "s/^/  $name: /" || true
   if [[ -n ${FLAGS[$name]:-} ]]; then echo "  $name: more flags: ${FLAGS[$name]}"; fi
+  if [[ -n ${CONFIGS[$name]:-} ]]; then echo "  $name: config ${CONFIGS[$name]}"; fi
+  if [[ -n ${HEADERS[$name]:-} ]]; then echo "  $name: header ${HEADERS[$name]:0:40}..."; fi
+  mapfile -d '' -t WRK_ARGS < <(wrk_for "$name")
   for p in $PATHS; do
-    applies "$name" "$p" && wrk -t2 -c100 -d"${WARMUP}s" "${URL[$name]}$p" >/dev/null
+    applies "$name" "$p" && wrk -t2 -c100 "${WRK_ARGS[@]}" -d"${WARMUP}s" "${URL[$name]}$p" >/dev/null
   done
 done
 
@@ -125,8 +153,9 @@ for r in $(seq 1 "$ROUNDS"); do
   for name in $(printf '%s\n' "${names[@]}" | shuf); do
     for p in $PATHS; do
       applies "$name" "$p" || continue
+      mapfile -d '' -t WRK_ARGS < <(wrk_for "$name")
       c0=$(cpu_ticks "${PID[$name]}")
-      out=$(wrk -t2 -c100 -d"${SECONDS_PER_RUN}s" "${URL[$name]}$p")
+      out=$(wrk -t2 -c100 "${WRK_ARGS[@]}" -d"${SECONDS_PER_RUN}s" "${URL[$name]}$p")
       c1=$(cpu_ticks "${PID[$name]}")
       rate=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
       count=$(awk '/requests in/ {print $1}' <<<"$out")
