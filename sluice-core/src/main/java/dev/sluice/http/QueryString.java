@@ -2,6 +2,9 @@ package dev.sluice.http;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.AbstractMap;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 
 /** Reads and trims a raw query string ({@code a=1&b=2}, without the '?') the same way in every engine. */
@@ -28,6 +31,56 @@ public final class QueryString {
             start = end + 1;
         }
         return null;
+    }
+
+    /**
+     * The decoded parameters of {@code rawQuery} (may be null), the first value per decoded name, ""
+     * for a name without {@code =}; parsed on first use, so a route whose templates never ask costs
+     * one small object. Every engine's templates read query values through this one map, so they
+     * decode alike (a malformed escape is kept as the raw text, never an error).
+     */
+    public static Map<String, String> parameters(String rawQuery) {
+        if (rawQuery == null || rawQuery.isEmpty()) {
+            return Map.of();
+        }
+        return new AbstractMap<>() {
+            private Map<String, String> values;
+
+            private Map<String, String> parsed() {
+                if (values == null) {
+                    values = parse(rawQuery);
+                }
+                return values;
+            }
+
+            @Override
+            public String get(Object key) {
+                return parsed().get(key);
+            }
+
+            @Override
+            public Set<Entry<String, String>> entrySet() {
+                return parsed().entrySet();
+            }
+        };
+    }
+
+    private static Map<String, String> parse(String rawQuery) {
+        Map<String, String> values = new HashMap<>();
+        int start = 0;
+        while (start <= rawQuery.length()) {
+            int amp = rawQuery.indexOf('&', start);
+            int end = amp < 0 ? rawQuery.length() : amp;
+            if (end > start) {
+                int eq = rawQuery.indexOf('=', start);
+                boolean hasValue = eq >= 0 && eq < end;
+                values.putIfAbsent(
+                        decode(rawQuery.substring(start, hasValue ? eq : end)),
+                        hasValue ? decode(rawQuery.substring(eq + 1, end)) : "");
+            }
+            start = end + 1;
+        }
+        return values;
     }
 
     /**

@@ -22,4 +22,18 @@ class QueryStringTest {
         assertThat(QueryString.without("key=1", Set.of("key"))).isNull();
         assertThat(QueryString.without("a=1&&b", Set.of("key"))).isEqualTo("a=1&b");
     }
+
+    @Test
+    void parametersAreDecodedFirstValueWinsAndMalformedEscapesStayRaw() {
+        var p = QueryString.parameters("id=7&id=8&name=a+b%21&flag&bad=%zz&k%65y=v&&");
+        assertThat(p.get("id")).isEqualTo("7");
+        assertThat(p.get("name")).isEqualTo("a b!");
+        assertThat(p.get("flag")).isEmpty();
+        assertThat(p.get("bad")).isEqualTo("%zz");
+        assertThat(p.get("key")).isEqualTo("v");
+        assertThat(p.get("missing")).isNull();
+        assertThat(p).hasSize(5);
+        assertThat(QueryString.parameters(null)).isEmpty();
+        assertThat(QueryString.parameters("")).isEmpty();
+    }
 }

@@ -3,16 +3,14 @@ package dev.sluice.engine.blocking;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.QueryString;
 import dev.sluice.http.RequestId;
 import dev.sluice.policy.UpstreamEdits;
-import java.util.AbstractMap;
 import java.util.Map;
-import java.util.Set;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.util.Fields;
 
 /** What the proxy and composition both do with an incoming Jetty request. */
 final class Requests {
@@ -83,26 +81,8 @@ final class Requests {
         }
     }
 
-    /** The request's decoded query parameters, parsed only if a template asks for one. */
+    /** The request's decoded query parameters ({@link QueryString#parameters}). */
     static Map<String, String> lazyQuery(Request request) {
-        return new AbstractMap<>() {
-            private Fields fields;
-
-            @Override
-            public String get(Object key) {
-                if (request.getHttpURI().getQuery() == null) {
-                    return null;
-                }
-                if (fields == null) {
-                    fields = Request.extractQueryParameters(request);
-                }
-                return fields.getValue((String) key);
-            }
-
-            @Override
-            public Set<Entry<String, String>> entrySet() {
-                throw new UnsupportedOperationException("only get() is supported");
-            }
-        };
+        return QueryString.parameters(request.getHttpURI().getQuery());
     }
 }

@@ -1,18 +1,14 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.QueryString;
 import dev.sluice.http.RequestId;
 import dev.sluice.policy.UpstreamEdits;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import java.net.InetSocketAddress;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
-import java.util.AbstractMap;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.Set;
 import reactor.netty.http.server.HttpServerRequest;
 
 /**
@@ -68,65 +64,9 @@ final class ClientRequest {
         return request.requestHeaders();
     }
 
-    /** The decoded query parameters, first value per name; parsed only if a template asks for one. */
+    /** The decoded query parameters, first value per name ({@link QueryString#parameters}). */
     Map<String, String> query() {
-        if (rawQuery == null || rawQuery.isEmpty()) {
-            return Map.of();
-        }
-        return new AbstractMap<>() {
-            private Map<String, String> values;
-
-            @Override
-            public String get(Object key) {
-                if (values == null) {
-                    values = parse(rawQuery);
-                }
-                return values.get(key);
-            }
-
-            @Override
-            public Set<Entry<String, String>> entrySet() {
-                if (values == null) {
-                    values = parse(rawQuery);
-                }
-                return values.entrySet();
-            }
-        };
-    }
-
-    private static Map<String, String> parse(String rawQuery) {
-        Map<String, String> values = new HashMap<>();
-        int start = 0;
-        while (start <= rawQuery.length()) {
-            int amp = rawQuery.indexOf('&', start);
-            int end = amp < 0 ? rawQuery.length() : amp;
-            if (end > start) {
-                int eq = rawQuery.indexOf('=', start);
-                String name;
-                String value;
-                if (eq < 0 || eq > end) {
-                    name = decode(rawQuery.substring(start, end));
-                    value = "";
-                } else {
-                    name = decode(rawQuery.substring(start, eq));
-                    value = decode(rawQuery.substring(eq + 1, end));
-                }
-                values.putIfAbsent(name, value);
-            }
-            start = end + 1;
-        }
-        return values;
-    }
-
-    private static String decode(String s) {
-        if (s.indexOf('%') < 0 && s.indexOf('+') < 0) {
-            return s;
-        }
-        try {
-            return URLDecoder.decode(s, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            return s; // a malformed escape: keep the raw text
-        }
+        return QueryString.parameters(rawQuery);
     }
 
     /** Copies the client's end-to-end headers that the route lets through (proxy only). */
