@@ -18,6 +18,14 @@ public final class GatewayYaml {
 
     /** As {@link #demoRoutes(Map)} with {@code platformThreads} request threads in platform mode. */
     public static String demoRoutes(Map<String, URI> upstreams, int platformThreads) {
+        return demoRoutes(upstreams, platformThreads, "");
+    }
+
+    /**
+     * As {@link #demoRoutes(Map, int)}, with {@code slowFilters} (a YAML filter list item, such as
+     * {@code "- concurrency: { max: 16 }"}, or "") on seed 003's slow composition.
+     */
+    public static String demoRoutes(Map<String, URI> upstreams, int platformThreads, String slowFilters) {
         StringBuilder sb = new StringBuilder("""
         # Written by sluice lab: the routes the scenarios load, pointed at the lab's upstreams.
         server:
@@ -84,11 +92,12 @@ public final class GatewayYaml {
           """);
         }
         if (upstreams.containsKey("limited") && upstreams.containsKey("delay")) {
+            String filters = slowFilters.isEmpty() ? "" : "  filters:\n      " + slowFilters + "\n  ";
             sb.append("""
             # Seed 003: a parallelisable API 5 times and a rate-limited API (1 call / 200 ms, paced) 4 times.
             - id: slow-composition
               match: { path: /slow-composition, methods: [GET] }
-              compose:
+            %s  compose:
                 timeout: 120s
                 parts:
                   a1: { upstream: delay, path: "/delay?index=1&ms=200" }
@@ -100,7 +109,7 @@ public final class GatewayYaml {
                   l2: { upstream: limited, path: /limited }
                   l3: { upstream: limited, path: /limited }
                   l4: { upstream: limited, path: /limited }
-          """);
+          """.formatted(filters));
         }
         if (upstreams.containsKey("sizes")) {
             sb.append("""

@@ -147,6 +147,13 @@ public final class Lab {
         return file;
     }
 
+    /** Writes {@code yaml}, a whole gateway configuration, as {@code name} in the results. */
+    public Path gatewayConfig(String name, String yaml) throws LabFailure {
+        Path file = results.root().resolve(name);
+        results.write(file, yaml);
+        return file;
+    }
+
     public Bench bench(Map<String, URI> upstreams) throws LabFailure {
         SubjectLauncher launcher =
                 new SubjectLauncher(workspace, cpus, jvmFlags, results.logs(), upstreams, this::aotCache);

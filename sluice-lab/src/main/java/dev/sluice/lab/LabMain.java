@@ -27,6 +27,7 @@ public final class LabMain {
                  --duration 10s --sizes 100,1024,10240,102400 --concurrency 1,2,4,...,256 --subjects virtual,reactive,platform
         s003     seed 003: fast route beside a slow composition (5 parallel + 4 rate-limited calls)
                  --duration 60s --connections 200 --slow-connections 100 --subjects virtual,reactive,platform
+                 --isolation off,on (on: the slow route gets concurrency { max: --slow-max 8, queue: 0 })
         s004     seed 004: /compose-delay (3 x 30 ms) at 30,60,90,150,180 users
                  --duration 30s --users 30,60,90,150,180
                  --subjects sequential,virtual,reactive,platform,spring-virtual,spring-reactive,kotlin-coroutines

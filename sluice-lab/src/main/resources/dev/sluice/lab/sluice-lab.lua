@@ -76,3 +76,24 @@ function done(summary, latency, requests)
     io.write(string.format("sluice-lab quantile 100 %d\n", latency.max))
   end
 end
+
+-- With SLUICE_LAB_RETRY_AFTER=honour in its environment, every 503 with Retry-After makes one of the
+-- thread's connections wait that long before its next request, as well-behaved clients would (seed
+-- 003's slow clients beside a route that sheds them). wrk's hooks do not say which connection answered,
+-- so the waits are owed by the thread and paid by the next requests: the shed requests are paced as
+-- if each client had waited itself. Only then is delay() defined: wrk calls it before every request
+-- once it exists, so the other runs keep wrk's plain loop.
+if os.getenv("SLUICE_LAB_RETRY_AFTER") == "honour" then
+  local owed = {}
+  local check = response
+  response = function(status, headers, body)
+    if status == 503 then
+      local after = tonumber(headers["Retry-After"] or headers["retry-after"] or "")
+      if after ~= nil then table.insert(owed, after * 1000) end
+    end
+    check(status, headers, body)
+  end
+  function delay()
+    return table.remove(owed, 1) or 0
+  end
+end

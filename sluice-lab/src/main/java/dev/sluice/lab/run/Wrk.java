@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
@@ -120,6 +121,14 @@ public final class Wrk {
      * {@code rawDir/<label>-wrk-<i>.txt}.
      */
     public LoadResult run(WrkLoad load, Path rawDir, String label) throws LabFailure {
+        return run(load, rawDir, label, Map.of());
+    }
+
+    /**
+     * As {@link #run(WrkLoad, Path, String)}, with {@code env} added to wrk's environment (the script
+     * reads {@code SLUICE_LAB_RETRY_AFTER=honour}: back off on a 503's Retry-After).
+     */
+    public LoadResult run(WrkLoad load, Path rawDir, String label, Map<String, String> env) throws LabFailure {
         int steps = load.steps();
         List<Process> processes = new ArrayList<>();
         List<Path> outputs = new ArrayList<>();
@@ -136,9 +145,16 @@ public final class Wrk {
                 }
                 List<String> command = command(load, connections, load.seconds() - delay);
                 Path out = rawDir.resolve(label + "-wrk-" + i + ".txt");
-                Files.writeString(out, "$ " + String.join(" ", command) + "\n");
-                processes.add(new ProcessBuilder(command)
-                        .redirectErrorStream(true)
+                Files.writeString(
+                        out,
+                        "$ "
+                                + env.entrySet().stream()
+                                        .map(e -> e.getKey() + "=" + e.getValue() + " ")
+                                        .collect(java.util.stream.Collectors.joining())
+                                + String.join(" ", command) + "\n");
+                ProcessBuilder builder = new ProcessBuilder(command);
+                builder.environment().putAll(env);
+                processes.add(builder.redirectErrorStream(true)
                         .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
                         .start());
                 outputs.add(out);

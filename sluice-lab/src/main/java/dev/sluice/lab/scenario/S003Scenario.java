@@ -3,6 +3,7 @@ package dev.sluice.lab.scenario;
 import static dev.sluice.lab.report.Figures.fixed;
 import static dev.sluice.lab.report.Figures.millis;
 
+import dev.sluice.lab.GatewayYaml;
 import dev.sluice.lab.Lab;
 import dev.sluice.lab.LabFailure;
 import dev.sluice.lab.LabOptions;
@@ -26,17 +27,22 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Seed 003: a fast route ({@code /fast}, a 5 ms upstream) under 200 users, first alone, then while 100
  * users keep a slow composition in flight ({@code /slow-composition}: a parallelisable API 5 times and
  * a rate-limited API, paced at 1 call / 200 ms, 4 times). Whether the slow work is isolated from the
- * fast route shows as the fast route's throughput and latency holding or falling.
+ * fast route shows as the fast route's throughput and latency holding or falling. Each mode runs
+ * without and with isolation ({@code --isolation off,on}): with it, the slow route has a {@code
+ * concurrency} filter ({@code max} = {@code --slow-max}, no queue), so the requests beyond it are shed
+ * at once with 503 and Retry-After, which the slow clients honour.
  */
 public final class S003Scenario {
 
-    static final Set<String> FLAGS =
-            LabOptions.common("--connections", "--slow-connections", "--subjects", "--runtimes");
+    static final Set<String> FLAGS = LabOptions.common(
+            "--connections", "--slow-connections", "--subjects", "--runtimes", "--isolation", "--slow-max");
 
     private S003Scenario() {}
 
@@ -46,6 +52,13 @@ public final class S003Scenario {
         int warmup = (int) o.duration("--warmup", Duration.ofSeconds(10)).toSeconds();
         int users = o.integer("--connections", 200, 1, 100_000);
         int slowUsers = o.integer("--slow-connections", 100, 1, 100_000);
+        int slowMax = o.integer("--slow-max", 8, 1, 100_000);
+        List<String> isolation = o.list("--isolation", List.of("off", "on"));
+        for (String i : isolation) {
+            if (!i.equals("off") && !i.equals("on")) {
+                throw new UsageException("--isolation: '" + i + "' (expected: off, on or off,on)");
+            }
+        }
         if (seconds < 2) {
             throw new UsageException("--duration: " + seconds + " s (expected: at least 2s)");
         }
@@ -60,48 +73,68 @@ public final class S003Scenario {
         Map<String, SubjectRun> all = new LinkedHashMap<>();
         Map<String, LoadResult> slow = new LinkedHashMap<>();
         List<String> failures = new ArrayList<>();
+        Map<String, Path> configs = new LinkedHashMap<>();
         try (Upstreams up = lab.demoUpstreams()) {
             Map<String, URI> urls = new LinkedHashMap<>(up.urls());
-            Path config = lab.gatewayConfig(urls, FAST_ROUTE);
+            for (String i : isolation) {
+                configs.put(
+                        i,
+                        i.equals("off")
+                                ? lab.gatewayConfig(urls, FAST_ROUTE)
+                                : lab.gatewayConfig(
+                                        "gateway-isolated.yaml",
+                                        GatewayYaml.demoRoutes(urls, 200, isolatedFilter(slowMax)) + FAST_ROUTE));
+            }
             Bench bench = lab.bench(urls);
             WrkLoad fast =
                     WrkLoad.steady(URI.create("http://127.0.0.1/fast"), users, lab.wrkThreads(), seconds, 30, 16);
             WrkLoad slowLoad = WrkLoad.steady(
                     URI.create("http://127.0.0.1/slow-composition"), slowUsers, 1, seconds + 2, seconds + 150, 100);
             for (Subject s : subjects) {
-                System.err.println("sluice lab: s003: " + s.label());
-                try (RunningSubject running = bench.launcher().start(s, config, "/fast", 16)) {
-                    SubjectRun alone = bench.measure(running, s.name() + "-fast-alone", "/fast", fast, warmup);
-                    lab.record(s.name() + "-fast-alone", alone);
-                    all.put(s.name() + " fast alone", alone);
-                    WrkLoad slowTarget = new WrkLoad(
-                            running.url("/slow-composition"),
-                            slowLoad.connections(),
-                            1,
-                            slowLoad.seconds(),
-                            slowLoad.timeoutSeconds(),
-                            slowLoad.minBytes(),
-                            -1,
-                            0,
-                            1);
-                    CompletableFuture<LoadResult> slowRun = CompletableFuture.supplyAsync(() -> {
-                        try {
-                            return bench.wrk().run(slowTarget, lab.results().raw(), s.name() + "-slow");
-                        } catch (LabFailure e) {
-                            throw new CompletionException(e);
-                        }
-                    });
-                    Thread.sleep(1000);
-                    SubjectRun mixed = bench.measure(running, s.name() + "-fast-with-slow", "/fast", fast, 0);
-                    lab.record(s.name() + "-fast-with-slow", mixed);
-                    all.put(s.name() + " fast with slow", mixed);
-                    slow.put(s.name(), slowRun.join());
-                } catch (LabFailure | IllegalStateException | CompletionException e) {
-                    failures.add(s.name() + ": "
-                            + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new LabFailure("interrupted", e);
+                for (Map.Entry<String, Path> config : configs.entrySet()) {
+                    String key = key(s, config.getKey());
+                    System.err.println("sluice lab: s003: " + s.label() + ", isolation " + config.getKey());
+                    try (RunningSubject running = bench.launcher().start(s, config.getValue(), "/fast", 16)) {
+                        SubjectRun alone = bench.measure(running, key + "-fast-alone", "/fast", fast, warmup);
+                        lab.record(key + "-fast-alone", alone);
+                        all.put(key + " fast alone", alone);
+                        WrkLoad slowTarget = new WrkLoad(
+                                running.url("/slow-composition"),
+                                slowLoad.connections(),
+                                1,
+                                slowLoad.seconds(),
+                                slowLoad.timeoutSeconds(),
+                                slowLoad.minBytes(),
+                                -1,
+                                0,
+                                1);
+                        CompletableFuture<LoadResult> slowRun = CompletableFuture.supplyAsync(() -> {
+                            try {
+                                return bench.wrk()
+                                        .run(
+                                                slowTarget,
+                                                lab.results().raw(),
+                                                key + "-slow",
+                                                Map.of("SLUICE_LAB_RETRY_AFTER", "honour"));
+                            } catch (LabFailure e) {
+                                throw new CompletionException(e);
+                            }
+                        });
+                        Thread.sleep(1000);
+                        SubjectRun mixed = bench.measure(running, key + "-fast-with-slow", "/fast", fast, 0);
+                        lab.record(key + "-fast-with-slow", mixed);
+                        all.put(key + " fast with slow", mixed);
+                        slow.put(key, slowRun.join());
+                    } catch (LabFailure | IllegalStateException | CompletionException e) {
+                        failures.add(key + ": "
+                                + String.valueOf(e.getMessage())
+                                        .lines()
+                                        .findFirst()
+                                        .orElse(""));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new LabFailure("interrupted", e);
+                    }
                 }
             }
         }
@@ -123,25 +156,31 @@ public final class S003Scenario {
         List<String> cats = new ArrayList<>();
         List<Double> aloneTps = new ArrayList<>();
         List<Double> mixedTps = new ArrayList<>();
+        rows.add(published("seed 003 published: synchronous", Published.S003_SYNC));
+        rows.add(published("seed 003 published: slow calls on their own executor", Published.S003_ISOLATED));
         for (Subject s : subjects) {
-            SubjectRun a = all.get(s.name() + " fast alone");
-            SubjectRun m = all.get(s.name() + " fast with slow");
-            if (a == null || m == null) {
-                continue;
+            for (String iso : configs.keySet()) {
+                String key = key(s, iso);
+                SubjectRun a = all.get(key + " fast alone");
+                SubjectRun m = all.get(key + " fast with slow");
+                if (a == null || m == null) {
+                    continue;
+                }
+                LoadResult sl = slow.get(key);
+                rows.add(List.of(
+                        s.name() + (iso.equals("on") ? ", slow route max " + slowMax : ", slow route unlimited"),
+                        fixed(a.throughput(), 1),
+                        millis(a.load().latency().meanMillis().orElse(Double.NaN)),
+                        fixed(m.throughput(), 1),
+                        millis(m.load().latency().meanMillis().orElse(Double.NaN)),
+                        fixed(m.throughput() / a.throughput() * 100, 0) + " %",
+                        sl == null ? "n/a" : Long.toString(sl.good()),
+                        sl == null ? "n/a" : Long.toString(sl.badStatuses().getOrDefault(503, 0L)),
+                        sl == null ? "n/a" : millis(sl.latency().meanMillis().orElse(Double.NaN))));
+                cats.add(key);
+                aloneTps.add(a.throughput());
+                mixedTps.add(m.throughput());
             }
-            LoadResult sl = slow.get(s.name());
-            rows.add(List.of(
-                    s.name(),
-                    fixed(a.throughput(), 1),
-                    millis(a.load().latency().meanMillis().orElse(Double.NaN)),
-                    fixed(m.throughput(), 1),
-                    millis(m.load().latency().meanMillis().orElse(Double.NaN)),
-                    fixed(m.throughput() / a.throughput() * 100, 0) + " %",
-                    sl == null ? "n/a" : Long.toString(sl.good()),
-                    sl == null ? "n/a" : millis(sl.latency().meanMillis().orElse(Double.NaN))));
-            cats.add(s.name());
-            aloneTps.add(a.throughput());
-            mixedTps.add(m.throughput());
         }
         doc.heading(1, "Fast route: alone vs beside the slow composition");
         doc.table(
@@ -153,6 +192,7 @@ public final class S003Scenario {
                         "fast mean ms with slow",
                         "kept",
                         "slow responses completed",
+                        "slow shed (503)",
                         "slow mean ms"),
                 rows);
         if (!cats.isEmpty()) {
@@ -168,6 +208,26 @@ public final class S003Scenario {
         RunTables.summaryCsv(lab.results(), all);
         lab.finish(doc);
         return failures.isEmpty() && all.values().stream().allMatch(r -> r.errors() == 0) ? 0 : 1;
+    }
+
+    private static String key(Subject s, String isolation) {
+        return isolation.equals("on") ? s.name() + "-isolated" : s.name();
+    }
+
+    /** The slow route's filter with isolation on: {@code max} in flight, the rest shed at once. */
+    static String isolatedFilter(int max) {
+        return "- concurrency: { max: " + max + ", queue: 0 }";
+    }
+
+    private static final Pattern PUBLISHED = Pattern.compile("([0-9.]+) TPS / ([0-9.]+) ms");
+
+    /** A row of the seed's own figures (fast route with the slow work), beside the measured ones. */
+    private static List<String> published(String label, String figures) {
+        Matcher m = PUBLISHED.matcher(figures);
+        if (!m.matches()) {
+            throw new IllegalStateException("unreadable published figures: " + figures);
+        }
+        return List.of(label, "", "", m.group(1), m.group(2), "", "", "", "");
     }
 
     static final String FAST_ROUTE = """
