@@ -17,8 +17,8 @@ package dev.sluice.http;
  *   <li>{@code 101 Switching Protocols} only to a request that asked to upgrade (Sluice asks none);
  *   <li>{@code Transfer-Encoding} only in HTTP/1.1, only {@code chunked} (once, and without {@code
  *       Content-Length}), never on a {@code 204} or {@code 304};
- *   <li>{@code Content-Length} a decimal number, the same in every field that gives it, never on a
- *       {@code 204}.
+ *   <li>{@code Content-Length} once, a decimal number (a list or a second field is refused, even
+ *       of equal values), never on a {@code 204}.
  * </ul>
  */
 public final class ResponseHeadCheck {
@@ -53,18 +53,18 @@ public final class ResponseHeadCheck {
         if (is(name, "transfer-encoding")) {
             transferEncoding = transferEncoding == null ? value.toString() : transferEncoding + "," + value;
         } else if (is(name, "content-length")) {
-            for (String part : value.toString().split(",", -1)) { // "4, 4" is one length said twice
-                long length = parseLength(part.trim());
-                if (length < 0) {
-                    problem = "Content-Length: " + value + " (expected: a decimal number of bytes)";
-                    return;
-                }
-                if (contentLength >= 0 && contentLength != length) {
-                    problem = "two different Content-Lengths";
-                    return;
-                }
-                contentLength = length;
+            // one field, one number: "4, 4" or a second field is refused even when equal, as Netty's
+            // and Jetty's parsers do, so that every engine frames a response the same way
+            if (contentLength >= 0 || value.toString().indexOf(',') >= 0) {
+                problem = "Content-Length given more than once";
+                return;
             }
+            long length = parseLength(value.toString().trim());
+            if (length < 0) {
+                problem = "Content-Length: " + value + " (expected: a decimal number of bytes)";
+                return;
+            }
+            contentLength = length;
         }
     }
 

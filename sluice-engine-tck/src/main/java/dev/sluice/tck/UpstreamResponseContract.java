@@ -41,6 +41,10 @@ public abstract class UpstreamResponseContract extends ContractFixture {
                         "two different Content-Lengths", OK + "Content-Length: 4\r\nContent-Length: 5\r\n\r\n\"ok\""),
                 Arguments.of("a negative Content-Length", OK + "Content-Length: -4\r\n\r\n\"ok\""),
                 Arguments.of(
+                        "equal Content-Lengths in two fields",
+                        OK + "Content-Length: 4\r\nContent-Length: 4\r\n\r\n\"ok\""),
+                Arguments.of("a Content-Length list of equal values", OK + "Content-Length: 4, 4\r\n\r\n\"ok\""),
+                Arguments.of(
                         "a control byte (0x01) in a header value",
                         OK + "X-A: a\u0001b\r\nContent-Length: 4\r\n\r\n\"ok\""),
                 Arguments.of("DEL (0x7F) in a header value", OK + "X-A: a\u007Fb\r\nContent-Length: 4\r\n\r\n\"ok\""),

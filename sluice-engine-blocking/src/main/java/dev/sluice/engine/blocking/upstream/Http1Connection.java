@@ -30,6 +30,7 @@ final class Http1Connection {
     int pos;
     int limit;
     private long idleSince;
+    private ResponseParser parser;
 
     Http1Connection(UpstreamConfig config) {
         this.config = config;
@@ -41,6 +42,14 @@ final class Http1Connection {
 
     long idleSince() {
         return idleSince;
+    }
+
+    /** The slot's response parser, made on first use and reset by every exchange. */
+    ResponseParser parser() {
+        if (parser == null) {
+            parser = new ResponseParser(HEAD_LIMIT + 4 * BUFFER); // the exchange counts the real limit
+        }
+        return parser;
     }
 
     /** The socket of the current connection, or null. */
@@ -148,12 +157,22 @@ final class Http1Connection {
         }
         pos = 0;
         limit = 0;
-        if (length < 512) { // small reads (chunk framing around tiny chunks) go through the buffer
+        if (length < DIRECT_READ) { // small reads (chunk framing around tiny chunks) go through the buffer
             if (!fill()) {
                 return -1;
             }
             return read(target, offset, length);
         }
+        return in.read(target, offset, length);
+    }
+
+    /** Reads at least this many bytes straight from the socket into the caller's array. */
+    static final int DIRECT_READ = 512;
+
+    /** With nothing buffered: reads from the socket straight into {@code target}; -1 at the end of the stream. */
+    int readRaw(byte[] target, int offset, int length) throws IOException {
+        pos = 0;
+        limit = 0;
         return in.read(target, offset, length);
     }
 

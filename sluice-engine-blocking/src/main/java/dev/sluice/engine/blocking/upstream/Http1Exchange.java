@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,17 +44,14 @@ final class Http1Exchange implements UpstreamResponse {
     private final Socket socket;
     private final AtomicInteger state = new AtomicInteger(ACTIVE);
 
+    private final ResponseParser parser; // the connection's: head and chunked coding
     private int status;
-    private String[] headers = new String[32]; // name, value, name, value...
-    private int headerCount;
     private Framing framing;
     private long contentLength = -1;
-    private long left; // LENGTH: bytes still to come; CHUNKED: bytes left in the current chunk
-    private boolean chunkCrlf; // CHUNKED: a chunk's data ended, its CRLF is still to be read
-    private int lineStart; // where the last line() began in the connection's buffer
+    private long left; // LENGTH: bytes still to come
     private boolean reusable;
     private boolean ended;
-    private int minor; // the response's HTTP/1.x minor version
+    private long parsed; // bytes the parser consumed since the response began
     private volatile long bodyWritten; // request body bytes written, for the watchdog
     private volatile boolean writing; // blocked in a socket write (not waiting for the client's body)
     private volatile boolean writeStalled; // the watchdog closed the socket
@@ -64,6 +62,7 @@ final class Http1Exchange implements UpstreamResponse {
         this.connection = connection;
         this.request = request;
         this.socket = connection.socket();
+        this.parser = connection.parser();
     }
 
     /**
@@ -275,213 +274,126 @@ final class Http1Exchange implements UpstreamResponse {
         return n + b.length;
     }
 
-    /** Reads the response head, skipping interim (1xx) responses, and decides the body's framing. */
+    /**
+     * Reads the response head with the connection's {@link ResponseParser}, skipping interim (1xx)
+     * responses, asks the core's {@link ResponseHeadCheck} about it and decides the body's framing.
+     */
     private void readHead() throws IOException {
+        boolean head = request.method().equals("HEAD");
+        parser.reset(head);
+        checkStatusLinePrefix();
+        parsed = 0; // the head's size is the core's limit, counted here (Jetty's own count asserts on responses)
         while (true) {
-            int end = headEnd();
-            parseHead(end);
-            if (status >= 200) {
+            while (!parser.headRead()) {
+                if (!advance()) {
+                    if (parser.atStart() && connection.pos == connection.limit) {
+                        throw new java.io.EOFException("connection closed before the response");
+                    }
+                    throw new BadResponse(
+                            parser.bad() != null ? parser.bad() : "connection closed inside the response head");
+                }
+            }
+            if (parser.status() >= 200) {
                 break;
             }
-            if (status == 101) {
+            if (parser.status() == 101) {
                 throw new BadResponse("101 Switching Protocols to a request that asked for no upgrade");
             }
-            headerCount = 0; // interim response: the real one follows
-            status = 0;
+            parser.reset(head); // interim response: the real one follows
+        }
+        status = parser.status();
+        if (parsed > Http1Connection.HEAD_LIMIT) { // the head ended within the call that passed the limit
+            throw new BadResponse("response head larger than " + Http1Connection.HEAD_LIMIT + " bytes");
         }
         ResponseHeadCheck check = new ResponseHeadCheck();
-        for (int i = 0; i < headerCount; i++) {
-            check.header(headers[2 * i], headers[2 * i + 1]);
+        for (int i = 0; i < parser.headerCount(); i++) {
+            check.header(parser.headerName(i), parser.headerValue(i));
         }
-        String problem = check.verdict(1, minor, status);
+        String problem = check.verdict(parser.major(), parser.minor(), status);
         if (problem != null) {
             throw new BadResponse(problem);
         }
-        frame();
+        frame(head);
     }
 
-    /** Index just past the blank line ending the head in the connection's buffer, reading as needed. */
-    private int headEnd() throws IOException {
-        int scan = connection.pos;
-        while (true) {
-            byte[] b = connection.buffer;
-            for (int i = scan; i < connection.limit; i++) {
-                if (b[i] == '\n') {
-                    // the blank line: LF right after the previous LF, or after CR following it
-                    if (i > connection.pos
-                            && (b[i - 1] == '\n' || (b[i - 1] == '\r' && i - 1 > connection.pos && b[i - 2] == '\n'))) {
-                        return i + 1;
-                    }
-                }
-            }
-            if (connection.limit - connection.pos >= 5) {
-                int p = connection.pos;
-                if (b[p] != 'H' || b[p + 1] != 'T' || b[p + 2] != 'T' || b[p + 3] != 'P' || b[p + 4] != '/') {
-                    throw new BadResponse("not an HTTP/1.x status line"); // no need to wait for the rest of it
-                }
-            }
-            int consumed = connection.pos;
-            scan = connection.limit;
+    /**
+     * Fails at once on an answer that does not start like an HTTP/1.x status line, without waiting
+     * for a line end that may never come.
+     */
+    private void checkStatusLinePrefix() throws IOException {
+        while (connection.limit - connection.pos < 5) {
             if (!connection.fill()) {
                 if (connection.limit == connection.pos) {
                     throw new java.io.EOFException("connection closed before the response");
                 }
                 throw new BadResponse("connection closed inside the response head");
             }
-            scan -= consumed - connection.pos; // fill may have compacted the buffer
+        }
+        byte[] b = connection.buffer;
+        int p = connection.pos;
+        if (b[p] != 'H' || b[p + 1] != 'T' || b[p + 2] != 'T' || b[p + 3] != 'P' || b[p + 4] != '/') {
+            throw new BadResponse("not an HTTP/1.x status line");
         }
     }
 
-    private void parseHead(int end) throws IOException {
-        byte[] b = connection.buffer;
-        int p = connection.pos;
-        // status line: HTTP/1.x SP 3DIGIT [SP reason] EOL
-        if (end - p < 12
-                || b[p] != 'H'
-                || b[p + 1] != 'T'
-                || b[p + 2] != 'T'
-                || b[p + 3] != 'P'
-                || b[p + 4] != '/'
-                || b[p + 5] != '1'
-                || b[p + 6] != '.'
-                || (b[p + 7] != '0' && b[p + 7] != '1')
-                || b[p + 8] != ' '
-                || !digit(b[p + 9])
-                || !digit(b[p + 10])
-                || !digit(b[p + 11])
-                || !(b[p + 12] == ' ' || b[p + 12] == '\r' || b[p + 12] == '\n')) {
-            throw new BadResponse("not an HTTP/1.x status line");
-        }
-        boolean http10 = b[p + 7] == '0';
-        minor = http10 ? 0 : 1;
-        status = (b[p + 9] - '0') * 100 + (b[p + 10] - '0') * 10 + (b[p + 11] - '0');
-        if (status < 100) {
-            throw new BadResponse("status " + status);
-        }
-        p = lineEnd(b, p, end);
-        boolean close = http10;
+    /**
+     * Feeds the parser what the connection buffered, reading more when it needs more, until it hands
+     * something over (the head, chunk data, the end of the message).
+     *
+     * @return false when the stream ended first (the parser was told; see {@link ResponseParser#bad})
+     * @throws BadResponse when the parser refused the response
+     */
+    private boolean advance() throws IOException {
         while (true) {
-            int eol = lineEnd(b, p, end);
-            int lf = eol - 1;
-            int lineStop = lf > p && b[lf - 1] == '\r' ? lf - 1 : lf;
-            if (lineStop == p) {
-                connection.pos = eol;
-                break;
+            ByteBuffer view = ByteBuffer.wrap(connection.buffer, connection.pos, connection.limit - connection.pos);
+            boolean handed = parser.parse(view);
+            parsed += view.position() - connection.pos;
+            connection.pos = view.position();
+            if (!parser.headRead() && parsed > Http1Connection.HEAD_LIMIT) {
+                throw new BadResponse("response head larger than " + Http1Connection.HEAD_LIMIT + " bytes");
             }
-            if (b[p] == ' ' || b[p] == '\t') {
-                throw new BadResponse("folded header line");
+            if (parser.bad() != null) {
+                throw new BadResponse(parser.bad());
             }
-            int nameEnd = p;
-            while (nameEnd < lineStop && token(b[nameEnd])) {
-                nameEnd++;
+            if (handed) {
+                return true;
             }
-            int colon = nameEnd;
-            while (colon < lineStop && (b[colon] == ' ' || b[colon] == '\t')) {
-                colon++; // RFC 9112 section 5.1: a proxy removes whitespace before the colon
+            if (!connection.fill()) {
+                view = ByteBuffer.wrap(connection.buffer, connection.pos, connection.limit - connection.pos);
+                parser.atEof(view);
+                connection.pos = view.position();
+                return false;
             }
-            if (nameEnd == p || colon == lineStop || b[colon] != ':') {
-                throw new BadResponse("malformed header line");
-            }
-            int v = colon + 1;
-            while (v < lineStop && (b[v] == ' ' || b[v] == '\t')) {
-                v++;
-            }
-            int ve = lineStop;
-            while (ve > v && (b[ve - 1] == ' ' || b[ve - 1] == '\t')) {
-                ve--;
-            }
-            for (int i = v; i < ve; i++) {
-                if (b[i] == 0 || b[i] == '\r' || b[i] == '\n') {
-                    throw new BadResponse("control character in a header value");
-                }
-            }
-            String name = new String(b, p, nameEnd - p, ISO_8859_1);
-            String value = new String(b, v, ve - v, ISO_8859_1);
-            addHeader(name, value);
-            if (name.equalsIgnoreCase("connection")) {
-                if (http10) {
+        }
+    }
+
+    /** RFC 9112 section 6.3: how the body is delimited (the head passed the core's check). */
+    private void frame(boolean head) {
+        boolean close = parser.minor() == 0; // HTTP/1.0: closes unless it says keep-alive
+        for (int i = 0; i < parser.headerCount(); i++) {
+            if (parser.headerName(i).equalsIgnoreCase("connection")) {
+                String value = parser.headerValue(i);
+                if (parser.minor() == 0) {
                     close &= !hasToken(value, "keep-alive");
                 } else {
                     close |= hasToken(value, "close");
                 }
             }
-            p = eol;
         }
         reusable = !close;
-    }
-
-    private static int lineEnd(byte[] b, int p, int end) {
-        while (p < end && b[p] != '\n') {
-            p++;
-        }
-        return p + 1;
-    }
-
-    private void addHeader(String name, String value) {
-        if (2 * headerCount + 2 > headers.length) {
-            headers = Arrays.copyOf(headers, headers.length * 2);
-        }
-        headers[2 * headerCount] = name;
-        headers[2 * headerCount + 1] = value;
-        headerCount++;
-    }
-
-    /** RFC 9112 section 6.3: how the body is delimited. */
-    private void frame() throws IOException {
-        String transferEncoding = null;
-        long length = -1;
-        for (int i = 0; i < headerCount; i++) {
-            String name = headers[2 * i];
-            if (name.equalsIgnoreCase("transfer-encoding")) {
-                transferEncoding =
-                        transferEncoding == null ? headers[2 * i + 1] : transferEncoding + "," + headers[2 * i + 1];
-            } else if (name.equalsIgnoreCase("content-length")) {
-                length = contentLength(headers[2 * i + 1], length);
-            }
-        }
-        if (request.method().equals("HEAD") || status == 204 || status == 304) {
+        if (head || status == 204 || status == 304) {
             framing = Framing.NONE;
             contentLength = 0;
-        } else if (transferEncoding != null) {
-            String last = transferEncoding
-                    .substring(transferEncoding.lastIndexOf(',') + 1)
-                    .trim();
-            framing = last.equalsIgnoreCase("chunked") ? Framing.CHUNKED : Framing.CLOSE;
-            if (length >= 0 || framing == Framing.CLOSE) {
-                reusable = false; // both framings at once smell of smuggling: never reuse this connection
-            }
-        } else if (length >= 0) {
+        } else if (parser.chunked()) {
+            framing = Framing.CHUNKED;
+        } else if (parser.contentLength() >= 0) {
             framing = Framing.LENGTH;
-            contentLength = length;
-            left = length;
+            contentLength = parser.contentLength();
+            left = contentLength;
         } else {
             framing = Framing.CLOSE;
             reusable = false;
         }
-    }
-
-    /** One Content-Length value (possibly a list of equal values), agreeing with any seen before. */
-    private static long contentLength(String value, long seen) throws BadResponse {
-        long result = seen;
-        for (String part : value.split(",", -1)) {
-            String digits = part.trim();
-            if (digits.isEmpty() || digits.length() > 18) {
-                throw new BadResponse("invalid Content-Length '" + value + "'");
-            }
-            long n = 0;
-            for (int i = 0; i < digits.length(); i++) {
-                char c = digits.charAt(i);
-                if (c < '0' || c > '9') {
-                    throw new BadResponse("invalid Content-Length '" + value + "'");
-                }
-                n = n * 10 + (c - '0');
-            }
-            if (result >= 0 && result != n) {
-                throw new BadResponse("conflicting Content-Length values");
-            }
-            result = n;
-        }
-        return result;
     }
 
     private static boolean hasToken(String value, String token) {
@@ -493,21 +405,6 @@ final class Http1Exchange implements UpstreamResponse {
         return false;
     }
 
-    private static boolean digit(byte c) {
-        return c >= '0' && c <= '9';
-    }
-
-    /** RFC 9110 tchar. */
-    private static boolean token(byte c) {
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-            return true;
-        }
-        return switch (c) {
-            case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~' -> true;
-            default -> false;
-        };
-    }
-
     @Override
     public int status() {
         return status;
@@ -515,17 +412,17 @@ final class Http1Exchange implements UpstreamResponse {
 
     @Override
     public int headerCount() {
-        return headerCount;
+        return parser.headerCount();
     }
 
     @Override
     public String headerName(int i) {
-        return headers[2 * i];
+        return parser.headerName(i);
     }
 
     @Override
     public String headerValue(int i) {
-        return headers[2 * i + 1];
+        return parser.headerValue(i);
     }
 
     @Override
@@ -561,6 +458,12 @@ final class Http1Exchange implements UpstreamResponse {
         if (ended || state.get() != ACTIVE || (framing == Framing.LENGTH && left == 0)) {
             return 0;
         }
+        if (framing == Framing.CHUNKED) {
+            ByteBuffer data = parser.content();
+            if (data != null && data.hasRemaining()) {
+                return data.remaining();
+            }
+        }
         int n = connection.available();
         return framing == Framing.LENGTH ? (int) Math.min(n, left) : n;
     }
@@ -577,79 +480,67 @@ final class Http1Exchange implements UpstreamResponse {
         return n;
     }
 
+    /**
+     * Chunk data as the parser hands it over; -1 after the last chunk (trailer fields are not
+     * relayed). Once the connection's buffer is drained, a large read goes straight from the socket
+     * into the caller's array and the parser takes the chunk data out of it in place, so a chunked
+     * body costs as few reads as a fixed-length one.
+     */
     private int readChunked(byte[] buffer, int offset, int length) throws IOException {
-        while (left == 0) {
-            if (chunkCrlf) {
-                if (line() != 0) {
-                    throw new BadResponse("chunk data longer than its size");
-                }
-                chunkCrlf = false;
+        while (true) {
+            ByteBuffer data = parser.content();
+            if (data != null && data.hasRemaining()) {
+                int n = Math.min(length, data.remaining());
+                data.get(buffer, offset, n);
+                parser.contentRead();
+                return n;
             }
-            long size = chunkSize();
-            if (size == 0) {
-                while (line() != 0) {
-                    // trailer fields: not relayed (the gateway's response is already committed)
-                }
+            if (parser.ended()) {
                 finish();
                 return -1;
             }
-            left = size;
-        }
-        int n = connection.read(buffer, offset, (int) Math.min(length, left));
-        if (n < 0) {
-            throw new Truncated("body ended inside a chunk");
-        }
-        left -= n;
-        if (left == 0) {
-            chunkCrlf = true;
-        }
-        return n;
-    }
-
-    /** Reads one line from the buffer; returns its length without CRLF (the text stays before {@code pos}). */
-    private int line() throws IOException {
-        while (true) {
-            byte[] b = connection.buffer;
-            for (int i = connection.pos; i < connection.limit; i++) {
-                if (b[i] == '\n') {
-                    int start = connection.pos;
-                    connection.pos = i + 1;
-                    int stop = i > start && b[i - 1] == '\r' ? i - 1 : i;
-                    lineStart = start;
-                    return stop - start;
+            if (connection.pos == connection.limit && length >= Http1Connection.DIRECT_READ) {
+                int raw = connection.readRaw(buffer, offset, length);
+                if (raw < 0) {
+                    parser.atEof(ByteBuffer.allocate(0));
+                    throw new Truncated(parser.bad() != null ? parser.bad() : "body ended inside the chunk framing");
                 }
+                int n = inPlace(buffer, offset, raw);
+                if (n > 0) {
+                    return n;
+                }
+                continue;
             }
-            if (!connection.fill()) {
-                throw new Truncated("body ended inside the chunk framing");
+            if (!advance()) {
+                throw new Truncated(parser.bad() != null ? parser.bad() : "body ended inside the chunk framing");
             }
         }
     }
 
-    private long chunkSize() throws IOException {
-        int length = line();
-        byte[] b = connection.buffer;
-        long size = 0;
-        int digits = 0;
-        for (int i = lineStart; i < lineStart + length; i++) {
-            int c = b[i];
-            int d = c >= '0' && c <= '9'
-                    ? c - '0'
-                    : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-            if (d < 0) {
-                if (digits > 0 && (c == ';' || c == ' ' || c == '\t')) {
-                    break; // chunk extensions: ignored
-                }
-                throw new BadResponse("invalid chunk size line");
+    /**
+     * Parses {@code raw} bytes read into {@code buffer} at {@code offset}, moving the chunk data they
+     * hold to the front of that stretch; returns how many bytes of chunk data that is.
+     */
+    private int inPlace(byte[] buffer, int offset, int raw) throws IOException {
+        ByteBuffer view = ByteBuffer.wrap(buffer, offset, raw);
+        int written = offset;
+        while (view.hasRemaining() && !parser.ended()) {
+            parser.parse(view);
+            if (parser.bad() != null) {
+                throw new BadResponse(parser.bad());
             }
-            if (++digits > 15) {
-                throw new BadResponse("chunk size too large");
+            ByteBuffer data = parser.content();
+            if (data != null && data.hasRemaining()) {
+                int n = data.remaining();
+                data.get(buffer, written, n); // a move to lower indices within the same array: safe
+                written += n;
+                parser.contentRead();
             }
-            size = size * 16 + d;
         }
-        if (digits == 0) {
-            throw new BadResponse("invalid chunk size line");
+        if (view.hasRemaining()) {
+            reusable = false; // bytes beyond the response: the connection is not reused
         }
-        return size;
+        return written - offset;
     }
 
     private int readToClose(byte[] buffer, int offset, int length) throws IOException {

@@ -53,10 +53,20 @@ public final class Http1UpstreamClient implements UpstreamClient {
     private final Pacer pacer;
     private final long acquireNanos;
     private final long idleNanos;
+    private final long validateAfterNanos;
     private final ScheduledFuture<?> sweep;
     private volatile boolean closed;
 
     public Http1UpstreamClient(UpstreamConfig config) {
+        this(config, VALIDATE_AFTER_NANOS);
+    }
+
+    /**
+     * @param validateAfterNanos how long a connection may stay idle before it is checked for a close
+     *     ahead of reuse (tests that must reach a stale connection pass {@code Long.MAX_VALUE})
+     */
+    Http1UpstreamClient(UpstreamConfig config, long validateAfterNanos) {
+        this.validateAfterNanos = validateAfterNanos;
         this.config = requireNonNull(config, "config");
         this.name = config.name();
         this.admission = new Semaphore(config.maxConnections() + config.maxPending());
@@ -163,7 +173,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
             }
             if (slot.isOpen()) {
                 long idle = System.nanoTime() - slot.idleSince();
-                if (idle > idleNanos || (idle > VALIDATE_AFTER_NANOS && !slot.stillOpen())) {
+                if (idle > idleNanos || (idle > validateAfterNanos && !slot.stillOpen())) {
                     slot.close();
                 }
             }

@@ -64,6 +64,21 @@ final class Http1WireTest {
         return client(UpstreamSpec.of("wire", upstream.url()));
     }
 
+    /**
+     * A client that reuses an idle connection without checking it first, however long it was idle:
+     * on a loaded machine the steps of a test can take longer than the check's two seconds, and the
+     * check would then find the close these tests are about and open a new connection instead.
+     */
+    private Http1UpstreamClient uncheckedClient(ScriptedUpstream upstream) {
+        Http1UpstreamClient client = new Http1UpstreamClient(
+                UpstreamSpec.of("wire", upstream.url())
+                        .readTimeout(READ_TIMEOUT)
+                        .build(),
+                Long.MAX_VALUE);
+        opened.add(client);
+        return client;
+    }
+
     private static UpstreamRequest request(UpstreamClient client, String method, String target) {
         return new UpstreamRequest(method, target)
                 .header("Host", client.config().authority());
@@ -321,6 +336,11 @@ final class Http1WireTest {
     }
 
     @Test
+    void aOneMegabyteHeadIsBadResponse() {
+        assertBadResponse("HTTP/1.1 200 OK\r\n" + padding(1024) + "Content-Length: 5\r\n\r\nhello");
+    }
+
+    @Test
     void aResponseHeadJustUnder32KbIsAccepted() throws Exception {
         // larger than the 8 KB read buffer: the head limit, not the buffer, decides
         String pad = padding(30);
@@ -357,21 +377,10 @@ final class Http1WireTest {
     }
 
     @Test
-    void equalDuplicatedContentLengthsAreAccepted() throws Exception {
-        ScriptedUpstream upstream = upstream(ScriptedUpstream.answerInTurn(
-                "HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\n\r\nhello",
-                "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello",
-                HELLO));
-        Http1UpstreamClient client = client(upstream);
-        for (int i = 0; i < 2; i++) {
-            try (UpstreamResponse response = client.send(get(client, "/" + i))) {
-                assertThat(response.contentLength()).isEqualTo(5);
-                assertThat(new String(UpstreamClientContract.readAll(response), ISO_8859_1))
-                        .isEqualTo("hello");
-            }
-        }
-        assertThat(text(client, get(client, "/after"))).isEqualTo("hello");
-        assertThat(upstream.connectionsOfRequests()).containsExactly(0, 0, 0);
+    void aContentLengthGivenTwiceIsRefusedEvenWhenEqual() {
+        // as Netty's decoder in the reactive engine: every engine frames a response the same way
+        assertBadResponse("HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\n\r\nhello");
+        assertBadResponse("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello");
     }
 
     // ---- 3. truncation ----------------------------------------------------------------------------
@@ -417,7 +426,7 @@ final class Http1WireTest {
     @Test
     void aGetOnAConnectionClosedWhileIdleIsRetriedOnANewOne() throws Exception {
         ScriptedUpstream upstream = closesTheFirstConnectionWhenIdle();
-        Http1UpstreamClient client = client(upstream);
+        Http1UpstreamClient client = uncheckedClient(upstream);
         assertThat(text(client, get(client, "/first"))).isEqualTo("hello");
         assertThat(upstream.awaitFinished(1, PROMPT))
                 .as("the upstream closed the idle connection")
@@ -439,7 +448,7 @@ final class Http1WireTest {
     @Test
     void aPostWithABodyOnAConnectionClosedWhileIdleIsNotRetried() throws Exception {
         ScriptedUpstream upstream = closesTheFirstConnectionWhenIdle();
-        Http1UpstreamClient client = client(upstream);
+        Http1UpstreamClient client = uncheckedClient(upstream);
         assertThat(text(client, get(client, "/first"))).isEqualTo("hello");
         assertThat(upstream.awaitFinished(1, PROMPT)).isTrue();
         UpstreamRequest post =
@@ -455,7 +464,7 @@ final class Http1WireTest {
     @Test
     void aBodylessPostOnAConnectionClosedWhileIdleIsNotRetried() throws Exception {
         ScriptedUpstream upstream = closesTheFirstConnectionWhenIdle();
-        Http1UpstreamClient client = client(upstream);
+        Http1UpstreamClient client = uncheckedClient(upstream);
         assertThat(text(client, get(client, "/first"))).isEqualTo("hello");
         assertThat(upstream.awaitFinished(1, PROMPT)).isTrue();
         assertFailure(() -> client.send(bodylessPost(client, "/trigger")), UpstreamFailure.RESET);
