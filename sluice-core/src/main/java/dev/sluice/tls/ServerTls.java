@@ -171,6 +171,11 @@ public final class ServerTls implements AutoCloseable {
         return true;
     }
 
+    /** The certificates new handshakes choose from. */
+    ServerCertificates current() {
+        return keys.current();
+    }
+
     private static void warn(List<Problem> warnings) {
         for (Problem warning : warnings) {
             LOG.warn("{}", warning);

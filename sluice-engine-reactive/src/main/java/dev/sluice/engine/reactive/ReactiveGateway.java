@@ -175,7 +175,8 @@ final class ReactiveGateway implements RunningGateway {
             HttpServer http = HttpServer.create();
             if (tls != null) {
                 SslContext ssl = sslContext(tls);
-                http = http.secure(spec -> spec.sslContext(ssl));
+                // a handshake not done within header-timeout is closed, as a head not whole by then is
+                http = http.secure(spec -> spec.sslContext(ssl).handshakeTimeout(limits.headerTimeout()));
             }
             DisposableServer server = http.runOn(loops, nativeIo)
                     .host(settings.host())
