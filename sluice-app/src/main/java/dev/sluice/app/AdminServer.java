@@ -29,6 +29,9 @@ import java.util.stream.Collectors;
  * gateway's event loops or request threads.
  *
  * <pre>
+ *   GET /health         200 {"status":"up","listeners":[{"name":"gateway","port":8443,"tls":true},
+ *                       {"name":"admin","port":9090,"tls":false}]}: the liveness, and which
+ *                       listeners are TLS (503 and "down" as /health/live)
  *   GET /health/live    200 {"status":"up"}, or 503 {"status":"down","reason":...} once the engine
  *                       can no longer serve (RunningGateway.failure(): restart the process)
  *   GET /health/ready   200 {"status":"ready"} while it takes traffic; 503 {"status":"stopping"}
@@ -111,6 +114,20 @@ final class AdminServer implements AutoCloseable {
                 return;
             }
             switch (path) {
+                case "/health" -> {
+                    Optional<String> failure = gateway.failure();
+                    String listeners = ",\"listeners\":[{\"name\":\"gateway\",\"port\":" + gateway.port()
+                            + ",\"tls\":" + reloader.running().server().tls().isPresent()
+                            + "},{\"name\":\"admin\",\"port\":" + port() + ",\"tls\":false}]}";
+                    if (failure.isEmpty()) {
+                        json(exchange, 200, "{\"status\":\"up\"" + listeners);
+                    } else {
+                        json(
+                                exchange,
+                                503,
+                                "{\"status\":\"down\",\"reason\":" + JsonSplice.quote(failure.get()) + listeners);
+                    }
+                }
                 case "/health/live" -> {
                     Optional<String> failure = gateway.failure();
                     if (failure.isEmpty()) {

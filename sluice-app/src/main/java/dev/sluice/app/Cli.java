@@ -6,12 +6,14 @@ import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.EngineMode;
 import dev.sluice.config.GatewayConfig;
+import dev.sluice.config.Problem;
 import dev.sluice.demo.DemoConfig;
 import dev.sluice.demo.DemoUpstreams;
 import dev.sluice.demo.PortInUseException;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.observe.GatewayObserver;
+import dev.sluice.tls.ServerCertificates;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -195,7 +197,7 @@ public final class Cli {
                 session,
                 millis,
                 admin.map(server -> List.of("admin listening on " + server.url()
-                                + " (/health/live, /health/ready, /metrics, /routes, /config, POST /reload)"))
+                                + " (/health, /health/live, /health/ready, /metrics, /routes, /config, POST /reload)"))
                         .orElse(List.of()));
     }
 
@@ -260,6 +262,13 @@ public final class Cli {
         Path file = Path.of(a.required("--config", "FILE (-c FILE)"));
         try {
             GatewayConfig config = ConfigLoader.load(file);
+            if (config.server().tls().isPresent()) { // usable, but perhaps not for long
+                for (Problem warning : ServerCertificates.load(
+                                config.server().tls().get(), "server.tls", java.time.Instant.now())
+                        .warnings()) {
+                    out.println("warning: " + warning);
+                }
+            }
             out.println("ok: " + config.routes().size() + " routes, "
                     + config.upstreams().size() + " upstreams");
             return 0;
@@ -292,7 +301,8 @@ public final class Cli {
                 session.port().orElseThrow(),
                 config.server().engine().key(),
                 session.transport().orElseThrow(),
-                config.routes().size()));
+                config.routes().size(),
+                config.server().tls().isPresent()));
         more.forEach(out::println);
         out.flush();
         return await(session);
@@ -301,14 +311,17 @@ public final class Cli {
     /**
      * {@code sluice started in 812 ms: listening on 0.0.0.0:8080 (http://127.0.0.1:8080,
      * http://10.0.0.5:8080); engine virtual on nio, 11 routes}: the address really bound, and every URL
-     * it is reached at when that is a wildcard. The time counts from the JVM's start, not the launcher's
+     * it is reached at when that is a wildcard; {@code listening on 0.0.0.0:8443 with TLS
+     * (https://...)} with {@code server.tls}. The time counts from the JVM's start, not the launcher's
      * (which may have built the project first).
      */
-    static String startedLine(long millis, String host, int port, String engine, String transport, int routes) {
-        String urls =
-                ListenAddresses.urls(host, port).stream().map(URI::toString).collect(Collectors.joining(", "));
-        return "sluice started in " + millis + " ms: listening on " + ListenAddresses.authority(host, port) + " ("
-                + urls + "); engine " + engine + " on " + transport + ", " + routes
+    static String startedLine(
+            long millis, String host, int port, String engine, String transport, int routes, boolean tls) {
+        String urls = ListenAddresses.urls(tls ? "https" : "http", host, port).stream()
+                .map(URI::toString)
+                .collect(Collectors.joining(", "));
+        return "sluice started in " + millis + " ms: listening on " + ListenAddresses.authority(host, port)
+                + (tls ? " with TLS" : "") + " (" + urls + "); engine " + engine + " on " + transport + ", " + routes
                 + (routes == 1 ? " route" : " routes");
     }
 

@@ -23,8 +23,13 @@ final class ListenAddresses {
     }
 
     static List<URI> urls(String host, int port) {
+        return urls("http", host, port);
+    }
+
+    /** As {@link #urls(String, int)}, for a listener of {@code scheme} ({@code http}, {@code https}). */
+    static List<URI> urls(String scheme, String host, int port) {
         if (!isWildcard(host)) {
-            return List.of(url(host, port));
+            return List.of(url(scheme, host, port));
         }
         boolean ipv4Only = host.equals("0.0.0.0");
         List<InetAddress> loopback = new ArrayList<>();
@@ -45,15 +50,15 @@ final class ListenAddresses {
             // no interface list: fall back to loopback below
         }
         if (loopback.isEmpty() && others.isEmpty()) {
-            return List.of(url("127.0.0.1", port));
+            return List.of(url(scheme, "127.0.0.1", port));
         }
         List<URI> urls = new ArrayList<>();
         loopback.sort((a, b) -> Boolean.compare(!(a instanceof Inet4Address), !(b instanceof Inet4Address)));
         for (InetAddress address : loopback) {
-            urls.add(url(address.getHostAddress(), port));
+            urls.add(url(scheme, address.getHostAddress(), port));
         }
         for (InetAddress address : others) {
-            urls.add(url(address.getHostAddress(), port));
+            urls.add(url(scheme, address.getHostAddress(), port));
         }
         return urls;
     }
@@ -68,7 +73,7 @@ final class ListenAddresses {
         return (bare.indexOf(':') >= 0 ? "[" + bare + "]" : bare) + ":" + port;
     }
 
-    private static URI url(String host, int port) {
-        return URI.create("http://" + authority(host, port));
+    private static URI url(String scheme, String host, int port) {
+        return URI.create(scheme + "://" + authority(host, port));
     }
 }

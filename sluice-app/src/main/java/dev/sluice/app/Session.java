@@ -52,10 +52,13 @@ final class Session implements AutoCloseable {
         return admin.map(AdminServer::url);
     }
 
-    /** The gateway's base URL, such as {@code http://127.0.0.1:8080}, when a gateway runs. */
+    /**
+     * The gateway's base URL, such as {@code http://127.0.0.1:8080} ({@code https://} with {@code
+     * server.tls}), when a gateway runs.
+     */
     Optional<URI> gatewayUrl() {
-        return gateway.map(g ->
-                URI.create("http://" + urlHost(config.orElseThrow().server().host()) + ":" + g.port()));
+        return gateway.map(g -> URI.create(config.orElseThrow().server().scheme() + "://"
+                + urlHost(config.orElseThrow().server().host()) + ":" + g.port()));
     }
 
     /** The running gateway, when there is one. */

@@ -57,6 +57,12 @@ class AdminListenerTest {
                         HttpResponse<String> live = Http.get(admin.get(), "/health/live");
                         assertThat(live.statusCode()).isEqualTo(200);
                         assertThat(live.body()).isEqualTo("{\"status\":\"up\"}");
+                        HttpResponse<String> health = Http.get(admin.get(), "/health");
+                        assertThat(health.statusCode()).isEqualTo(200);
+                        assertThat(health.body())
+                                .isEqualTo("{\"status\":\"up\",\"listeners\":[{\"name\":\"gateway\",\"port\":"
+                                        + gateway.getPort() + ",\"tls\":false},{\"name\":\"admin\",\"port\":"
+                                        + admin.get().getPort() + ",\"tls\":false}]}");
                         HttpResponse<String> ready = Http.get(admin.get(), "/health/ready");
                         assertThat(ready.statusCode()).isEqualTo(200);
                         assertThat(ready.body()).isEqualTo("{\"status\":\"ready\"}");
@@ -112,7 +118,7 @@ class AdminListenerTest {
             assertThat(lines).hasSize(3);
             assertThat(lines.get(1))
                     .isEqualTo("admin listening on " + admin.get()
-                            + " (/health/live, /health/ready, /metrics, /routes, /config, POST /reload)");
+                            + " (/health, /health/live, /health/ready, /metrics, /routes, /config, POST /reload)");
             assertThat(ListeningSockets.awaitNotListening(admin.get().getPort(), Duration.ofSeconds(10)))
                     .as("the admin listener is closed with the gateway")
                     .isTrue();

@@ -152,7 +152,7 @@ public final class ConfigLoader {
         }
         Mapping r = Mapping.of(document, "", rootExpected, problems).orElseThrow();
         r.allowOnly("server", "admin", "upstreams", "routes", "logging", "redis");
-        ServerConfig server = server(r);
+        ServerConfig server = server(r, base);
         Optional<AdminConfig> admin = admin(r);
         Optional<RedisConfig> redis = redis(r);
         Set<String> declared = new LinkedHashSet<>();
@@ -180,7 +180,7 @@ public final class ConfigLoader {
         return sb.toString();
     }
 
-    private static ServerConfig server(Mapping root) {
+    private static ServerConfig server(Mapping root, Path base) {
         ServerConfig d = ServerConfig.defaults();
         Optional<Mapping> section = root.mapping("server", "a mapping of server settings");
         if (section.isEmpty()) {
@@ -196,7 +196,8 @@ public final class ConfigLoader {
                 "shutdown-grace",
                 "read-ahead",
                 "transport",
-                "limits");
+                "limits",
+                "tls");
         String host = m.string("host", "a host name or address").orElse(d.host());
         if (host.isBlank()) {
             m.problem("host", "'' (expected: a host name or address)");
@@ -219,8 +220,87 @@ public final class ConfigLoader {
         ServerLimits limits = m.mapping("limits", "a mapping of limits")
                 .map(ConfigLoader::limits)
                 .orElse(d.limits());
+        Optional<TlsConfig> tls = m.mapping("tls", "a mapping with certificate and key (PEM files)")
+                .flatMap(t -> tls(t, base));
         return new ServerConfig(
-                host, port, engine, platformThreads, fanoutThreads, grace, readAhead, transport, limits);
+                host, port, engine, platformThreads, fanoutThreads, grace, readAhead, transport, limits, tls);
+    }
+
+    /** {@code server.tls}: its keys, then every file it names, checked as the listener will read them. */
+    private static Optional<TlsConfig> tls(Mapping m, Path base) {
+        m.allowOnly("certificate", "key", "sni", "client-auth", "client-ca", "protocols");
+        int before = m.problems().size();
+        Optional<TlsConfig.CertificateFiles> certificate = certificateFiles(m, base);
+        List<TlsConfig.CertificateFiles> sni = new ArrayList<>();
+        m.list("sni", "a list of {certificate, key} mappings").ifPresent(items -> {
+            for (int i = 0; i < items.size(); i++) {
+                Mapping.of(
+                                items.get(i),
+                                m.child("sni") + "[" + i + "]",
+                                "a mapping with certificate and key",
+                                m.problems())
+                        .flatMap(item -> {
+                            item.allowOnly("certificate", "key");
+                            return certificateFiles(item, base);
+                        })
+                        .ifPresent(sni::add);
+            }
+        });
+        String clientAuthKey = m.choice("client-auth", "none", "none", "optional", "require");
+        TlsConfig.ClientAuth clientAuth =
+                TlsConfig.ClientAuth.valueOf(clientAuthKey.toUpperCase(java.util.Locale.ROOT));
+        Optional<Path> clientCa =
+                m.string("client-ca", "a PEM file of CA certificates").map(base::resolve);
+        if (clientAuth != TlsConfig.ClientAuth.NONE && clientCa.isEmpty()) {
+            m.problem(
+                    "client-ca",
+                    "missing (expected: the PEM bundle of the CAs that sign client certificates, with client-auth "
+                            + clientAuth.key() + ")");
+        } else if (clientAuth == TlsConfig.ClientAuth.NONE && clientCa.isPresent()) {
+            m.problem(
+                    "client-ca",
+                    "set, but client-auth is none, so no client is asked for a certificate (expected: client-auth"
+                            + " optional or require, or no client-ca)");
+        }
+        List<String> protocols = TlsConfig.DEFAULT_PROTOCOLS;
+        String protocolsExpected = "a list of TLSv1.3 and TLSv1.2";
+        Optional<List<?>> listed = m.list("protocols", protocolsExpected);
+        if (listed.isPresent()) {
+            List<String> chosen = new ArrayList<>();
+            for (Object item : listed.get()) {
+                if (item instanceof String p && TlsConfig.DEFAULT_PROTOCOLS.contains(p)) {
+                    if (!chosen.contains(p)) {
+                        chosen.add(p);
+                    }
+                } else {
+                    m.problem(
+                            "protocols",
+                            Mapping.describe(item) + " is not offered: older versions are broken or deprecated"
+                                    + " (RFC 8996) (expected: " + protocolsExpected + ")");
+                }
+            }
+            if (listed.get().isEmpty()) {
+                m.problem("protocols", "an empty list (expected: " + protocolsExpected + ")");
+            }
+            protocols = chosen;
+        }
+        if (certificate.isEmpty() || m.problems().size() != before) {
+            return Optional.empty();
+        }
+        TlsConfig tls = new TlsConfig(certificate.get(), sni, clientAuth, clientCa, protocols);
+        dev.sluice.tls.ServerCertificates.Checked checked =
+                dev.sluice.tls.ServerCertificates.load(tls, m.path(), java.time.Instant.now());
+        m.problems().addAll(checked.problems());
+        return checked.problems().isEmpty() ? Optional.of(tls) : Optional.empty();
+    }
+
+    private static Optional<TlsConfig.CertificateFiles> certificateFiles(Mapping m, Path base) {
+        Optional<String> certificate = m.requiredString("certificate", "a PEM file: the certificate chain, leaf first");
+        Optional<String> key = m.requiredString("key", "a PEM file: the certificate's PKCS#8 private key");
+        if (certificate.isEmpty() || key.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new TlsConfig.CertificateFiles(base.resolve(certificate.get()), base.resolve(key.get())));
     }
 
     private static ServerLimits limits(Mapping m) {

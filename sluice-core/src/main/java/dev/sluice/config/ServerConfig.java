@@ -3,6 +3,7 @@ package dev.sluice.config;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The listening side of the gateway.
@@ -18,6 +19,7 @@ import java.time.Duration;
  * @param transport the socket transport (default {@link Transport#AUTO}: io_uring for {@code
  *     reactive} where the kernel allows it, NIO otherwise)
  * @param limits what one client may take: sizes, timeouts, connections, requests in flight
+ * @param tls TLS on the listener, when configured ({@code server.tls}); plain HTTP otherwise
  */
 public record ServerConfig(
         String host,
@@ -28,7 +30,8 @@ public record ServerConfig(
         Duration shutdownGrace,
         int readAhead,
         Transport transport,
-        ServerLimits limits) {
+        ServerLimits limits,
+        Optional<TlsConfig> tls) {
 
     public static final int DEFAULT_PORT = 8080;
 
@@ -38,6 +41,31 @@ public record ServerConfig(
         requireNonNull(shutdownGrace, "shutdownGrace");
         requireNonNull(transport, "transport");
         requireNonNull(limits, "limits");
+        requireNonNull(tls, "tls");
+    }
+
+    /** A plain-HTTP server. */
+    public ServerConfig(
+            String host,
+            int port,
+            EngineMode engine,
+            int platformThreads,
+            int fanoutThreads,
+            Duration shutdownGrace,
+            int readAhead,
+            Transport transport,
+            ServerLimits limits) {
+        this(
+                host,
+                port,
+                engine,
+                platformThreads,
+                fanoutThreads,
+                shutdownGrace,
+                readAhead,
+                transport,
+                limits,
+                Optional.empty());
     }
 
     /** A server with the default {@link ServerLimits}. */
@@ -69,11 +97,31 @@ public record ServerConfig(
 
     public ServerConfig with(EngineMode engine, int port) {
         return new ServerConfig(
-                host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport, limits);
+                host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport, limits, tls);
     }
 
     public ServerConfig with(ServerLimits limits) {
         return new ServerConfig(
-                host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport, limits);
+                host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport, limits, tls);
+    }
+
+    /** The same server with TLS on its listener. */
+    public ServerConfig with(TlsConfig tls) {
+        return new ServerConfig(
+                host,
+                port,
+                engine,
+                platformThreads,
+                fanoutThreads,
+                shutdownGrace,
+                readAhead,
+                transport,
+                limits,
+                Optional.of(tls));
+    }
+
+    /** {@code https} with TLS on the listener, else {@code http}. */
+    public String scheme() {
+        return tls.isPresent() ? "https" : "http";
     }
 }

@@ -64,4 +64,25 @@ class ConfigChangeTest {
                         + " this file was applied");
         assertThat(e.problems().get(3).message()).startsWith("changed (running: none, file: AdminConfig[");
     }
+
+    @Test
+    void tlsSettingsChangeOnlyOnARestartWhileTheirFilesRotateByThemselves() throws Exception {
+        GatewayConfig plain = parse("""
+                server: { port: 8080 }
+                upstreams: { a: { url: "http://127.0.0.1:1" } }
+                """ + ROUTES);
+        GatewayConfig tls = new GatewayConfig(
+                plain.server()
+                        .with(TlsConfig.of(new TlsConfig.CertificateFiles(
+                                java.nio.file.Path.of("chain.pem"), java.nio.file.Path.of("key.pem")))),
+                plain.admin(),
+                plain.upstreams(),
+                plain.routes(),
+                plain.logging(),
+                plain.redis());
+        assertThat(ConfigChange.restartOnly(plain, tls))
+                .extracting(Problem::path)
+                .containsExactly("server.tls");
+        assertThat(ConfigChange.restartOnly(tls, tls)).isEmpty();
+    }
 }

@@ -53,6 +53,11 @@ public final class TestGateway implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + port() + target);
     }
 
+    /** {@code https://127.0.0.1:<port><target>}, for a gateway with {@code server.tls}. */
+    public URI httpsUri(String target) {
+        return URI.create("https://127.0.0.1:" + port() + target);
+    }
+
     /** {@code 127.0.0.1:<port>}, the Host a client sends. */
     public String authority() {
         return "127.0.0.1:" + port();
@@ -100,6 +105,7 @@ public final class TestGateway implements AutoCloseable {
         private dev.sluice.config.ServerLimits limits = dev.sluice.config.ServerLimits.defaults();
         private GatewayObserver observer = GatewayObserver.NONE;
         private Optional<dev.sluice.config.RedisConfig> redis = Optional.empty();
+        private Optional<dev.sluice.config.TlsConfig> tls = Optional.empty();
 
         private Builder(EngineMode mode) {
             this.mode = requireNonNull(mode, "mode");
@@ -164,9 +170,15 @@ public final class TestGateway implements AutoCloseable {
             return this;
         }
 
+        /** {@code server.tls}: TLS on the listener. */
+        public Builder tls(dev.sluice.config.TlsConfig tls) {
+            this.tls = Optional.of(tls);
+            return this;
+        }
+
         public GatewayConfig config() {
             ServerConfig server =
-                    new ServerConfig("127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead, transport, limits);
+                    new ServerConfig("127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead, transport, limits, tls);
             return new GatewayConfig(
                     server,
                     Optional.<AdminConfig>empty(),

@@ -5,10 +5,12 @@ import dev.sluice.config.EngineMode;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ServerConfig;
 import dev.sluice.config.ServerLimits;
+import dev.sluice.config.TlsConfig;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.observe.GatewayObserver;
+import dev.sluice.tls.ServerTls;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -23,9 +25,12 @@ import java.util.function.Function;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
@@ -52,9 +57,15 @@ final class JettyGateway implements RunningGateway {
     private final Set<UpstreamClient> retired = ConcurrentHashMap.newKeySet();
 
     private volatile boolean closed;
+    /** The listener's TLS, when {@code server.tls} is set: the core's context, rotated by its watcher. */
+    private final ServerTls tls;
 
     private JettyGateway(
-            GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clientFactory, GatewayObserver observer) {
+            GatewayConfig config,
+            Function<UpstreamConfig, UpstreamClient> clientFactory,
+            GatewayObserver observer,
+            ServerTls tls) {
+        this.tls = tls;
         ServerConfig sc = config.server();
         QueuedThreadPool pool;
         if (sc.engine() == EngineMode.VIRTUAL) {
@@ -95,11 +106,17 @@ final class JettyGateway implements RunningGateway {
         // Jetty counts the request line and the header block together: room for both limits, and the
         // core checks the target's own (RequestFraming.checkSize), as Netty's decoder counts them apart
         http.setRequestHeaderSize(limits.maxHeaderBytes() + limits.maxRequestLine());
+        if (tls != null) { // the request's scheme is https (X-Forwarded-Proto); no SNI-to-Host check (see below)
+            http.addCustomizer(new SecureRequestCustomizer(false, false, -1, false));
+        }
         timer = new ScheduledThreadPoolExecutor(
                 1, Thread.ofPlatform().name("sluice-timer").daemon(true).factory());
         timer.setRemoveOnCancelPolicy(true);
-        connector = new ServerConnector(
-                server, 1, -1, new HeadTimedConnection.Factory(http, timer, limits.headerTimeout()));
+        HeadTimedConnection.Factory http1 = new HeadTimedConnection.Factory(http, timer, limits.headerTimeout());
+        connector = tls == null
+                ? new ServerConnector(server, 1, -1, http1)
+                : new ServerConnector(
+                        server, 1, -1, new SslConnectionFactory(sslContextFactory(tls), "http/1.1"), http1);
         connector.setHost(sc.host());
         connector.setPort(sc.port());
         connector.setAcceptQueueSize(1024);
@@ -121,10 +138,41 @@ final class JettyGateway implements RunningGateway {
         server.setStopTimeout(sc.shutdownGrace().toMillis());
     }
 
+    /**
+     * Jetty's TLS on the core's context: the protocols, cipher suites and client authentication the
+     * core chose, exactly (Jetty's own inclusions and exclusions cleared); the certificate is chosen by
+     * the core's key manager, so Jetty's SNI host check, which only knows key stores, is off.
+     */
+    private static SslContextFactory.Server sslContextFactory(ServerTls tls) {
+        SslContextFactory.Server ssl = new SslContextFactory.Server();
+        ssl.setSslContext(tls.context());
+        ssl.setExcludeProtocols();
+        ssl.setIncludeProtocols(tls.protocols());
+        ssl.setExcludeCipherSuites();
+        ssl.setIncludeCipherSuites(tls.cipherSuites());
+        ssl.setUseCipherSuitesOrder(true);
+        ssl.setRenegotiationAllowed(false);
+        ssl.setSniRequired(false);
+        ssl.setNeedClientAuth(tls.clientAuth() == TlsConfig.ClientAuth.REQUIRE);
+        ssl.setWantClientAuth(tls.clientAuth() == TlsConfig.ClientAuth.OPTIONAL);
+        return ssl;
+    }
+
     static JettyGateway start(
             GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clients, GatewayObserver observer)
             throws Exception {
-        JettyGateway gateway = new JettyGateway(config, clients, observer);
+        ServerTls tls = config.server().tls().isPresent()
+                ? ServerTls.open(config.server().tls().get())
+                : null;
+        JettyGateway gateway;
+        try {
+            gateway = new JettyGateway(config, clients, observer, tls);
+        } catch (RuntimeException e) {
+            if (tls != null) {
+                tls.close();
+            }
+            throw e;
+        }
         try {
             gateway.server.start();
         } catch (Exception e) {
@@ -196,6 +244,9 @@ final class JettyGateway implements RunningGateway {
             retired.clear();
             if (handler != null) {
                 handler.closePolicies();
+            }
+            if (tls != null) {
+                tls.close();
             }
         }
     }

@@ -22,12 +22,12 @@ public final class ReactiveEngine implements Engine {
     }
 
     @Override
-    public RunningGateway start(GatewayConfig config, GatewayObserver observer) {
+    public RunningGateway start(GatewayConfig config, GatewayObserver observer) throws Exception {
         requireNonNull(config, "config");
         EngineMode mode = config.server().engine();
         if (mode != EngineMode.REACTIVE) {
             throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: reactive)");
         }
-        return ReactiveGateway.start(config, observer);
+        return ReactiveGateway.startTls(config, observer, null);
     }
 }

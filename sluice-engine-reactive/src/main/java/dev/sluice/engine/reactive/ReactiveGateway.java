@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.config.ConfigChange;
+import dev.sluice.config.ConfigException;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ServerConfig;
 import dev.sluice.config.ServerLimits;
@@ -8,6 +9,7 @@ import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.observe.GatewayObserver;
+import dev.sluice.tls.ServerTls;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
@@ -16,11 +18,16 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.uring.IoUring;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.IdentityCipherSuiteFilter;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SslContext;
 import io.netty.resolver.AddressResolverGroup;
 import io.netty.resolver.HostsFileEntriesResolver;
 import io.netty.resolver.dns.DnsAddressResolverGroup;
 import io.netty.resolver.dns.DnsNameResolverBuilder;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +72,8 @@ final class ReactiveGateway implements RunningGateway {
     private volatile AddressResolverGroup<InetSocketAddress> resolver;
 
     private final LoopWatch watch;
+    /** The listener's TLS, when {@code server.tls} is set: the core's context, rotated by its watcher. */
+    private final ServerTls tls;
 
     private ReactiveGateway(
             LoopResources loops,
@@ -75,7 +84,9 @@ final class ReactiveGateway implements RunningGateway {
             AddressResolverGroup<InetSocketAddress> resolver,
             boolean nativeIo,
             HostsFileEntriesResolver hosts,
-            GatewayHandler handler) {
+            GatewayHandler handler,
+            ServerTls tls) {
+        this.tls = tls;
         this.resolver = resolver;
         this.loops = loops;
         this.upstreams = upstreams;
@@ -97,6 +108,52 @@ final class ReactiveGateway implements RunningGateway {
      *     give their own)
      */
     static ReactiveGateway start(GatewayConfig config, GatewayObserver observer, HostsFileEntriesResolver hosts) {
+        try {
+            return startTls(config, observer, hosts);
+        } catch (ConfigException | IOException e) {
+            throw new IllegalStateException("server.tls: " + e.getMessage(), e);
+        }
+    }
+
+    /** Starts with the listener's TLS read from {@code server.tls}, when set. */
+    static ReactiveGateway startTls(GatewayConfig config, GatewayObserver observer, HostsFileEntriesResolver hosts)
+            throws ConfigException, IOException {
+        ServerTls tls = config.server().tls().isPresent()
+                ? ServerTls.open(config.server().tls().get())
+                : null;
+        try {
+            return start(config, observer, hosts, tls);
+        } catch (RuntimeException e) {
+            if (tls != null) {
+                tls.close();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Netty's TLS on the core's context: the JDK's {@code SSLEngine} with the protocols, cipher suites
+     * and client authentication the core chose; the core's key manager chooses the certificate.
+     */
+    private static SslContext sslContext(ServerTls tls) {
+        ClientAuth clientAuth = switch (tls.clientAuth()) {
+            case NONE -> ClientAuth.NONE;
+            case OPTIONAL -> ClientAuth.OPTIONAL;
+            case REQUIRE -> ClientAuth.REQUIRE;
+        };
+        return new JdkSslContext(
+                tls.context(),
+                false,
+                List.of(tls.cipherSuites()),
+                IdentityCipherSuiteFilter.INSTANCE,
+                null,
+                clientAuth,
+                tls.protocols(),
+                false);
+    }
+
+    private static ReactiveGateway start(
+            GatewayConfig config, GatewayObserver observer, HostsFileEntriesResolver hosts, ServerTls tls) {
         ServerConfig settings = config.server();
         int workers = Math.max(1, Runtime.getRuntime().availableProcessors());
         LoopResources loops = LoopResources.create("sluice-reactive", workers, true);
@@ -115,8 +172,13 @@ final class ReactiveGateway implements RunningGateway {
                 upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo, resolver));
             }
             handler = new GatewayHandler(config, upstreams, observer);
-            DisposableServer server = HttpServer.create()
-                    .runOn(loops, nativeIo)
+            HttpServer http = HttpServer.create();
+            if (tls != null) {
+                SslContext ssl = sslContext(tls);
+                // a handshake not done within header-timeout is closed, as a head not whole by then is
+                http = http.secure(spec -> spec.sslContext(ssl).handshakeTimeout(limits.headerTimeout()));
+            }
+            DisposableServer server = http.runOn(loops, nativeIo)
                     .host(settings.host())
                     .port(settings.port())
                     .channelGroup(connections)
@@ -156,7 +218,8 @@ final class ReactiveGateway implements RunningGateway {
                     resolver,
                     nativeIo,
                     hosts,
-                    handler);
+                    handler,
+                    tls);
         } catch (RuntimeException e) {
             if (handler != null) {
                 handler.close();
@@ -287,6 +350,9 @@ final class ReactiveGateway implements RunningGateway {
             connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
         } finally {
             handler.close();
+            if (tls != null) {
+                tls.close();
+            }
             List<Upstream> all = new ArrayList<>(upstreams.values());
             all.addAll(retired);
             retired.clear();
