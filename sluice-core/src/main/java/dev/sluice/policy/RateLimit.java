@@ -176,7 +176,7 @@ public final class RateLimit implements InboundPolicy {
 
     private Decision decide(TokenBucket.Take take) {
         if (take.admitted()) { // the same fields as a refusal's, on the admitted response
-            return Decision.Proceed.responding(ResponseEdits.setting(Map.of(
+            return Decision.Proceed.responding(ResponseEdits.settingUnchanged(Map.of(
                     "RateLimit-Limit",
                     limitHeader,
                     "RateLimit-Remaining",

@@ -53,6 +53,14 @@ public final class ResponseEdits {
         return of(set, List.of());
     }
 
+    /**
+     * Headers set, no {@code Vary}, from a map nobody changes (a {@code Map.of}): not copied, for a
+     * policy that makes one per request (the rate limit's fields).
+     */
+    static ResponseEdits settingUnchanged(Map<String, String> set) {
+        return set.isEmpty() ? NONE : new ResponseEdits(set, List.of());
+    }
+
     public boolean isEmpty() {
         return this == NONE;
     }
