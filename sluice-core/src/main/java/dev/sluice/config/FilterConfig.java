@@ -60,6 +60,45 @@ public sealed interface FilterConfig {
         }
     }
 
+    /**
+     * Cross-origin requests from browsers: {@code cors: {allowed-origins: [..], allowed-methods: [..],
+     * allowed-headers: [..], expose-headers: [..], allow-credentials: false, max-age: 10m}} (see
+     * {@code dev.sluice.policy.Cors}).
+     *
+     * @param allowedOrigins origins as {@code scheme://host[:port]} (lower case, no default port),
+     *     patterns {@code scheme://*.suffix[:port]}, or the one entry {@code *}
+     * @param allowedMethods methods a preflight may announce; {@code *} for any
+     * @param allowedHeaders request header names (lower case) a preflight may announce; {@code *} for any
+     * @param exposeHeaders response header names a page may read, beyond the CORS-safelisted ones
+     * @param allowCredentials whether pages may send cookies and {@code Authorization} (never with {@code *} origins)
+     * @param maxAge how long a browser may cache a preflight's answer, if set
+     */
+    record Cors(
+            List<String> allowedOrigins,
+            List<String> allowedMethods,
+            List<String> allowedHeaders,
+            List<String> exposeHeaders,
+            boolean allowCredentials,
+            Optional<Duration> maxAge)
+            implements FilterConfig {
+        /** The methods allowed when none are configured (Spring's {@code CorsConfiguration} default). */
+        public static final List<String> DEFAULT_METHODS = List.of("GET", "HEAD", "POST");
+
+        public Cors {
+            allowedOrigins = List.copyOf(allowedOrigins);
+            allowedMethods = List.copyOf(allowedMethods);
+            allowedHeaders = List.copyOf(allowedHeaders);
+            exposeHeaders = List.copyOf(exposeHeaders);
+            Objects.requireNonNull(maxAge, "maxAge");
+            if (allowedOrigins.isEmpty()) {
+                throw new IllegalArgumentException("cors: allowed-origins is empty (expected: at least one origin)");
+            }
+            if (allowCredentials && allowedOrigins.contains("*")) {
+                throw new IllegalArgumentException("cors: '*' origins with allow-credentials");
+            }
+        }
+    }
+
     /** Rewrites response headers before they reach the client: {@code response-headers: {set, remove}}. */
     record ResponseHeaders(Map<String, String> set, List<String> remove) implements FilterConfig {
         public ResponseHeaders {

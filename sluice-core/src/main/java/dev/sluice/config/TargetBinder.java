@@ -20,12 +20,14 @@ final class TargetBinder {
     private final List<Problem> problems;
 
     private final AuthBinder auth;
+    private final CorsBinder cors;
 
     TargetBinder(Set<String> upstreams, java.nio.file.Path base, boolean redis, List<Problem> problems) {
         this.upstreams = upstreams;
         this.redis = redis;
         this.problems = problems;
         this.auth = new AuthBinder(base, problems);
+        this.cors = new CorsBinder(problems);
     }
 
     Optional<Target> proxy(Mapping m, Optional<PathPattern> routePath) {
@@ -168,11 +170,12 @@ final class TargetBinder {
                 case "api-key" -> auth.apiKey(body, at + "." + kind).ifPresent(filters::add);
                 case "rate-limit" -> rateLimit(body, at + "." + kind).ifPresent(filters::add);
                 case "ip-filter" -> ipFilter(body, at + "." + kind).ifPresent(filters::add);
+                case "cors" -> cors.cors(body, at + "." + kind).ifPresent(filters::add);
                 default ->
                     problems.add(new Problem(
                             at + "." + kind,
                             "unknown filter (expected: one of request-headers, response-headers, concurrency,"
-                                    + " max-body, jwt, api-key, rate-limit, ip-filter)"));
+                                    + " max-body, jwt, api-key, rate-limit, ip-filter, cors)"));
             }
         }
         return filters;
@@ -208,9 +211,11 @@ final class TargetBinder {
         List<String> allow = ranges(m, "allow", path);
         List<String> deny = ranges(m, "deny", path);
         List<String> trusted = ranges(m, "trusted-proxies", path);
-        if (!m.has("allow") && !m.has("deny")) {
+        if (!m.has("allow") && !m.has("deny") && !m.has("trusted-proxies")) {
             problems.add(new Problem(
-                    path, "neither allow nor deny (expected: at least one list of addresses or CIDR ranges)"));
+                    path,
+                    "neither allow, deny nor trusted-proxies (expected: at least one list of addresses or CIDR"
+                            + " ranges)"));
         }
         return problems.size() == before
                 ? Optional.of(new FilterConfig.IpFilter(allow, deny, trusted))

@@ -85,6 +85,7 @@ public final class HeaderRules {
                     a.header().ifPresent(n -> rules.requestDrops.add(n.toLowerCase(Locale.ROOT)));
                 case FilterConfig.RateLimit r -> {} // a policy: PolicyChain
                 case FilterConfig.IpFilter f -> {} // a policy: PolicyChain
+                case FilterConfig.Cors c -> {} // a policy: PolicyChain
                 case FilterConfig.ResponseHeaders h -> {
                     h.remove().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
                     h.set().forEach((n, v) -> rules.responseSets.put(n, v));

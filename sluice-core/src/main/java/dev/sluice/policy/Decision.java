@@ -9,8 +9,9 @@ import java.util.concurrent.CompletionStage;
 /**
  * What an {@link InboundPolicy} decides about a request. Engines carry it out in their own model:
  * {@link Proceed} runs the route (and releases the permit when the response is over), {@link Reject}
- * answers at once, {@link Pending} waits for a later decision without blocking an event loop (a
- * virtual thread parks, the reactive engine subscribes).
+ * answers an error at once, {@link Answer} answers at once without a body, {@link Pending} waits for
+ * a later decision without blocking an event loop (a virtual thread parks, the reactive engine
+ * subscribes).
  */
 public sealed interface Decision {
 
@@ -22,8 +23,11 @@ public sealed interface Decision {
      *     a map nobody changes afterwards.
      * @param edits what every upstream request of the exchange carries besides the client's
      *     headers ({@link UpstreamEdits})
+     * @param response what every response head of the exchange carries besides the route's ({@link
+     *     ResponseEdits}): CORS and {@code RateLimit-*} fields
      */
-    record Proceed(Permit permit, Map<String, String> attributes, UpstreamEdits edits) implements Decision {
+    record Proceed(Permit permit, Map<String, String> attributes, UpstreamEdits edits, ResponseEdits response)
+            implements Decision {
         /** Proceed, holding nothing. */
         public static final Proceed FREELY = new Proceed(Permit.NONE);
 
@@ -31,16 +35,27 @@ public sealed interface Decision {
             requireNonNull(permit, "permit");
             requireNonNull(attributes, "attributes");
             requireNonNull(edits, "edits");
+            requireNonNull(response, "response");
+        }
+
+        /** Proceed holding {@code permit}, with attributes and upstream edits, and no response edit. */
+        public Proceed(Permit permit, Map<String, String> attributes, UpstreamEdits edits) {
+            this(permit, attributes, edits, ResponseEdits.NONE);
         }
 
         /** Proceed holding {@code permit}, with no attribute and no edit. */
         public Proceed(Permit permit) {
-            this(permit, Map.of(), UpstreamEdits.NONE);
+            this(permit, Map.of(), UpstreamEdits.NONE, ResponseEdits.NONE);
         }
 
         /** Proceed holding nothing, with attributes and edits. */
         public static Proceed with(Map<String, String> attributes, UpstreamEdits edits) {
             return attributes.isEmpty() && edits.isEmpty() ? FREELY : new Proceed(Permit.NONE, attributes, edits);
+        }
+
+        /** Proceed holding nothing, with response edits only. */
+        public static Proceed responding(ResponseEdits response) {
+            return response.isEmpty() ? FREELY : new Proceed(Permit.NONE, Map.of(), UpstreamEdits.NONE, response);
         }
     }
 
@@ -57,6 +72,16 @@ public sealed interface Decision {
 
         public byte[] body() {
             return ErrorBody.of(status, code, message);
+        }
+    }
+
+    /**
+     * Answer {@code status} with {@code headers} and no body, the gateway's own answer that is not an
+     * error (a CORS preflight's {@code 204}); the upstream sees nothing.
+     */
+    record Answer(int status, Map<String, String> headers) implements Decision {
+        public Answer {
+            headers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
         }
     }
 

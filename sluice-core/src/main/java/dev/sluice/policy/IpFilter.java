@@ -5,23 +5,28 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code ip-filter}: lets a request through by its client's address. The client is the connection's
- * peer, unless the peer is a trusted proxy: then {@code X-Forwarded-For} is read from its right end,
- * skipping trusted proxies, and the first address that is not one is the client (nginx's {@code
- * real_ip_recursive}, Envoy's {@code xff_num_trusted_hops} by list). A client-sent {@code
- * X-Forwarded-For} from an untrusted peer is never believed. Denied ranges win; with an allow list,
- * only its ranges pass. A refused request gets {@code 403 forbidden} and its upstream sees nothing.
+ * {@code ip-filter}: lets a request through by its client's address, as {@link ClientAddress}
+ * resolves it (the connection's peer, or behind a trusted proxy the rightmost untrusted {@code
+ * X-Forwarded-For} hop). Denied ranges win; with an allow list, only its ranges pass. A refused
+ * request gets {@code 403 forbidden} and its upstream sees nothing. With neither list (only {@code
+ * trusted-proxies}) it refuses nothing: it names the route's trusted proxies, for its rate limits.
  */
 public final class IpFilter implements InboundPolicy {
 
     private final List<Cidr> allow;
     private final List<Cidr> deny;
-    private final List<Cidr> trusted;
+    private final ClientAddress client;
 
+    /** Resolving the client with this filter's own {@code trusted-proxies}. */
     public IpFilter(FilterConfig.IpFilter config) {
+        this(config, ClientAddress.trusting(config.trustedProxies()));
+    }
+
+    /** Resolving the client with the route's {@link ClientAddress}. */
+    public IpFilter(FilterConfig.IpFilter config, ClientAddress client) {
         this.allow = config.allow().stream().map(IpFilter::cidr).toList();
         this.deny = config.deny().stream().map(IpFilter::cidr).toList();
-        this.trusted = config.trustedProxies().stream().map(IpFilter::cidr).toList();
+        this.client = client;
     }
 
     private static Cidr cidr(String text) {
@@ -32,6 +37,9 @@ public final class IpFilter implements InboundPolicy {
 
     @Override
     public Decision admit(Inbound request) {
+        if (allow.isEmpty() && deny.isEmpty()) {
+            return Decision.Proceed.FREELY;
+        }
         String client = client(request);
         if (matches(deny, client) || (!allow.isEmpty() && !matches(allow, client))) {
             return new Decision.Reject(403, "forbidden", "the client address " + client + " is not allowed", Map.of());
@@ -39,25 +47,9 @@ public final class IpFilter implements InboundPolicy {
         return Decision.Proceed.FREELY;
     }
 
-    /** The client's address, as described above. */
+    /** The client's address ({@link ClientAddress#resolve}). */
     String client(Inbound request) {
-        String peer = request.clientAddress();
-        if (trusted.isEmpty() || !matches(trusted, peer)) {
-            return peer;
-        }
-        String forwarded = request.header("X-Forwarded-For");
-        if (forwarded == null || forwarded.isBlank()) {
-            return peer;
-        }
-        String[] hops = forwarded.split(",");
-        String client = peer;
-        for (int i = hops.length - 1; i >= 0; i--) {
-            client = hops[i].strip();
-            if (!matches(trusted, client)) {
-                return client; // the first hop a trusted proxy did not add (or garbage: it matches nothing)
-            }
-        }
-        return client; // every hop trusted: the leftmost
+        return client.resolve(request);
     }
 
     private static boolean matches(List<Cidr> ranges, String address) {

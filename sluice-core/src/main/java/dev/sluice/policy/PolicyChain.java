@@ -31,21 +31,33 @@ public final class PolicyChain {
         return of(route, PolicyResources.none());
     }
 
-    /** The policies a route's filters configure, sharing the gateway's {@code resources} (its Redis store). */
+    /**
+     * The policies a route's filters configure, sharing the gateway's {@code resources} (its Redis
+     * store). A {@code cors} filter is asked first wherever it is listed: a browser's preflight
+     * carries no credentials, and a later refusal (a {@code 401}, a {@code 429}) must carry its
+     * fields for a page to read it. Every policy that asks for the client's address gets the route's
+     * {@link ClientAddress}.
+     */
     public static PolicyChain of(RouteConfig route, PolicyResources resources) {
         List<InboundPolicy> policies = new ArrayList<>();
         List<FilterConfig> filters = route.filters();
+        ClientAddress client = ClientAddress.of(route);
         for (int i = 0; i < filters.size(); i++) {
             FilterConfig filter = filters.get(i);
             switch (filter) {
-                case FilterConfig.RateLimit r -> policies.add(resources.rateLimit(r, route.id(), i));
+                case FilterConfig.RateLimit r -> policies.add(resources.rateLimit(r, route.id(), i, client));
                 case FilterConfig.Concurrency c ->
                     policies.add(new ConcurrencyLimit(c.max(), c.queue(), c.queueTimeout()));
                 case FilterConfig.RequestHeaders h -> {}
                 case FilterConfig.MaxBody b -> {}
                 case FilterConfig.Jwt j -> policies.add(JwtPolicy.of(j));
                 case FilterConfig.ApiKey a -> policies.add(new ApiKeyPolicy(a));
-                case FilterConfig.IpFilter f -> policies.add(new IpFilter(f));
+                case FilterConfig.IpFilter f -> {
+                    if (!f.allow().isEmpty() || !f.deny().isEmpty()) { // else it only names trusted proxies
+                        policies.add(new IpFilter(f, client));
+                    }
+                }
+                case FilterConfig.Cors c -> policies.addFirst(new Cors(c)); // a preflight carries no credentials
                 case FilterConfig.ResponseHeaders h -> {}
             }
         }
@@ -66,15 +78,22 @@ public final class PolicyChain {
 
     /** Asks every policy about {@code request}. */
     public Decision admit(InboundPolicy.Inbound request) {
-        return from(0, request, Decision.Permit.NONE, UpstreamEdits.NONE);
+        return from(0, request, Decision.Permit.NONE, UpstreamEdits.NONE, ResponseEdits.NONE);
     }
 
     /**
      * Asks the policies from {@code start} on. A policy that proceeds with attributes hands them to
      * the policies after it ({@code request} is wrapped); the edits of every policy that proceeds
-     * are combined, later ones winning.
+     * are combined, later ones winning. A refusal or answer after some policies proceeded carries
+     * their response edits (a {@code 401} after {@code cors} has its {@code
+     * Access-Control-Allow-Origin}).
      */
-    private Decision from(int start, InboundPolicy.Inbound request, Decision.Permit held, UpstreamEdits edits) {
+    private Decision from(
+            int start,
+            InboundPolicy.Inbound request,
+            Decision.Permit held,
+            UpstreamEdits edits,
+            ResponseEdits response) {
         for (int i = start; i < policies.length; i++) {
             Decision decision = policies[i].admit(request);
             switch (decision) {
@@ -84,22 +103,40 @@ public final class PolicyChain {
                         request = new Attributed(request, p.attributes());
                     }
                     edits = edits.and(p.edits());
+                    response = response.and(p.response());
                 }
                 case Decision.Reject r -> {
                     held.release();
-                    return r;
+                    return withResponse(r, response);
+                }
+                case Decision.Answer a -> {
+                    held.release();
+                    return withResponse(a, response);
                 }
                 case Decision.Pending p -> {
-                    return resumeAfter(p, i + 1, request, held, edits);
+                    return resumeAfter(p, i + 1, request, held, edits, response);
                 }
             }
         }
         if (request instanceof Attributed attributed) {
-            return new Decision.Proceed(held, attributed.all(), edits);
+            return new Decision.Proceed(held, attributed.all(), edits, response);
         }
-        return held == Decision.Permit.NONE && edits.isEmpty()
+        return held == Decision.Permit.NONE && edits.isEmpty() && response.isEmpty()
                 ? Decision.Proceed.FREELY
-                : new Decision.Proceed(held, Map.of(), edits);
+                : new Decision.Proceed(held, Map.of(), edits, response);
+    }
+
+    /** A refusal or answer with the response edits of the policies that proceeded before it. */
+    private static Decision withResponse(Decision decision, ResponseEdits response) {
+        if (response.isEmpty()) {
+            return decision;
+        }
+        return switch (decision) {
+            case Decision.Reject r ->
+                new Decision.Reject(r.status(), r.code(), r.message(), response.onto(r.headers()));
+            case Decision.Answer a -> new Decision.Answer(a.status(), response.onto(a.headers()));
+            default -> decision;
+        };
     }
 
     /**
@@ -112,7 +149,8 @@ public final class PolicyChain {
             int next,
             InboundPolicy.Inbound request,
             Decision.Permit held,
-            UpstreamEdits edits) {
+            UpstreamEdits edits,
+            ResponseEdits response) {
         CompletableFuture<Decision> outer = new CompletableFuture<>();
         CompletableFuture<Decision> inner = pending.decision().toCompletableFuture();
         outer.whenComplete((d, e) -> {
@@ -132,10 +170,15 @@ public final class PolicyChain {
                                 next,
                                 q.attributes().isEmpty() ? request : new Attributed(request, q.attributes()),
                                 held.and(q.permit()),
-                                edits.and(q.edits()));
+                                edits.and(q.edits()),
+                                response.and(q.response()));
                     case Decision.Reject r -> {
                         held.release();
-                        yield r;
+                        yield withResponse(r, response);
+                    }
+                    case Decision.Answer a -> {
+                        held.release();
+                        yield withResponse(a, response);
                     }
                     case Decision.Pending q -> { // a policy must settle on Proceed or Reject
                         q.abandon();

@@ -58,6 +58,11 @@ public final class PolicyResources implements AutoCloseable {
      * one. Called while a configuration compiles; {@link #compiled()} then forgets the limits that
      * configuration no longer has.
      */
+    public RateLimit rateLimit(FilterConfig.RateLimit config, String route, int index, ClientAddress client) {
+        return rateLimit(config, route, index).resolving(client);
+    }
+
+    /** {@link #rateLimit(FilterConfig.RateLimit, String, int, ClientAddress)} with the peer as client. */
     public synchronized RateLimit rateLimit(FilterConfig.RateLimit config, String route, int index) {
         Placed placed = new Placed(route, index, config);
         RateLimit limit = limits.get(placed);

@@ -30,7 +30,11 @@ import java.util.function.LongSupplier;
  *
  * <p>A key whose value is missing (no such header, no claim or API key because no authentication
  * filter ran before) falls back to the client's address: a request never escapes its limit by
- * leaving a header out, and anonymous clients are limited one address at a time.
+ * leaving a header out, and anonymous clients are limited one address at a time. The client's
+ * address is the route's {@link ClientAddress}: behind a trusted proxy, the forwarded client.
+ *
+ * <p>An admitted request's response carries the same {@code RateLimit-*} fields ({@link
+ * ResponseEdits}), {@code RateLimit-Remaining} being the tokens left after it.
  */
 public final class RateLimit implements InboundPolicy {
 
@@ -49,6 +53,7 @@ public final class RateLimit implements InboundPolicy {
     private final String sharedPrefix;
     private final boolean failOpen;
     private final String limitHeader;
+    private final ClientAddress client;
 
     private RateLimit(
             FilterConfig.RateLimit config, LongSupplier nanoClock, int maxKeys, RateStore shared, String sharedPrefix) {
@@ -69,6 +74,29 @@ public final class RateLimit implements InboundPolicy {
                                 Duration.ofNanos(bucket.windowNanos()).plusSeconds(1))
                         .ticker(nanoClock::getAsLong)
                         .build();
+        this.client = ClientAddress.PEER;
+    }
+
+    /** {@code other}'s buckets and settings, with the client address resolved by {@code client}. */
+    private RateLimit(RateLimit other, ClientAddress client) {
+        this.key = other.key;
+        this.claimAttribute = other.claimAttribute;
+        this.bucket = other.bucket;
+        this.nanoClock = other.nanoClock;
+        this.failOpen = other.failOpen;
+        this.limitHeader = other.limitHeader;
+        this.shared = other.shared;
+        this.sharedPrefix = other.sharedPrefix;
+        this.local = other.local;
+        this.client = requireNonNull(client, "client");
+    }
+
+    /**
+     * This rate limit (the same buckets) with the {@code client-address} key, and the fallback of a
+     * missing value, resolved by {@code client} (the route's trusted proxies).
+     */
+    public RateLimit resolving(ClientAddress client) {
+        return client == this.client ? this : new RateLimit(this, client);
     }
 
     /** A rate limit whose buckets live in this process, on {@code nanoClock} (tests inject one). */
@@ -132,7 +160,7 @@ public final class RateLimit implements InboundPolicy {
             return "route";
         }
         if (value == null) {
-            return "addr:" + request.clientAddress();
+            return "addr:" + client.resolve(request);
         }
         return "val:" + bounded(value);
     }
@@ -147,8 +175,14 @@ public final class RateLimit implements InboundPolicy {
     }
 
     private Decision decide(TokenBucket.Take take) {
-        if (take.admitted()) {
-            return Decision.Proceed.FREELY;
+        if (take.admitted()) { // the same fields as a refusal's, on the admitted response
+            return Decision.Proceed.responding(ResponseEdits.settingUnchanged(Map.of(
+                    "RateLimit-Limit",
+                    limitHeader,
+                    "RateLimit-Remaining",
+                    Long.toString(take.remaining()),
+                    "RateLimit-Reset",
+                    Long.toString(ceilSeconds(take.resetNanos())))));
         }
         String retry = Long.toString(ceilSeconds(take.retryNanos()));
         return new Decision.Reject(

@@ -1,5 +1,6 @@
 package dev.sluice.routing;
 
+import dev.sluice.config.FilterConfig;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.config.RouteMatch;
 import java.util.List;
@@ -13,14 +14,21 @@ import java.util.function.Function;
  * Finds the route for a request: the first route, in declared order, whose path, host, headers and
  * method all match. The path is normalised first ({@link RequestPath}); one that cannot be is {@link
  * Result.BadPath}. When some route matched everything but the method, the result is {@link
- * Result.MethodNotAllowed} with the methods that would have matched.
+ * Result.MethodNotAllowed} with the methods that would have matched. A CORS preflight matches a route
+ * with a {@code cors} filter by the method it announces, even when the route's methods lack {@code
+ * OPTIONS}.
  */
 public final class RouteTable {
 
     private final RouteConfig[] routes;
+    private final boolean[] cors; // whether routes[i] has a cors filter
 
     public RouteTable(List<RouteConfig> routes) {
         this.routes = routes.toArray(RouteConfig[]::new);
+        this.cors = new boolean[this.routes.length];
+        for (int i = 0; i < this.routes.length; i++) {
+            cors[i] = this.routes[i].filters().stream().anyMatch(f -> f instanceof FilterConfig.Cors);
+        }
     }
 
     /**
@@ -38,7 +46,10 @@ public final class RouteTable {
             }
         }
         java.util.SortedSet<String> allowed = null;
-        for (RouteConfig route : routes) {
+        Result.Matched preflightRoute = null; // the first cors route whose path matched a preflight
+        String announced = null; // the method a CORS preflight asks about, when the request is one
+        for (int i = 0; i < routes.length; i++) {
+            RouteConfig route = routes[i];
             RouteMatch m = route.match();
             var pathMatch = m.path().match(path);
             if (pathMatch.isEmpty() || !hostMatches(m, host) || !headersMatch(m.headers(), headers)) {
@@ -48,14 +59,43 @@ public final class RouteTable {
                 PathPattern.Match pm = pathMatch.get();
                 return new Result.Matched(route, path, pm.variables(), pm.remainder());
             }
+            if (cors[i] && (announced != null || (announced = announcedMethod(method, headers)) != null)) {
+                PathPattern.Match pm = pathMatch.get();
+                Result.Matched matched = new Result.Matched(route, path, pm.variables(), pm.remainder());
+                if (m.methods().contains(announced)) {
+                    return matched;
+                }
+                if (preflightRoute == null) {
+                    preflightRoute = matched;
+                }
+            }
             if (allowed == null) {
                 allowed = new TreeSet<>();
             }
             allowed.addAll(m.methods());
         }
+        if (preflightRoute != null) {
+            return preflightRoute; // no route takes the announced method: its cors filter refuses it
+        }
         return allowed == null
                 ? Result.NotFound.INSTANCE
                 : new Result.MethodNotAllowed(java.util.Collections.unmodifiableSortedSet(allowed));
+    }
+
+    /**
+     * The method a CORS preflight ({@code OPTIONS} with {@code Origin} and {@code
+     * Access-Control-Request-Method}) announces, or null when the request is none. A preflight is
+     * routed as the request it asks about: to the first route with a {@code cors} filter that takes
+     * the announced method, else to the first route with a {@code cors} filter whose path matched
+     * (its filter then refuses the method), so that a {@code cors} filter answers it whatever the
+     * route's {@code methods}.
+     */
+    private static String announcedMethod(String method, Function<String, String> headers) {
+        if (!method.equals("OPTIONS") || headers.apply("origin") == null) {
+            return null;
+        }
+        String announced = headers.apply("access-control-request-method");
+        return announced == null ? null : announced.strip();
     }
 
     private static boolean hostMatches(RouteMatch m, String host) {

@@ -196,6 +196,53 @@ class RateLimitTest {
         assertThat(refused.code()).isEqualTo("rate_limit_unavailable");
     }
 
+    @Test
+    void anAdmittedRequestsResponseCarriesTheRateLimitFields() {
+        RateLimit limit = limit(2, Duration.ofMinutes(1), 1); // a bucket of 3, a token every 30 s
+        InboundPolicy.Inbound a = from("10.0.0.1");
+        assertThat(limit.admit(a))
+                .isInstanceOfSatisfying(
+                        Decision.Proceed.class,
+                        p -> assertThat(p.response().set())
+                                .containsEntry("RateLimit-Limit", "3")
+                                .containsEntry("RateLimit-Remaining", "2")
+                                .containsEntry("RateLimit-Reset", "30"));
+        assertThat(limit.admit(a))
+                .isInstanceOfSatisfying(
+                        Decision.Proceed.class,
+                        p -> assertThat(p.response().set())
+                                .containsEntry("RateLimit-Remaining", "1")
+                                .containsEntry("RateLimit-Reset", "60"));
+        advance(Duration.ofSeconds(10));
+        assertThat(limit.admit(a))
+                .isInstanceOfSatisfying(
+                        Decision.Proceed.class,
+                        p -> assertThat(p.response().set())
+                                .containsEntry("RateLimit-Remaining", "0")
+                                .containsEntry("RateLimit-Reset", "80"));
+    }
+
+    @Test
+    void theClientAddressKeyIsTheForwardedClientBehindTheRoutesTrustedProxies() {
+        RateLimit limit = limit(1, Duration.ofMinutes(1), 0).resolving(ClientAddress.trusting(List.of("10.0.0.5")));
+        InboundPolicy.Inbound viaProxy = given("10.0.0.5", Map.of("x-forwarded-for", "203.0.113.9"), Map.of());
+        InboundPolicy.Inbound otherViaProxy = given("10.0.0.5", Map.of("x-forwarded-for", "203.0.113.10"), Map.of());
+        assertThat(limit.keyOf(viaProxy)).isEqualTo("addr:203.0.113.9");
+        assertThat(admitted(limit, viaProxy, 2))
+                .as("one client behind the proxy")
+                .isEqualTo(1);
+        assertThat(admitted(limit, otherViaProxy, 1))
+                .as("another client behind the same proxy")
+                .isEqualTo(1);
+        InboundPolicy.Inbound forged = given("198.51.100.7", Map.of("x-forwarded-for", "203.0.113.11"), Map.of());
+        assertThat(limit.keyOf(forged))
+                .as("an untrusted peer's X-Forwarded-For is not believed")
+                .isEqualTo("addr:198.51.100.7");
+        assertThat(limit(1, Duration.ofMinutes(1), 0).keyOf(viaProxy))
+                .as("no trusted proxy: the peer")
+                .isEqualTo("addr:10.0.0.5");
+    }
+
     /** A request from {@code address} with these headers (lower-case names) and chain attributes. */
     private static GivenRequest given(String address, Map<String, String> headers, Map<String, String> attributes) {
         return GivenRequest.from(address).withHeaders(headers).withAttributes(attributes);

@@ -2,6 +2,7 @@ package dev.sluice.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.config.FilterConfig;
 import dev.sluice.config.ProxyTarget;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.config.RouteMatch;
@@ -139,5 +140,48 @@ class RouteTableTest {
                 .isInstanceOfSatisfying(
                         RouteTable.Result.MethodNotAllowed.class,
                         m -> assertThat(m.allowed()).containsExactly("GET"));
+    }
+
+    @Test
+    void aCorsPreflightIsRoutedByTheMethodItAnnouncesToARouteWithACorsFilter() {
+        FilterConfig.Cors cors = new FilterConfig.Cors(
+                List.of("https://shop.example"),
+                List.of("GET", "DELETE"),
+                List.of(),
+                List.of(),
+                false,
+                Optional.empty());
+        RouteConfig reads = new RouteConfig(
+                "reads",
+                new RouteMatch(PathPattern.parse("/orders/**"), Set.of("GET"), Optional.empty(), Map.of()),
+                ProxyTarget.to("up"),
+                List.of(cors));
+        RouteConfig deletes = new RouteConfig(
+                "deletes",
+                new RouteMatch(PathPattern.parse("/orders/**"), Set.of("DELETE"), Optional.empty(), Map.of()),
+                ProxyTarget.to("up"),
+                List.of(cors));
+        RouteConfig plain = route("plain", "/plain", "GET");
+        RouteTable table = new RouteTable(List.of(reads, deletes, plain));
+        Map<String, String> preflightDelete =
+                Map.of("origin", "https://shop.example", "access-control-request-method", "DELETE");
+        Map<String, String> preflightGet =
+                Map.of("origin", "https://shop.example", "access-control-request-method", "GET");
+
+        assertThat(matchedId(table.match("OPTIONS", null, "/orders/1", preflightDelete::get)))
+                .isEqualTo("deletes");
+        assertThat(matchedId(table.match("OPTIONS", null, "/orders/1", preflightGet::get)))
+                .isEqualTo("reads");
+        assertThat(table.match("OPTIONS", null, "/orders/1", NO_HEADERS))
+                .as("a plain OPTIONS is not a preflight")
+                .isInstanceOf(RouteTable.Result.MethodNotAllowed.class);
+        assertThat(table.match("OPTIONS", null, "/plain", preflightGet::get))
+                .as("no cors filter: routed as the OPTIONS it is")
+                .isInstanceOf(RouteTable.Result.MethodNotAllowed.class);
+        Map<String, String> preflightPut =
+                Map.of("origin", "https://shop.example", "access-control-request-method", "PUT");
+        assertThat(matchedId(table.match("OPTIONS", null, "/orders/1", preflightPut::get)))
+                .as("a method no route takes: the first cors route, whose filter refuses it")
+                .isEqualTo("reads");
     }
 }

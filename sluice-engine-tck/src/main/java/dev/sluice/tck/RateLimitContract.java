@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -70,6 +71,69 @@ public abstract class RateLimitContract extends ContractFixture {
                     .as("no header: the client address's bucket")
                     .isEqualTo(200);
         }
+    }
+
+    @Test
+    void anAdmittedResponseCarriesTheRateLimitFieldsProxiedOrComposed() {
+        FilterConfig.RateLimit limit =
+                FilterConfig.RateLimit.local(FilterConfig.RateKey.header("x-client"), 2, Duration.ofMinutes(1), 1);
+        try (TestGateway gw = gateway()
+                .route("limited", on("/limited/**"), proxy(APP).stripPrefix("/limited"), limit)
+                .route("page", on("/page"), Routes.compose().part("a", APP, "/json/20"), limit)
+                .start()) {
+            HttpResponse<byte[]> first = get(gw, "/limited/json/10", "carol");
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(first.headers().firstValue("RateLimit-Limit")).hasValue("3");
+            assertThat(first.headers().firstValue("RateLimit-Remaining")).hasValue("2");
+            // a token every 30 s: one taken, the bucket is full again in about 30 s
+            assertThat(first.headers().firstValue("RateLimit-Reset").map(Long::parseLong))
+                    .hasValueSatisfying(s -> assertThat(s).isBetween(25L, 30L));
+            HttpResponse<byte[]> second = get(gw, "/limited/json/10", "carol");
+            assertThat(second.headers().firstValue("RateLimit-Remaining")).hasValue("1");
+            assertThat(second.headers().firstValue("RateLimit-Reset").map(Long::parseLong))
+                    .hasValueSatisfying(s -> assertThat(s).isBetween(55L, 60L));
+
+            HttpResponse<byte[]> composed = get(gw, "/page", "carol");
+            assertThat(composed.statusCode()).isEqualTo(200);
+            assertThat(composed.headers().firstValue("RateLimit-Limit")).hasValue("3");
+            assertThat(composed.headers().firstValue("RateLimit-Remaining"))
+                    .as("the composed route's own bucket")
+                    .hasValue("2");
+        }
+    }
+
+    @Test
+    void theClientAddressKeyIsTheForwardedClientBehindTheRoutesTrustedProxies() {
+        String run = Long.toString(System.nanoTime(), 36);
+        FilterConfig.RateLimit limit =
+                FilterConfig.RateLimit.local(FilterConfig.RateKey.clientAddress(), 1, Duration.ofMinutes(1), 0);
+        try (TestGateway gw = gateway()
+                .route(
+                        "behind",
+                        on("/behind/**"),
+                        proxy(APP).stripPrefix("/behind"),
+                        limit,
+                        new FilterConfig.IpFilter(List.of(), List.of(), List.of("127.0.0.1"))) // the peer is the proxy
+                .route("direct", on("/direct/**"), proxy(APP).stripPrefix("/direct"), limit)
+                .start()) {
+            assertThat(forwarded(gw, "/behind/json/2", "203.0.113.9").status()).isEqualTo(200);
+            WireResponse again = forwarded(gw, "/behind/json/2?tag=again" + run, "203.0.113.9");
+            assertError(again, 429, "rate_limited");
+            assertThat(upstream.started("again" + run)).isFalse();
+            assertThat(forwarded(gw, "/behind/json/2", "198.51.100.7, 203.0.113.10")
+                            .status())
+                    .as("another client behind the same trusted proxy: its own bucket")
+                    .isEqualTo(200);
+
+            assertThat(forwarded(gw, "/direct/json/2", "203.0.113.9").status()).isEqualTo(200);
+            assertThat(forwarded(gw, "/direct/json/2", "203.0.113.10").status())
+                    .as("no trusted proxy on this route: the peer's bucket, whatever X-Forwarded-For says")
+                    .isEqualTo(429);
+        }
+    }
+
+    private static WireResponse forwarded(TestGateway gw, String target, String forwardedFor) {
+        return gw.wire().send(WireRequest.get(target).header("X-Forwarded-For", forwardedFor));
     }
 
     @Test

@@ -134,6 +134,7 @@ final class GatewayHandler extends Handler.Abstract {
      * @return whether the response was aborted after it began
      */
     private boolean handle(Request request, Response response, Callback callback, String[] route) {
+        Response answer = response; // what failures are answered on: with the policies' response edits, once admitted
         String method = request.getMethod();
         String path = request.getHttpURI().getPath(); // raw: RouteTable normalises it
         HttpFields headers = request.getHeaders();
@@ -173,7 +174,33 @@ final class GatewayHandler extends Handler.Abstract {
                     if (compiled.policies().isEmpty()) {
                         compiled.handler().handle(request, response, matched, UpstreamEdits.NONE);
                     } else {
-                        admitted(compiled.policies(), request, response, matched, compiled.handler());
+                        switch (decide(compiled.policies(), request, matched)) {
+                            case Decision.Proceed proceed -> {
+                                if (!proceed.response().isEmpty()) {
+                                    answer = new EditedResponse(request, response, proceed.response());
+                                }
+                                try {
+                                    compiled.handler().handle(request, answer, matched, proceed.edits());
+                                } finally {
+                                    proceed.permit().release();
+                                }
+                            }
+                            case Decision.Reject reject -> {
+                                reject.headers()
+                                        .forEach((name, value) ->
+                                                response.getHeaders().put(name, value));
+                                error(response, reject.status(), reject.body());
+                            }
+                            case Decision.Answer given -> {
+                                response.setStatus(given.status());
+                                given.headers()
+                                        .forEach((name, value) ->
+                                                response.getHeaders().put(name, value));
+                                ClientOutput.send(response, true, ByteBuffer.allocate(0));
+                            }
+                            case Decision.Pending pending ->
+                                throw new IllegalStateException("a pending decision decided nothing");
+                        }
                     }
                 }
                 case RouteTable.Result.MethodNotAllowed notAllowed -> {
@@ -187,22 +214,18 @@ final class GatewayHandler extends Handler.Abstract {
             callback.succeeded();
             return false;
         } catch (Throwable failure) {
-            return fail(request, response, callback, failure);
+            return fail(request, answer, callback, failure);
         }
     }
 
     /**
-     * Runs the route if its policies let the request through: a pending decision is waited for here
-     * (this engine's requests have threads of their own: a virtual thread parks), a rejection is
-     * answered, and the permit of a request that proceeds is released when its response is over.
+     * What the route's policies decide about the request: a pending decision is waited for here
+     * (this engine's requests have threads of their own: a virtual thread parks). The caller runs
+     * the route of a request that proceeds, releasing its permit when the response is over, and
+     * answers the others.
      */
-    private static void admitted(
-            PolicyChain policies,
-            Request request,
-            Response response,
-            RouteTable.Result.Matched matched,
-            RouteHandler handler)
-            throws Exception {
+    private static Decision decide(PolicyChain policies, Request request, RouteTable.Result.Matched matched)
+            throws InterruptedException {
         Decision decision = policies.admit(new RoutedRequest(
                 request.getMethod(),
                 matched,
@@ -219,20 +242,7 @@ final class GatewayHandler extends Handler.Abstract {
                 throw new IllegalStateException("a policy failed to decide", e.getCause());
             }
         }
-        switch (decision) {
-            case Decision.Proceed proceed -> {
-                try {
-                    handler.handle(request, response, matched, proceed.edits());
-                } finally {
-                    proceed.permit().release();
-                }
-            }
-            case Decision.Reject reject -> {
-                reject.headers().forEach((name, value) -> response.getHeaders().put(name, value));
-                error(response, reject.status(), reject.body());
-            }
-            case Decision.Pending pending -> throw new IllegalStateException("a pending decision decided nothing");
-        }
+        return decision;
     }
 
     /** The Content-Length the client declared (its framing already checked), or -1. */

@@ -170,6 +170,10 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             case Decision.Proceed proceed -> {
                 Mono<Void> run;
                 in.edits(proceed.edits());
+                if (!proceed.response().isEmpty()
+                        && channel(in).pipeline().get(WriteGate.NAME) instanceof WriteGate gate) {
+                    gate.editNextHead(proceed.response());
+                }
                 try {
                     run = handler.handle(in, response, matched, channel(in));
                 } catch (RuntimeException e) {
@@ -182,6 +186,11 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                 response.responseHeaders().clear();
                 reject.headers().forEach(response::header);
                 yield Responses.send(response, reject.status(), reject.body());
+            }
+            case Decision.Answer given -> {
+                response.responseHeaders().clear();
+                given.headers().forEach(response::header);
+                yield Responses.empty(response, given.status());
             }
             case Decision.Pending pending -> {
                 Channel channel = channel(in);

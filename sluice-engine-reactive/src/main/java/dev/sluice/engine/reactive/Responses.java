@@ -31,6 +31,11 @@ final class Responses {
         return response.sendObject(Unpooled.wrappedBuffer(body)).then();
     }
 
+    /** Answers {@code status} with the headers set so far and no body (a CORS preflight's 204). */
+    static Mono<Void> empty(HttpServerResponse response, int status) {
+        return response.status(status).send().then();
+    }
+
     /**
      * Ends a response whose status line is already out by closing its connection: no final chunk
      * and no missing Content-Length bytes are ever written, so no client takes a truncated body for

@@ -1,5 +1,6 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.policy.ResponseEdits;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -8,8 +9,11 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
+import java.util.List;
 
 /**
  * Sits in every client connection's pipeline for the {@link Composition}s that write to it
@@ -26,7 +30,8 @@ import io.netty.handler.codec.http.HttpUtil;
  *       once the head's write completes, so the head could otherwise never wait for the body.
  * </ul>
  *
- * Other responses (streamed proxied ones, the gateway's errors) pass through untouched.
+ * and it applies an admitted exchange's {@link ResponseEdits} to its head ({@link #editNextHead}).
+ * Other responses (streamed proxied ones, the gateway's errors) pass through otherwise untouched.
  */
 final class WriteGate extends ChannelDuplexHandler {
 
@@ -38,6 +43,7 @@ final class WriteGate extends ChannelDuplexHandler {
     private boolean headOnly; // a held head is written, no body bytes yet
     private boolean reportQueued; // the held head's write completes when queued, not when flushed
     private boolean closeDelimited; // the next head: no chunked coding, the close ends its body
+    private ResponseEdits edits; // the next final head's policy edits, or null
 
     /** The next streamed response head is flushed together with the first body bytes after it. */
     void holdHead() {
@@ -59,6 +65,16 @@ final class WriteGate extends ChannelDuplexHandler {
      */
     void endBodyWithClose() {
         closeDelimited = true;
+    }
+
+    /**
+     * The next final response head on this connection (the admitted exchange's: proxied, composed,
+     * or the gateway's own error) gets the exchange's policy edits, after whatever its route set:
+     * every head an engine writes passes here, so they are applied in this one place. On the
+     * connection's loop, before the route runs.
+     */
+    void editNextHead(ResponseEdits edits) {
+        this.edits = edits;
     }
 
     /** {@code task} runs whenever the connection becomes writable again; null to stop. */
@@ -91,6 +107,12 @@ final class WriteGate extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (edits != null
+                && msg instanceof HttpResponse edited
+                && edited.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
+            apply(edits, edited.headers());
+            edits = null;
+        }
         if (msg instanceof HttpResponse && !(msg instanceof FullHttpResponse)) {
             if (closeDelimited) {
                 closeDelimited = false;
@@ -110,6 +132,20 @@ final class WriteGate extends ChannelDuplexHandler {
             headOnly = false;
         }
         ctx.write(msg, promise);
+    }
+
+    private static void apply(ResponseEdits edits, HttpHeaders headers) {
+        edits.applyTo(new ResponseEdits.Head() {
+            @Override
+            public List<String> values(String name) {
+                return headers.getAll(name);
+            }
+
+            @Override
+            public void set(String name, String value) {
+                headers.set(name, value);
+            }
+        });
     }
 
     @Override
@@ -134,6 +170,7 @@ final class WriteGate extends ChannelDuplexHandler {
         holdHead = false;
         reportQueued = false;
         onWritable = null;
+        edits = null;
         ctx.close(promise);
     }
 }

@@ -99,4 +99,26 @@ class WriteGateTest {
         ByteBuf leftover = channel.readOutbound();
         assertThat(leftover).isNull();
     }
+
+    @Test
+    void responseEditsGoOnTheNextFinalHeadOnlyAndInterimHeadsPassUntouched() {
+        gate.editNextHead(dev.sluice.policy.ResponseEdits.of(
+                java.util.Map.of("Access-Control-Allow-Origin", "https://shop.example"), List.of("Origin")));
+        DefaultHttpResponse interim = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE);
+        DefaultHttpResponse first = head();
+        first.headers().add("Access-Control-Allow-Origin", "*").add("Vary", "Accept-Encoding");
+        DefaultHttpResponse next = head();
+        channel.writeAndFlush(interim);
+        channel.writeAndFlush(first);
+        channel.writeAndFlush(next);
+
+        assertThat(interim.headers().isEmpty()).isTrue();
+        assertThat(first.headers().getAll("Access-Control-Allow-Origin")).containsExactly("https://shop.example");
+        assertThat(first.headers().getAll("Vary")).containsExactly("Accept-Encoding, Origin");
+        assertThat(next.headers().isEmpty()).as("the next exchange's head").isTrue();
+        for (Object written; (written = channel.readOutbound()) != null; ) {
+            io.netty.util.ReferenceCountUtil.release(written);
+        }
+        channel.finishAndReleaseAll();
+    }
 }
