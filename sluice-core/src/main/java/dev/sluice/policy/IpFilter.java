@@ -31,6 +31,11 @@ public final class IpFilter implements InboundPolicy {
     }
 
     @Override
+    public String name() {
+        return "ip-filter";
+    }
+
+    @Override
     public Decision admit(Inbound request) {
         String client = client(request);
         if (matches(deny, client) || (!allow.isEmpty() && !matches(allow, client))) {

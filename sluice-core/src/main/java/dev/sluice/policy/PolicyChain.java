@@ -87,7 +87,7 @@ public final class PolicyChain {
                 }
                 case Decision.Reject r -> {
                     held.release();
-                    return r;
+                    return r.by(policies[i].name());
                 }
                 case Decision.Pending p -> {
                     return resumeAfter(p, i + 1, request, held, edits);
@@ -124,7 +124,7 @@ public final class PolicyChain {
             Decision resumed;
             if (error != null) {
                 held.release();
-                resumed = FAILED;
+                resumed = FAILED.by(policies[next - 1].name());
             } else {
                 resumed = switch (later) {
                     case Decision.Proceed q ->
@@ -135,12 +135,12 @@ public final class PolicyChain {
                                 edits.and(q.edits()));
                     case Decision.Reject r -> {
                         held.release();
-                        yield r;
+                        yield r.by(policies[next - 1].name());
                     }
                     case Decision.Pending q -> { // a policy must settle on Proceed or Reject
                         q.abandon();
                         held.release();
-                        yield FAILED;
+                        yield FAILED.by(policies[next - 1].name());
                     }
                 };
             }
