@@ -3,6 +3,7 @@ package dev.sluice.app;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.PartEvent;
+import dev.sluice.observe.UpstreamEvent;
 import java.util.Optional;
 
 /** The observers {@code sluice run} feeds: metrics, the access log, both, or none at all. */
@@ -34,6 +35,12 @@ final class Observers {
             public void part(PartEvent event) {
                 a.part(event);
                 b.part(event);
+            }
+
+            @Override
+            public void upstream(UpstreamEvent event) {
+                a.upstream(event);
+                b.upstream(event);
             }
         };
     }

@@ -545,7 +545,8 @@ public final class CompositionPlan {
     /** Tells the observer of part {@code p}'s settling, and of its upstream call if it made one. */
     private void tell(PartState p, PartKind kind) {
         long firstByte = p.answeredNanos < 0 ? -1 : p.answeredNanos - p.startNanos;
-        observer.part(new PartEvent(route, p.config.upstream(), p.outcome, kind, firstByte));
+        p.event = new PartEvent(route, p.config.upstream(), p.outcome, kind, firstByte);
+        observer.part(p.event);
         if (!p.begun) {
             return;
         }
@@ -565,11 +566,11 @@ public final class CompositionPlan {
 
     private void tallyParts() {
         if (tally != null) {
-            List<PartOutcome> outcomes = new ArrayList<>(parts.length);
+            List<PartEvent> events = new ArrayList<>(parts.length);
             for (PartState p : parts) {
-                outcomes.add(p.outcome);
+                events.add(p.event);
             }
-            tally.parts(outcomes);
+            tally.parts(events);
         }
     }
 
@@ -618,6 +619,7 @@ public final class CompositionPlan {
         boolean relayStarted;
         boolean successorStarted;
         PartOutcome outcome;
+        PartEvent event; // told to the observer, when one listens
 
         PartState(PartConfig config, int index, long deadline, long capacity, JsonValidator validator) {
             this.config = config;

@@ -2,7 +2,6 @@ package dev.sluice.observe;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.sluice.compose.PartOutcome;
 import java.util.List;
 
 /**
@@ -39,7 +38,7 @@ public record ExchangeEvent(
         long upstreamNanos,
         String traceId,
         String refusedBy,
-        List<PartOutcome> parts) {
+        List<PartEvent> parts) {
     public ExchangeEvent {
         requireNonNull(route, "route");
         requireNonNull(method, "method");

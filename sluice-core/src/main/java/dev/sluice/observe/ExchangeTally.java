@@ -1,6 +1,5 @@
 package dev.sluice.observe;
 
-import dev.sluice.compose.PartOutcome;
 import java.util.List;
 
 /**
@@ -13,7 +12,7 @@ public final class ExchangeTally {
 
     private volatile long upstreamNanos = -1;
     private volatile String refusedBy = "";
-    private volatile List<PartOutcome> parts = List.of();
+    private volatile List<PartEvent> parts = List.of();
 
     /** The upstream answered its status line {@code nanos} after the call began. */
     public void answered(long nanos) {
@@ -26,8 +25,8 @@ public final class ExchangeTally {
     }
 
     /** The composition's parts, once every one has settled. */
-    public void parts(List<PartOutcome> outcomes) {
-        parts = outcomes;
+    public void parts(List<PartEvent> events) {
+        parts = events;
     }
 
     public long upstreamNanos() {
@@ -38,7 +37,7 @@ public final class ExchangeTally {
         return refusedBy;
     }
 
-    public List<PartOutcome> parts() {
+    public List<PartEvent> parts() {
         return parts;
     }
 }

@@ -5,7 +5,6 @@ import static dev.sluice.tck.Routes.on;
 import static dev.sluice.tck.Routes.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.compose.PartOutcome;
 import dev.sluice.config.ComposeTarget.Order;
 import dev.sluice.config.FilterConfig;
 import dev.sluice.observe.ExchangeEvent;
@@ -246,7 +245,9 @@ public abstract class ObserverContract extends ContractFixture {
             UpstreamEvent slow = recorder.nextCall();
             assertThat(slow.outcome()).isEqualTo(UpstreamOutcome.TIMEOUT);
             assertThat(slow.latencyNanos())
-                    .isGreaterThanOrEqualTo(Duration.ofMillis(200).toNanos());
+                    .as("cut by the route's timeout, long before the upstream's answer")
+                    .isPositive()
+                    .isLessThan(Duration.ofSeconds(10).toNanos());
             assertThat(recorder.calls).isEmpty();
         }
     }
@@ -289,7 +290,7 @@ public abstract class ObserverContract extends ContractFixture {
                     .as("a composition's are its parts'")
                     .isEqualTo(-1);
             assertThat(exchange.parts())
-                    .extracting(PartOutcome::name, PartOutcome::status)
+                    .extracting(p -> p.outcome().name(), p -> p.outcome().status())
                     .containsExactly(
                             org.assertj.core.groups.Tuple.tuple("ok", 200),
                             org.assertj.core.groups.Tuple.tuple("bad", 500),
