@@ -177,7 +177,12 @@ public final class Cli {
         Optional<AdminServer> admin = Optional.empty();
         if (config.admin().isPresent()) {
             try {
-                admin = Optional.of(AdminServer.start(config.admin().get(), gateway, registry.get(), reloader));
+                admin = Optional.of(AdminServer.start(
+                        config.admin().get(),
+                        gateway,
+                        registry.get(),
+                        reloader,
+                        metrics.<Runnable>map(m -> m::readPools).orElse(() -> {})));
             } catch (IOException e) {
                 reloader.close();
                 gateway.close();

@@ -2,6 +2,7 @@ package dev.sluice.app;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.engine.PoolStats;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
@@ -10,6 +11,8 @@ import dev.sluice.observe.UpstreamEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -19,6 +22,8 @@ import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -59,6 +64,8 @@ final class GatewayMetrics implements GatewayObserver {
     private record RefusalKey(String route, String policy, int status) {}
 
     private final MeterRegistry registry;
+    private final MultiGauge pools;
+    private volatile Supplier<RunningGateway> gateway = () -> null;
     private final ConcurrentHashMap<RequestKey, Timer> requests = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<PartKey, Counter> parts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<UpstreamKey, Timer> calls = new ConcurrentHashMap<>();
@@ -74,10 +81,35 @@ final class GatewayMetrics implements GatewayObserver {
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
         new FileDescriptorMetrics().bindTo(registry);
+        this.pools = MultiGauge.builder("sluice.upstream.connections")
+                .description("upstream connection pools: connections in use and idle, calls waiting for one")
+                .register(registry);
     }
 
-    /** {@code sluice_up}: 1 while the gateway can serve ({@link RunningGateway#failure()} is empty). */
+    /**
+     * Reads the pools' counts into {@code sluice_upstream_connections}, one row per upstream and state
+     * (an upstream a reload removed disappears): before each scrape, never on the request path.
+     */
+    void readPools() {
+        RunningGateway g = gateway.get();
+        if (g == null) {
+            return;
+        }
+        List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        for (PoolStats pool : g.pools()) {
+            rows.add(MultiGauge.Row.of(Tags.of("upstream", pool.upstream(), "state", "in_use"), pool.inUse()));
+            rows.add(MultiGauge.Row.of(Tags.of("upstream", pool.upstream(), "state", "idle"), pool.idle()));
+            rows.add(MultiGauge.Row.of(Tags.of("upstream", pool.upstream(), "state", "pending"), pool.pending()));
+        }
+        pools.register(rows, true);
+    }
+
+    /**
+     * {@code sluice_up}: 1 while the gateway can serve ({@link RunningGateway#failure()} is empty);
+     * and the gateway whose pools {@link #readPools()} reads.
+     */
     void watch(Supplier<RunningGateway> gateway) {
+        this.gateway = gateway;
         Gauge.builder("sluice.up", () -> {
                     RunningGateway g = gateway.get();
                     return g != null && g.failure().isEmpty() ? 1 : 0;
