@@ -164,12 +164,14 @@ public final class Cli {
                     e);
         }
         Optional<GatewayMetrics> metrics = registry.map(GatewayMetrics::new);
-        GatewayObserver observer = Observers.of(metrics, access);
+        Optional<SpanExport> spans = config.tracing().map(SpanExport::start);
+        GatewayObserver observer = Observers.of(metrics, access, spans);
         RunningGateway gateway;
         try {
             gateway = startGateway(config, observer);
         } catch (Exception e) {
             access.ifPresent(AccessLog::close);
+            spans.ifPresent(SpanExport::close);
             throw e;
         }
         metrics.ifPresent(m -> m.watch(() -> gateway));
@@ -187,6 +189,7 @@ public final class Cli {
                 reloader.close();
                 gateway.close();
                 access.ifPresent(AccessLog::close);
+                spans.ifPresent(SpanExport::close);
                 if (isPortInUse(e)) {
                     throw new Failure("admin port " + config.admin().get().port() + " is in use: stop what uses it", e);
                 }
@@ -196,6 +199,7 @@ public final class Cli {
         long millis = StartupClock.millisSinceStart();
         Session session = new Session(Optional.of(config), Optional.of(gateway), Optional.empty(), admin, reloader);
         access.ifPresent(session::closeAfterGateway);
+        spans.ifPresent(session::closeAfterGateway);
         return serve(
                 session,
                 millis,

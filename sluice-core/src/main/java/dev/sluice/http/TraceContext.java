@@ -14,8 +14,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param traceparent what the upstream requests carry, such as {@code
  *     00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01}
  * @param tracestate what they carry as {@code tracestate}, or null for none
+ * @param parentId the client's span id (the gateway span's parent), or empty when the trace is new
  */
-public record TraceContext(String traceparent, String tracestate) {
+public record TraceContext(String traceparent, String tracestate, String parentId) {
 
     public static final String TRACEPARENT = "traceparent";
     public static final String TRACESTATE = "tracestate";
@@ -34,7 +35,7 @@ public record TraceContext(String traceparent, String tracestate) {
             out[52] = '-';
             out[53] = traceparent.charAt(53);
             out[54] = traceparent.charAt(54);
-            return new TraceContext(new String(out), tracestate);
+            return new TraceContext(new String(out), tracestate, traceparent.substring(36, 52));
         }
         out[0] = '0';
         out[1] = '0';
@@ -53,12 +54,17 @@ public record TraceContext(String traceparent, String tracestate) {
         out[52] = '-';
         out[53] = '0';
         out[54] = '0';
-        return new TraceContext(new String(out), null);
+        return new TraceContext(new String(out), null, "");
     }
 
     /** The trace's id: 32 lower-case hex digits. */
     public String traceId() {
         return traceparent.substring(3, 35);
+    }
+
+    /** Whether the client's flags say it records this trace (bit 0, {@code sampled}). */
+    public boolean sampled() {
+        return (Character.digit(traceparent.charAt(54), 16) & 1) != 0;
     }
 
     /** The gateway's span id: 16 lower-case hex digits. */

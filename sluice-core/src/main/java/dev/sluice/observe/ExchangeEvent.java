@@ -20,6 +20,9 @@ import java.util.List;
  * @param upstreamNanos a proxy route's: from the upstream call's start to its answer's status line;
  *     -1 when there was no answer (no upstream call, a failed one, a composition: see {@link #parts})
  * @param traceId the W3C trace id its upstream requests carried ({@code -} when none)
+ * @param spanId the gateway's span id in that trace, the parent id its upstream requests carried
+ *     ({@code -} when none)
+ * @param parentSpanId the client's span id, or empty when the gateway began the trace
  * @param refusedBy the policy that refused the request ({@code jwt}, {@code api-key}, {@code
  *     ip-filter}, {@code rate-limit}, {@code concurrency}, {@code server-limits}), or empty
  * @param parts a composition's parts as they settled, in declared order (empty for other routes)
@@ -37,6 +40,8 @@ public record ExchangeEvent(
         long bytesOut,
         long upstreamNanos,
         String traceId,
+        String spanId,
+        String parentSpanId,
         String refusedBy,
         List<PartEvent> parts) {
     public ExchangeEvent {
@@ -46,12 +51,14 @@ public record ExchangeEvent(
         requireNonNull(requestId, "requestId");
         requireNonNull(client, "client");
         requireNonNull(traceId, "traceId");
+        requireNonNull(spanId, "spanId");
+        requireNonNull(parentSpanId, "parentSpanId");
         requireNonNull(refusedBy, "refusedBy");
         parts = List.copyOf(parts);
     }
 
     /** An event without the request's path, id, client, sizes and upstream details (tests). */
     public ExchangeEvent(String route, String method, int status, boolean aborted, long durationNanos) {
-        this(route, method, status, aborted, durationNanos, "-", "-", "-", 0, 0, -1, "-", "", List.of());
+        this(route, method, status, aborted, durationNanos, "-", "-", "-", 0, 0, -1, "-", "-", "", "", List.of());
     }
 }

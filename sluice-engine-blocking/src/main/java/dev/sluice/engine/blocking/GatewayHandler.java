@@ -11,6 +11,7 @@ import dev.sluice.http.BodyLimit;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.RequestId;
+import dev.sluice.http.TraceContext;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
@@ -119,6 +120,7 @@ final class GatewayHandler extends Handler.Abstract {
         if (route[0] == null) { // refused before routing: reported by neither engine yet
             return true;
         }
+        TraceContext trace = Requests.trace(request);
         observer.exchange(new ExchangeEvent(
                 route[0],
                 request.getMethod(),
@@ -131,7 +133,9 @@ final class GatewayHandler extends Handler.Abstract {
                 Request.getContentBytesRead(request),
                 Response.getContentBytesWritten(response),
                 tally.upstreamNanos(),
-                Requests.trace(request).traceId(),
+                trace.traceId(),
+                trace.spanId(),
+                trace.parentId(),
                 tally.refusedBy(),
                 tally.parts()));
         return true;

@@ -114,6 +114,8 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                     bytes == null ? 0 : bytes.sent(),
                     tally.upstreamNanos(),
                     in.trace().traceId(),
+                    in.trace().spanId(),
+                    in.trace().parentId(),
                     tally.refusedBy(),
                     tally.parts()));
         });
