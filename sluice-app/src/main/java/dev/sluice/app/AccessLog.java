@@ -6,6 +6,8 @@ import dev.sluice.compose.JsonSplice;
 import dev.sluice.config.LoggingConfig;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.PartEvent;
+import dev.sluice.observe.PartKind;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.BufferedWriter;
@@ -32,8 +34,13 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <pre>
  * {"time":"2026-11-26T07:50:00.123Z","request_id":"q7k2m9xa-1f","client":"10.0.0.7","method":"GET",
- *  "path":"/products/1001","route":"catalog","status":200,"duration_ms":1.734,"outcome":"answered"}
+ *  "path":"/products/1001","route":"catalog","status":200,"duration_ms":1.734,"outcome":"answered",
+ *  "bytes_in":0,"bytes_out":5120,"upstream_ms":1.212,"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736",
+ *  "refused_by":null}
  * </pre>
+ *
+ * A composition's line ends with its parts: {@code "parts":{"product":200,"reviews":"timeout"}} (the
+ * upstream's status for a part relayed whole, else how it settled).
  */
 final class AccessLog implements GatewayObserver, AutoCloseable {
 
@@ -145,10 +152,39 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
                 .append(",\"status\":")
                 .append(e.status())
                 .append(",\"duration_ms\":")
-                .append(String.format(java.util.Locale.ROOT, "%.3f", e.durationNanos() / 1e6))
+                .append(millis(e.durationNanos()))
                 .append(",\"outcome\":\"")
                 .append(e.aborted() ? "aborted" : "answered")
-                .append("\"}\n");
+                .append("\",\"bytes_in\":")
+                .append(e.bytesIn())
+                .append(",\"bytes_out\":")
+                .append(e.bytesOut())
+                .append(",\"upstream_ms\":")
+                .append(e.upstreamNanos() < 0 ? "null" : millis(e.upstreamNanos()))
+                .append(",\"trace_id\":")
+                .append(JsonSplice.quote(e.traceId()))
+                .append(",\"refused_by\":")
+                .append(e.refusedBy().isEmpty() ? "null" : JsonSplice.quote(e.refusedBy()));
+        if (!e.parts().isEmpty()) {
+            out.append(",\"parts\":{");
+            for (int i = 0; i < e.parts().size(); i++) {
+                PartEvent part = e.parts().get(i);
+                out.append(i == 0 ? "" : ",")
+                        .append(JsonSplice.quote(part.outcome().name()))
+                        .append(':');
+                if (part.kind() == PartKind.OK) {
+                    out.append(part.outcome().status());
+                } else {
+                    out.append('"').append(part.kind().label()).append('"');
+                }
+            }
+            out.append('}');
+        }
+        out.append("}\n");
+    }
+
+    private static String millis(long nanos) {
+        return String.format(java.util.Locale.ROOT, "%.3f", nanos / 1e6);
     }
 
     /** Writes what is queued (waiting up to 5 s), then stops; later exchanges are counted as dropped. */

@@ -52,6 +52,7 @@ final class AdminServer implements AutoCloseable {
     private final PrometheusMeterRegistry registry;
     private final Reloader reloader;
     private final String host;
+    private final Runnable beforeScrape;
     private volatile boolean stopping;
 
     private AdminServer(
@@ -60,7 +61,9 @@ final class AdminServer implements AutoCloseable {
             RunningGateway gateway,
             PrometheusMeterRegistry registry,
             Reloader reloader,
-            String host) {
+            String host,
+            Runnable beforeScrape) {
+        this.beforeScrape = beforeScrape;
         this.server = server;
         this.executor = executor;
         this.gateway = gateway;
@@ -69,9 +72,17 @@ final class AdminServer implements AutoCloseable {
         this.host = host;
     }
 
-    /** Binds {@code admin.host:admin.port} (0: any free port) and serves until closed. */
+    /**
+     * Binds {@code admin.host:admin.port} (0: any free port) and serves until closed.
+     *
+     * @param beforeScrape run before each {@code /metrics} answer (reads the gauges read at scrape time)
+     */
     static AdminServer start(
-            AdminConfig admin, RunningGateway gateway, PrometheusMeterRegistry registry, Reloader reloader)
+            AdminConfig admin,
+            RunningGateway gateway,
+            PrometheusMeterRegistry registry,
+            Reloader reloader,
+            Runnable beforeScrape)
             throws IOException {
         requireNonNull(gateway, "gateway");
         requireNonNull(reloader, "reloader");
@@ -79,7 +90,8 @@ final class AdminServer implements AutoCloseable {
         ExecutorService executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("sluice-admin-", 0).factory());
         server.setExecutor(executor);
-        AdminServer adminServer = new AdminServer(server, executor, gateway, registry, reloader, admin.host());
+        AdminServer adminServer =
+                new AdminServer(server, executor, gateway, registry, reloader, admin.host(), beforeScrape);
         server.createContext("/", adminServer::handle);
         server.start();
         return adminServer;
@@ -146,6 +158,7 @@ final class AdminServer implements AutoCloseable {
                     }
                 }
                 case "/metrics" -> {
+                    beforeScrape.run();
                     byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
                     exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
                     send(exchange, 200, body);

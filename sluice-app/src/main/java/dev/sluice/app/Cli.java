@@ -166,12 +166,14 @@ public final class Cli {
                     e);
         }
         Optional<GatewayMetrics> metrics = registry.map(GatewayMetrics::new);
-        GatewayObserver observer = Observers.of(metrics, access);
+        Optional<SpanExport> spans = config.tracing().map(SpanExport::start);
+        GatewayObserver observer = Observers.of(metrics, access, spans);
         RunningGateway gateway;
         try {
             gateway = startGateway(config, observer);
         } catch (Exception e) {
             access.ifPresent(AccessLog::close);
+            spans.ifPresent(SpanExport::close);
             throw e;
         }
         metrics.ifPresent(m -> m.watch(() -> gateway));
@@ -179,11 +181,17 @@ public final class Cli {
         Optional<AdminServer> admin = Optional.empty();
         if (config.admin().isPresent()) {
             try {
-                admin = Optional.of(AdminServer.start(config.admin().get(), gateway, registry.get(), reloader));
+                admin = Optional.of(AdminServer.start(
+                        config.admin().get(),
+                        gateway,
+                        registry.get(),
+                        reloader,
+                        metrics.<Runnable>map(m -> m::readPools).orElse(() -> {})));
             } catch (IOException e) {
                 reloader.close();
                 gateway.close();
                 access.ifPresent(AccessLog::close);
+                spans.ifPresent(SpanExport::close);
                 if (isPortInUse(e)) {
                     throw new Failure("admin port " + config.admin().get().port() + " is in use: stop what uses it", e);
                 }
@@ -193,6 +201,7 @@ public final class Cli {
         long millis = StartupClock.millisSinceStart();
         Session session = new Session(Optional.of(config), Optional.of(gateway), Optional.empty(), admin, reloader);
         access.ifPresent(session::closeAfterGateway);
+        spans.ifPresent(session::closeAfterGateway);
         return serve(
                 session,
                 millis,

@@ -2,14 +2,17 @@ package dev.sluice.app;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.sluice.compose.PartOutcome;
+import dev.sluice.engine.PoolStats;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.PartEvent;
+import dev.sluice.observe.UpstreamEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -19,14 +22,17 @@ import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
  * The gateway's metrics (docs/METRICS.md), fed by the core's observer seam, so every engine reports
- * the same meters: one timer per route, method, status class and outcome, one counter per
- * composition part outcome, whether the gateway can serve, and the JVM's and process's own.
+ * the same meters: one timer per route, method, status class and outcome, one per upstream and call
+ * outcome, one per composition part's time to first byte, counters of part outcomes and policy
+ * refusals, whether the gateway can serve, and the JVM's and process's own.
  * Meters are looked up in a map keyed by their tags (no Micrometer id built per event).
  */
 final class GatewayMetrics implements GatewayObserver {
@@ -51,9 +57,20 @@ final class GatewayMetrics implements GatewayObserver {
 
     private record PartKey(String route, String upstream, String outcome) {}
 
+    private record UpstreamKey(String upstream, String outcome) {}
+
+    private record FirstByteKey(String route, String upstream) {}
+
+    private record RefusalKey(String route, String policy, int status) {}
+
     private final MeterRegistry registry;
+    private final MultiGauge pools;
+    private volatile Supplier<RunningGateway> gateway = () -> null;
     private final ConcurrentHashMap<RequestKey, Timer> requests = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<PartKey, Counter> parts = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<UpstreamKey, Timer> calls = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<FirstByteKey, Timer> firstBytes = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<RefusalKey, Counter> refusals = new ConcurrentHashMap<>();
 
     GatewayMetrics(MeterRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
@@ -64,10 +81,35 @@ final class GatewayMetrics implements GatewayObserver {
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
         new FileDescriptorMetrics().bindTo(registry);
+        this.pools = MultiGauge.builder("sluice.upstream.connections")
+                .description("upstream connection pools: connections in use and idle, calls waiting for one")
+                .register(registry);
     }
 
-    /** {@code sluice_up}: 1 while the gateway can serve ({@link RunningGateway#failure()} is empty). */
+    /**
+     * Reads the pools' counts into {@code sluice_upstream_connections}, one row per upstream and state
+     * (an upstream a reload removed disappears): before each scrape, never on the request path.
+     */
+    void readPools() {
+        RunningGateway g = gateway.get();
+        if (g == null) {
+            return;
+        }
+        List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        for (PoolStats pool : g.pools()) {
+            rows.add(MultiGauge.Row.of(Tags.of("upstream", pool.upstream(), "state", "in_use"), pool.inUse()));
+            rows.add(MultiGauge.Row.of(Tags.of("upstream", pool.upstream(), "state", "idle"), pool.idle()));
+            rows.add(MultiGauge.Row.of(Tags.of("upstream", pool.upstream(), "state", "pending"), pool.pending()));
+        }
+        pools.register(rows, true);
+    }
+
+    /**
+     * {@code sluice_up}: 1 while the gateway can serve ({@link RunningGateway#failure()} is empty);
+     * and the gateway whose pools {@link #readPools()} reads.
+     */
     void watch(Supplier<RunningGateway> gateway) {
+        this.gateway = gateway;
         Gauge.builder("sluice.up", () -> {
                     RunningGateway g = gateway.get();
                     return g != null && g.failure().isEmpty() ? 1 : 0;
@@ -95,12 +137,49 @@ final class GatewayMetrics implements GatewayObserver {
                                 .serviceLevelObjectives(BUCKETS)
                                 .register(registry))
                 .record(event.durationNanos(), TimeUnit.NANOSECONDS);
+        if (!event.refusedBy().isEmpty()) {
+            refusals.computeIfAbsent(
+                            new RefusalKey(key.route(), event.refusedBy(), event.status()),
+                            k -> Counter.builder("sluice.policy.refusals")
+                                    .description("requests a route's policy refused, by route, policy and status")
+                                    .tag("route", k.route())
+                                    .tag("policy", k.policy())
+                                    .tag("status", Integer.toString(k.status()))
+                                    .register(registry))
+                    .increment();
+        }
+    }
+
+    @Override
+    public void upstream(UpstreamEvent event) {
+        calls.computeIfAbsent(
+                        new UpstreamKey(event.upstream(), event.outcome().label()),
+                        k -> Timer.builder("sluice.upstream.calls")
+                                .description("upstream calls by upstream and outcome, timed to the status line"
+                                        + " (or the failure)")
+                                .tag("upstream", k.upstream())
+                                .tag("outcome", k.outcome())
+                                .serviceLevelObjectives(BUCKETS)
+                                .register(registry))
+                .record(event.latencyNanos(), TimeUnit.NANOSECONDS);
     }
 
     @Override
     public void part(PartEvent event) {
-        PartOutcome outcome = event.outcome();
-        PartKey key = new PartKey(event.route(), event.upstream(), outcomeName(outcome));
+        if (event.firstByteNanos() >= 0) {
+            firstBytes
+                    .computeIfAbsent(
+                            new FirstByteKey(event.route(), event.upstream()),
+                            k -> Timer.builder("sluice.composition.part.first.byte")
+                                    .description("composition parts' time from their start to their upstream's"
+                                            + " status line")
+                                    .tag("route", k.route())
+                                    .tag("upstream", k.upstream())
+                                    .serviceLevelObjectives(BUCKETS)
+                                    .register(registry))
+                    .record(event.firstByteNanos(), TimeUnit.NANOSECONDS);
+        }
+        PartKey key = new PartKey(event.route(), event.upstream(), event.kind().label());
         parts.computeIfAbsent(
                         key,
                         k -> Counter.builder("sluice.composition.parts")
@@ -111,30 +190,5 @@ final class GatewayMetrics implements GatewayObserver {
                                 .tag("outcome", k.outcome())
                                 .register(registry))
                 .increment();
-    }
-
-    /**
-     * {@code ok}, or the kind of failure: {@code timeout}, {@code status} (a refused upstream
-     * status), {@code invalid} (not JSON or not the expected type), {@code aborted} (cut short by the
-     * response's end), {@code failed} (anything else: refused, reset).
-     */
-    static String outcomeName(PartOutcome outcome) {
-        if (outcome.isOk()) {
-            return "ok";
-        }
-        String error = outcome.error().orElse("");
-        if (outcome.status() == 504 || error.contains("timeout")) {
-            return "timeout";
-        }
-        if (error.startsWith("upstream status")) {
-            return "status";
-        }
-        if (error.startsWith("invalid JSON") || error.equals("empty body") || error.contains("content type")) {
-            return "invalid";
-        }
-        if (error.contains("abort")) {
-            return "aborted";
-        }
-        return "failed";
     }
 }

@@ -3,38 +3,45 @@ package dev.sluice.app;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.PartEvent;
+import dev.sluice.observe.UpstreamEvent;
+import java.util.Arrays;
 import java.util.Optional;
 
-/** The observers {@code sluice run} feeds: metrics, the access log, both, or none at all. */
+/** The observers {@code sluice run} feeds: metrics, the access log, span export, any of them, or none at all. */
 final class Observers {
 
     private Observers() {}
 
-    /** {@link GatewayObserver#NONE} when neither is present, so the engines read no clock. */
-    static GatewayObserver of(Optional<? extends GatewayObserver> first, Optional<? extends GatewayObserver> second) {
-        if (first.isEmpty() && second.isEmpty()) {
-            return GatewayObserver.NONE;
-        }
-        if (second.isEmpty()) {
-            return first.get();
-        }
-        if (first.isEmpty()) {
-            return second.get();
-        }
-        GatewayObserver a = first.get();
-        GatewayObserver b = second.get();
-        return new GatewayObserver() {
-            @Override
-            public void exchange(ExchangeEvent event) {
-                a.exchange(event);
-                b.exchange(event);
-            }
+    /** {@link GatewayObserver#NONE} when none is present, so the engines read no clock. */
+    @SafeVarargs
+    static GatewayObserver of(Optional<? extends GatewayObserver>... present) {
+        GatewayObserver[] all = Arrays.stream(present).flatMap(Optional::stream).toArray(GatewayObserver[]::new);
+        return switch (all.length) {
+            case 0 -> GatewayObserver.NONE;
+            case 1 -> all[0];
+            default ->
+                new GatewayObserver() {
+                    @Override
+                    public void exchange(ExchangeEvent event) {
+                        for (GatewayObserver o : all) {
+                            o.exchange(event);
+                        }
+                    }
 
-            @Override
-            public void part(PartEvent event) {
-                a.part(event);
-                b.part(event);
-            }
+                    @Override
+                    public void part(PartEvent event) {
+                        for (GatewayObserver o : all) {
+                            o.part(event);
+                        }
+                    }
+
+                    @Override
+                    public void upstream(UpstreamEvent event) {
+                        for (GatewayObserver o : all) {
+                            o.upstream(event);
+                        }
+                    }
+                };
         };
     }
 }

@@ -38,18 +38,40 @@ class AccessLogTest {
     @ParameterizedTest
     @ValueSource(strings = {"virtual", "platform", "reactive"})
     void everyRequestIsOneJsonLineWithTheIdItsUpstreamSaw(String engine) throws Exception {
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
         List<String> upstreamIds = new CopyOnWriteArrayList<>();
+        List<String> upstreamTraces = new CopyOnWriteArrayList<>();
+        CountDownLatch hang = new CountDownLatch(1);
         HttpServer upstream = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+        upstream.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
         upstream.createContext("/", exchange -> {
             upstreamIds.add(exchange.getRequestHeaders().getFirst("X-Request-Id"));
+            upstreamTraces.add(exchange.getRequestHeaders().getFirst("traceparent"));
+            exchange.getRequestBody().readAllBytes();
             byte[] body = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.sendResponseHeaders(200, body.length);
             exchange.getResponseBody().write(body);
             exchange.close();
         });
+        upstream.createContext("/broken", exchange -> {
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(500, 2);
+            exchange.getResponseBody().write("{}".getBytes(StandardCharsets.UTF_8));
+            exchange.close();
+        });
+        upstream.createContext("/hanging", exchange -> {
+            try {
+                hang.await(30, TimeUnit.SECONDS); // never answers while the test runs
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.close();
+        });
         upstream.start();
         Path log = dir.resolve("access.log");
+        byte[] posted = "x".repeat(777).getBytes(StandardCharsets.UTF_8);
+        int[] composedLength = new int[1];
         try {
             Path file = Files.writeString(dir.resolve("gateway.yaml"), """
                     server: { host: 127.0.0.1, port: 0 }
@@ -58,6 +80,18 @@ class AccessLogTest {
                       up: { url: "http://127.0.0.1:%d" }
                     routes:
                       - { id: products, match: { path: "/products/**" }, proxy: { upstream: up } }
+                      - id: page
+                        match: { path: "/page" }
+                        compose:
+                          timeout: 5s
+                          parts:
+                            product: { upstream: up, path: /product }
+                            reviews: { upstream: up, path: /broken }
+                            stock: { upstream: up, path: /hanging, timeout: 200ms }
+                      - id: closed
+                        match: { path: "/closed/**" }
+                        proxy: { upstream: up }
+                        filters: [ { ip-filter: { deny: [127.0.0.1] } } ]
                     """.formatted(
                     log.toString().replace("\\", "\\\\"), upstream.getAddress().getPort()));
             CliRunner.Result result = CliRunner.run(
@@ -67,6 +101,7 @@ class AccessLogTest {
                         HttpResponse<String> ok = client.send(
                                 HttpRequest.newBuilder(URI.create(gateway + "/products/1001?api_key=s3cret"))
                                         .header("X-Request-Id", "client-id-1")
+                                        .header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
                                         .timeout(Duration.ofSeconds(10))
                                         .build(),
                                 HttpResponse.BodyHandlers.ofString());
@@ -74,6 +109,21 @@ class AccessLogTest {
                         assertThat(Http.get(gateway, "/products/2002").statusCode())
                                 .isEqualTo(200);
                         assertThat(Http.get(gateway, "/nowhere").statusCode()).isEqualTo(404);
+                        HttpResponse<String> post = client.send(
+                                HttpRequest.newBuilder(URI.create(gateway + "/products/new"))
+                                        .POST(HttpRequest.BodyPublishers.ofByteArray(posted))
+                                        .timeout(Duration.ofSeconds(10))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                        assertThat(post.statusCode()).isEqualTo(200);
+                        HttpResponse<byte[]> page = client.send(
+                                HttpRequest.newBuilder(URI.create(gateway + "/page"))
+                                        .timeout(Duration.ofSeconds(10))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofByteArray());
+                        assertThat(page.statusCode()).isEqualTo(200);
+                        composedLength[0] = page.body().length;
+                        assertThat(Http.get(gateway, "/closed/1").statusCode()).isEqualTo(403);
                     },
                     "run",
                     "-c",
@@ -82,10 +132,11 @@ class AccessLogTest {
                     engine);
             assertThat(result.exitCode()).as(result.err()).isZero();
         } finally {
+            hang.countDown();
             upstream.stop(0);
         }
         List<String> lines = Files.readAllLines(log);
-        assertThat(lines).hasSize(3);
+        assertThat(lines).hasSize(6);
         Map<String, Object> first = Http.json(lines.get(0));
         assertThat(first)
                 .containsEntry("request_id", "client-id-1")
@@ -95,17 +146,46 @@ class AccessLogTest {
                 .containsEntry("route", "products")
                 .containsEntry("status", 200)
                 .containsEntry("outcome", "answered")
-                .containsKeys("time", "duration_ms");
+                .containsEntry("bytes_in", 0)
+                .containsEntry("bytes_out", 11)
+                .containsEntry("trace_id", traceId)
+                .containsEntry("refused_by", null)
+                .containsKeys("time", "duration_ms")
+                .doesNotContainKey("parts");
+        assertThat(((Number) first.get("upstream_ms")).doubleValue())
+                .isPositive()
+                .isLessThanOrEqualTo(((Number) first.get("duration_ms")).doubleValue());
         assertThat(lines.get(0))
                 .as("the query (an API key, perhaps) is not logged")
                 .doesNotContain("s3cret");
+        assertThat(upstreamTraces.getFirst())
+                .as("the upstream saw the logged trace")
+                .startsWith("00-" + traceId + "-");
         Map<String, Object> second = Http.json(lines.get(1));
-        assertThat(upstreamIds).containsExactly("client-id-1", (String) second.get("request_id"));
+        assertThat(upstreamIds.subList(0, 2)).containsExactly("client-id-1", (String) second.get("request_id"));
+        assertThat(upstreamTraces.get(1)).contains("-" + second.get("trace_id") + "-");
         Map<String, Object> third = Http.json(lines.get(2));
         assertThat(third)
                 .containsEntry("status", 404)
                 .containsEntry("route", null)
-                .containsEntry("path", "/nowhere");
+                .containsEntry("path", "/nowhere")
+                .containsEntry("upstream_ms", null);
+        Map<String, Object> fourth = Http.json(lines.get(3));
+        assertThat(fourth)
+                .containsEntry("method", "POST")
+                .containsEntry("bytes_in", posted.length)
+                .containsEntry("bytes_out", 11);
+        Map<String, Object> fifth = Http.json(lines.get(4));
+        assertThat(fifth)
+                .containsEntry("route", "page")
+                .containsEntry("bytes_out", composedLength[0])
+                .containsEntry("upstream_ms", null)
+                .containsEntry("parts", Map.of("product", 200, "reviews", "status", "stock", "timeout"));
+        Map<String, Object> sixth = Http.json(lines.get(5));
+        assertThat(sixth)
+                .containsEntry("route", "closed")
+                .containsEntry("status", 403)
+                .containsEntry("refused_by", "ip-filter");
     }
 
     @Test
@@ -132,7 +212,7 @@ class AccessLogTest {
             public void close() {}
         };
         AccessLog log = AccessLog.to(slow, 16);
-        ExchangeEvent event = new ExchangeEvent("r", "GET", 200, false, 1_000_000, "/x", "id", "127.0.0.1");
+        ExchangeEvent event = new ExchangeEvent("r", "GET", 200, false, 1_000_000);
         log.exchange(event);
         assertThat(writing.await(10, TimeUnit.SECONDS))
                 .as("the writer took the first line")

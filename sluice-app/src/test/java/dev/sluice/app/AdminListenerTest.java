@@ -92,7 +92,23 @@ class AdminListenerTest {
                                         + "upstream=\"people\"} 1")
                                 .contains("sluice_up 1.0")
                                 .contains("jvm_memory_used_bytes")
-                                .contains("process_files_open_files");
+                                .contains("process_files_open_files")
+                                .contains("sluice_upstream_calls_seconds_count{outcome=\"ok\",upstream=\"catalog\"} 3")
+                                .contains("sluice_upstream_calls_seconds_count{outcome=\"ok\",upstream=\"people\"} 1")
+                                .contains("sluice_composition_part_first_byte_seconds_count{route=\"page\","
+                                        + "upstream=\"people\"} 1")
+                                .contains("sluice_upstream_connections{state=\"pending\",upstream=\"catalog\"} 0.0");
+                        // The pool takes a connection back once it has read the body's end, which may be
+                        // just after the client had its last byte: wait for it, boundedly.
+                        java.util.regex.Pattern idle = java.util.regex.Pattern.compile(
+                                "sluice_upstream_connections\\{state=\"idle\",upstream=\"catalog\"} [1-9]");
+                        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+                        while (!idle.matcher(text).find() && System.nanoTime() < deadline) {
+                            text = Http.get(admin.get(), "/metrics").body();
+                        }
+                        assertThat(text)
+                                .as("a kept-alive connection to catalog is idle")
+                                .containsPattern(idle);
 
                         HttpResponse<String> routes = Http.get(admin.get(), "/routes");
                         assertThat(routes.statusCode()).isEqualTo(200);

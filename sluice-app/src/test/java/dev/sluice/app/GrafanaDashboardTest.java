@@ -114,6 +114,10 @@ class GrafanaDashboardTest {
             - id: catalog
               match: { path: "/products/**" }
               proxy: { upstream: catalog }
+            - id: closed
+              match: { path: "/closed/**" }
+              proxy: { upstream: catalog }
+              filters: [ { ip-filter: { deny: [127.0.0.1] } } ]
           """.formatted(
                             upstreams.urls().get("products"), upstreams.urls().get("customers")));
             AtomicReference<String> scrape = new AtomicReference<>();
@@ -125,6 +129,9 @@ class GrafanaDashboardTest {
                         assertThat(Http.get(gateway, "/products/1001").statusCode())
                                 .isEqualTo(200);
                         assertThat(Http.get(gateway, "/nowhere").statusCode()).isEqualTo(404);
+                        assertThat(Http.get(gateway, "/closed/1").statusCode())
+                                .as("a policy refusal")
+                                .isEqualTo(403);
                         // The GC pause meter exists once the JVM has delivered a collection's
                         // notification, which it does on its own thread after the pause: collect,
                         // then wait for the meter to be scraped rather than assume it is there.

@@ -60,6 +60,11 @@ public final class ApiKeyPolicy implements InboundPolicy {
     }
 
     @Override
+    public String name() {
+        return "api-key";
+    }
+
+    @Override
     public Decision admit(Inbound request) {
         String presented = header != null ? request.header(header) : QueryString.first(request.query(), query);
         if (presented == null || presented.isEmpty()) {

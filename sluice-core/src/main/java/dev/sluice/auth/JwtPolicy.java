@@ -116,6 +116,11 @@ public final class JwtPolicy implements InboundPolicy {
     }
 
     @Override
+    public String name() {
+        return "jwt";
+    }
+
+    @Override
     public Decision admit(Inbound request) {
         String token = bearer(request.header("Authorization"));
         if (token == null) {

@@ -4,8 +4,12 @@ import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.UpstreamFailure;
+import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.PartEvent;
+import dev.sluice.observe.PartKind;
+import dev.sluice.observe.UpstreamEvent;
+import dev.sluice.observe.UpstreamOutcome;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -59,6 +63,7 @@ public final class CompositionPlan {
 
     private final String route;
     private final GatewayObserver observer;
+    private final ExchangeTally tally; // null when nobody listens
     private final List<PartConfig> configs;
     private final JsonSplice splice;
     private final LongSupplier clock;
@@ -109,8 +114,23 @@ public final class CompositionPlan {
             int readAhead,
             LongSupplier clock,
             GatewayObserver observer) {
+        this(route, target, splice, readAhead, clock, observer, null);
+    }
+
+    /**
+     * @param tally the exchange's, given every part's outcome once all have settled
+     */
+    public CompositionPlan(
+            String route,
+            ComposeTarget target,
+            JsonSplice splice,
+            int readAhead,
+            LongSupplier clock,
+            GatewayObserver observer,
+            ExchangeTally tally) {
         this.route = route;
         this.observer = observer;
+        this.tally = tally;
         this.configs = target.parts();
         this.splice = splice;
         this.clock = clock;
@@ -157,6 +177,9 @@ public final class CompositionPlan {
     public boolean answered(int i, int status, String contentType, long capacity) {
         PartState p = parts[i];
         p.status = status;
+        if (p.answeredNanos < 0) {
+            p.answeredNanos = clock.getAsLong();
+        }
         if (over || p.failed) {
             return false;
         }
@@ -164,7 +187,7 @@ public final class CompositionPlan {
         p.capacity = Math.min(p.capacity, Math.max(1, capacity));
         String rejection = PartRules.rejection(status, contentType).orElse(null);
         if (rejection != null) {
-            fail(p, rejection, false);
+            fail(p, rejection, status < 200 || status > 299 ? PartKind.STATUS : PartKind.INVALID);
             return false;
         }
         changed(p);
@@ -194,7 +217,7 @@ public final class CompositionPlan {
         p.buffered += n;
         p.total += n;
         if (p.validator != null && p.validator.failed()) {
-            fail(p, "invalid JSON: " + p.validator.error(), false);
+            fail(p, "invalid JSON: " + p.validator.error(), PartKind.INVALID);
             return false;
         }
         changed(p);
@@ -213,11 +236,11 @@ public final class CompositionPlan {
             return !over && p.ended;
         }
         if (p.total == 0) {
-            fail(p, "empty body", false);
+            fail(p, "empty body", PartKind.INVALID);
             return false;
         }
         if (p.validator != null && !p.validator.finish()) {
-            fail(p, "invalid JSON: " + p.validator.error(), false);
+            fail(p, "invalid JSON: " + p.validator.error(), PartKind.INVALID);
             return false;
         }
         p.ended = true;
@@ -233,8 +256,13 @@ public final class CompositionPlan {
      * @param status the upstream's status when one came, else 0
      */
     public void failed(int i, UpstreamFailure failure, int status) {
+        PartState p = parts[i];
         if (status != 0) {
-            parts[i].status = status;
+            p.status = status;
+        }
+        if (p.failure == null && !over && !p.failed && !p.ended) {
+            p.failure = failure;
+            p.failedNanos = clock.getAsLong();
         }
         failed(i, failure.reason(), failure.isTimeout());
     }
@@ -243,7 +271,7 @@ public final class CompositionPlan {
     public void failed(int i, String reason, boolean timeout) {
         PartState p = parts[i];
         if (!over && !p.failed && !p.ended) {
-            fail(p, reason, timeout);
+            fail(p, reason, timeout ? PartKind.TIMEOUT : PartKind.FAILED);
         }
     }
 
@@ -370,12 +398,12 @@ public final class CompositionPlan {
 
     /** For FAIL: 504 when the failed part timed out, else 502. */
     public int failureStatus() {
-        return failedPart.timedOut ? 504 : 502;
+        return failedPart.kind == PartKind.TIMEOUT ? 504 : 502;
     }
 
     /** For FAIL: {@code part_timeout} or {@code part_failed}. */
     public String failureCode() {
-        return failedPart.timedOut ? "part_timeout" : "part_failed";
+        return failedPart.kind == PartKind.TIMEOUT ? "part_timeout" : "part_failed";
     }
 
     /** For FAIL: the contract's JSON error body. */
@@ -454,7 +482,7 @@ public final class CompositionPlan {
                     return;
                 }
                 boolean stop = p.begun;
-                fail(p, "timeout", true);
+                fail(p, "timeout", PartKind.TIMEOUT);
                 if (stop) {
                     actions[actionTail++] = -p.index - 1;
                 }
@@ -462,7 +490,7 @@ public final class CompositionPlan {
         }
     }
 
-    private void fail(PartState p, String reason, boolean timeout) {
+    private void fail(PartState p, String reason, PartKind kind) {
         if (p.relayStarted) {
             if (abortReason == null) {
                 abortReason = "part '" + p.config.name() + "': " + reason + " after bytes were relayed";
@@ -470,7 +498,7 @@ public final class CompositionPlan {
             return;
         }
         p.failed = true;
-        p.timedOut = timeout;
+        p.kind = kind;
         p.error = reason;
         p.endNanos = clock.getAsLong();
         p.buffered = 0;
@@ -497,6 +525,7 @@ public final class CompositionPlan {
     private void begin(int i) {
         PartState p = parts[i];
         p.begun = true;
+        p.startNanos = clock.getAsLong();
         actions[actionTail++] = i;
     }
 
@@ -506,7 +535,42 @@ public final class CompositionPlan {
                 : PartOutcome.ok(p.config.name(), p.status, p.endNanos - start, p.relayed);
         settled++;
         if (observer.listens()) {
-            observer.part(new PartEvent(route, p.config.upstream(), p.outcome));
+            tell(p, p.failed ? p.kind : PartKind.OK);
+            if (settled == parts.length) {
+                tallyParts();
+            }
+        }
+    }
+
+    /** Tells the observer of part {@code p}'s settling, and of its upstream call if it made one. */
+    private void tell(PartState p, PartKind kind) {
+        long firstByte = p.answeredNanos < 0 ? -1 : p.answeredNanos - p.startNanos;
+        p.event = new PartEvent(route, p.config.upstream(), p.outcome, kind, firstByte);
+        observer.part(p.event);
+        if (!p.begun) {
+            return;
+        }
+        UpstreamOutcome call;
+        long latency;
+        if (p.answeredNanos >= 0) {
+            call = UpstreamOutcome.of(p.status);
+            latency = firstByte;
+        } else {
+            call = p.failure != null
+                    ? UpstreamOutcome.of(p.failure)
+                    : kind == PartKind.TIMEOUT ? UpstreamOutcome.TIMEOUT : UpstreamOutcome.CANCELLED;
+            latency = (p.failure != null ? p.failedNanos : p.failed ? p.endNanos : clock.getAsLong()) - p.startNanos;
+        }
+        observer.upstream(new UpstreamEvent(route, p.config.upstream(), call, p.status, latency));
+    }
+
+    private void tallyParts() {
+        if (tally != null) {
+            List<PartEvent> events = new ArrayList<>(parts.length);
+            for (PartState p : parts) {
+                events.add(p.event);
+            }
+            tally.parts(events);
         }
     }
 
@@ -524,9 +588,10 @@ public final class CompositionPlan {
                 String error = p.failed ? p.error : reason;
                 long end = p.failed || p.ended ? p.endNanos : now;
                 p.outcome = new PartOutcome(p.config.name(), p.status, Optional.of(error), end - start, p.relayed);
-                observer.part(new PartEvent(route, p.config.upstream(), p.outcome));
+                tell(p, p.failed ? p.kind : PartKind.ABORTED);
             }
         }
+        tallyParts();
     }
 
     private static final class PartState {
@@ -540,7 +605,11 @@ public final class CompositionPlan {
         boolean answered;
         boolean ended;
         boolean failed;
-        boolean timedOut;
+        PartKind kind;
+        UpstreamFailure failure; // the call's own failure, if it failed so
+        long startNanos;
+        long answeredNanos = -1;
+        long failedNanos;
         String error;
         long endNanos;
         long buffered;
@@ -550,6 +619,7 @@ public final class CompositionPlan {
         boolean relayStarted;
         boolean successorStarted;
         PartOutcome outcome;
+        PartEvent event; // told to the observer, when one listens
 
         PartState(PartConfig config, int index, long deadline, long capacity, JsonValidator validator) {
             this.config = config;

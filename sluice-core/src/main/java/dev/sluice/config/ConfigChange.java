@@ -87,6 +87,7 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
         differs(problems, "server.tls", a.tls(), b.tls()); // the files' contents rotate live; their paths do not
         differs(problems, "admin", running.admin(), next.admin());
         differs(problems, "logging", running.logging(), next.logging());
+        differs(problems, "tracing", running.tracing(), next.tracing());
         differs(problems, "redis", running.redis(), next.redis()); // the rate limits' one connection
         return problems;
     }

@@ -141,7 +141,7 @@ public final class ConfigLoader {
             problems.add(new Problem("(yaml)", String.valueOf(e.getMessage())));
             return Optional.empty();
         }
-        String rootExpected = "a mapping with keys server, admin, upstreams, routes, logging, redis";
+        String rootExpected = "a mapping with keys server, admin, upstreams, routes, logging, redis, tracing";
         if (document == null) {
             problems.add(new Problem("(document)", "empty (expected: " + rootExpected + ")"));
             return Optional.empty();
@@ -151,7 +151,7 @@ public final class ConfigLoader {
             return Optional.empty();
         }
         Mapping r = Mapping.of(document, "", rootExpected, problems).orElseThrow();
-        r.allowOnly("server", "admin", "upstreams", "routes", "logging", "redis");
+        r.allowOnly("server", "admin", "upstreams", "routes", "logging", "redis", "tracing");
         ServerConfig server = server(r, base);
         Optional<AdminConfig> admin = admin(r);
         Optional<RedisConfig> redis = redis(r);
@@ -159,10 +159,11 @@ public final class ConfigLoader {
         Map<String, UpstreamConfig> upstreams = upstreams(r, declared);
         List<RouteConfig> routes = new RouteBinder(declared, base, r.has("redis"), problems).routes(r);
         LoggingConfig logging = logging(r);
+        Optional<TracingConfig> tracing = tracing(r);
         if (!problems.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(new GatewayConfig(server, admin, upstreams, routes, logging, redis));
+        return Optional.of(new GatewayConfig(server, admin, upstreams, routes, logging, redis, tracing));
     }
 
     private static String syntaxMessage(MarkedYamlEngineException e) {
@@ -381,6 +382,44 @@ public final class ConfigLoader {
                         : Optional.empty();
             default -> Optional.empty();
         };
+    }
+
+    private static Optional<TracingConfig> tracing(Mapping root) {
+        if (!root.has("tracing")) {
+            return Optional.empty();
+        }
+        Optional<Mapping> tracing = root.mapping("tracing", "a mapping with otlp");
+        Optional<Mapping> otlp = tracing.flatMap(t -> {
+            t.allowOnly("otlp");
+            if (!t.has("otlp")) {
+                t.problem("otlp", "missing (expected: a mapping with endpoint)");
+                return Optional.empty();
+            }
+            return t.mapping("otlp", "a mapping with endpoint");
+        });
+        if (otlp.isEmpty()) {
+            return Optional.empty();
+        }
+        Mapping m = otlp.get();
+        m.allowOnly("endpoint");
+        String expected = "an http:// or https:// URL such as http://collector:4318/v1/traces";
+        return m.requiredString("endpoint", expected).flatMap(text -> {
+            URI uri;
+            try {
+                uri = new URI(text);
+            } catch (URISyntaxException e) {
+                m.problem("endpoint", "'" + text + "' (expected: " + expected + ")");
+                return Optional.empty();
+            }
+            String scheme = uri.getScheme();
+            if (!("http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme))
+                    || uri.getHost() == null
+                    || uri.getPort() > 65535) {
+                m.problem("endpoint", "'" + text + "' (expected: " + expected + ")");
+                return Optional.empty();
+            }
+            return Optional.of(new TracingConfig(uri));
+        });
     }
 
     private static Optional<AdminConfig> admin(Mapping root) {

@@ -20,15 +20,28 @@ public record GatewayConfig(
         Map<String, UpstreamConfig> upstreams,
         List<RouteConfig> routes,
         LoggingConfig logging,
-        Optional<RedisConfig> redis) {
+        Optional<RedisConfig> redis,
+        Optional<TracingConfig> tracing) {
 
     public GatewayConfig {
         requireNonNull(server, "server");
         requireNonNull(redis, "redis");
+        requireNonNull(tracing, "tracing");
         requireNonNull(admin, "admin");
         requireNonNull(logging, "logging");
         upstreams = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(upstreams));
         routes = List.copyOf(routes);
+    }
+
+    /** A configuration without {@code tracing:}. */
+    public GatewayConfig(
+            ServerConfig server,
+            Optional<AdminConfig> admin,
+            Map<String, UpstreamConfig> upstreams,
+            List<RouteConfig> routes,
+            LoggingConfig logging,
+            Optional<RedisConfig> redis) {
+        this(server, admin, upstreams, routes, logging, redis, Optional.empty());
     }
 
     /** A configuration without {@code redis:}. */
@@ -60,6 +73,6 @@ public record GatewayConfig(
 
     /** The same configuration with another engine mode and port (the CLI's --engine and --port). */
     public GatewayConfig with(EngineMode engine, int port) {
-        return new GatewayConfig(server.with(engine, port), admin, upstreams, routes, logging, redis);
+        return new GatewayConfig(server.with(engine, port), admin, upstreams, routes, logging, redis, tracing);
     }
 }

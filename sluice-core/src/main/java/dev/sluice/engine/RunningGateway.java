@@ -26,6 +26,14 @@ public interface RunningGateway extends AutoCloseable {
     }
 
     /**
+     * The current configuration's upstream pools, one entry per upstream: read when metrics are
+     * scraped. Empty when the engine cannot tell.
+     */
+    default java.util.List<PoolStats> pools() {
+        return java.util.List.of();
+    }
+
+    /**
      * Routes new requests by {@code next} from now on, atomically: a request in flight finishes on the
      * configuration it began with. Upstreams {@code change} keeps go on with their pools; those it
      * starts get new ones; those it retires serve what began before the swap and then close (their

@@ -28,7 +28,9 @@ public final class HeaderRules {
             "x-forwarded-for",
             "x-forwarded-proto",
             "x-forwarded-host",
-            "x-request-id"); // the engine sets the exchange's own (RequestId), once
+            "x-request-id", // the engine sets the exchange's own (RequestId), once
+            "traceparent", // and its own span of the client's trace (TraceContext)
+            "tracestate");
     private static final Set<String> FRAMING_RESPONSE = Set.of("transfer-encoding");
 
     /**

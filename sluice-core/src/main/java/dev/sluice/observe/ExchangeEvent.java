@@ -2,6 +2,8 @@ package dev.sluice.observe;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.List;
+
 /**
  * One request, as the client saw it.
  *
@@ -13,6 +15,17 @@ import static java.util.Objects.requireNonNull;
  * @param path the request's path as the client sent it, without the query ({@code -} when unknown)
  * @param requestId the exchange's id ({@code X-Request-Id}, the one its upstream requests carried)
  * @param client the client's address (the connection's peer)
+ * @param bytesIn request body bytes read from the client
+ * @param bytesOut response body bytes written to the client
+ * @param upstreamNanos a proxy route's: from the upstream call's start to its answer's status line;
+ *     -1 when there was no answer (no upstream call, a failed one, a composition: see {@link #parts})
+ * @param traceId the W3C trace id its upstream requests carried ({@code -} when none)
+ * @param spanId the gateway's span id in that trace, the parent id its upstream requests carried
+ *     ({@code -} when none)
+ * @param parentSpanId the client's span id, or empty when the gateway began the trace
+ * @param refusedBy the policy that refused the request ({@code jwt}, {@code api-key}, {@code
+ *     ip-filter}, {@code rate-limit}, {@code concurrency}, {@code server-limits}), or empty
+ * @param parts a composition's parts as they settled, in declared order (empty for other routes)
  */
 public record ExchangeEvent(
         String route,
@@ -22,17 +35,30 @@ public record ExchangeEvent(
         long durationNanos,
         String path,
         String requestId,
-        String client) {
+        String client,
+        long bytesIn,
+        long bytesOut,
+        long upstreamNanos,
+        String traceId,
+        String spanId,
+        String parentSpanId,
+        String refusedBy,
+        List<PartEvent> parts) {
     public ExchangeEvent {
         requireNonNull(route, "route");
         requireNonNull(method, "method");
         requireNonNull(path, "path");
         requireNonNull(requestId, "requestId");
         requireNonNull(client, "client");
+        requireNonNull(traceId, "traceId");
+        requireNonNull(spanId, "spanId");
+        requireNonNull(parentSpanId, "parentSpanId");
+        requireNonNull(refusedBy, "refusedBy");
+        parts = List.copyOf(parts);
     }
 
-    /** An event without the request's path, id and client (tests, and observers that need none). */
+    /** An event without the request's path, id, client, sizes and upstream details (tests). */
     public ExchangeEvent(String route, String method, int status, boolean aborted, long durationNanos) {
-        this(route, method, status, aborted, durationNanos, "-", "-", "-");
+        this(route, method, status, aborted, durationNanos, "-", "-", "-", 0, 0, -1, "-", "-", "", "", List.of());
     }
 }

@@ -1,8 +1,8 @@
 package dev.sluice.observe;
 
 /**
- * What metrics, access logs and traces consume: one event per request and one per composition part,
- * with timings, sizes and outcomes. Engines and the core call it on the request's own thread or
+ * What metrics, access logs and traces consume: one event per request, one per composition part and
+ * one per upstream call, with timings, sizes and outcomes. Engines and the core call it on the request's own thread or
  * event loop, so an implementation must be quick and must not block (hand the event to a queue).
  *
  * <p>{@link #NONE} costs nothing: engines and the core check for it before they read a clock or
@@ -18,6 +18,9 @@ public interface GatewayObserver {
 
     /** A composition part settled: relayed, {@code null}, or cut short by the response's failure or abort. */
     default void part(PartEvent event) {}
+
+    /** An upstream call ended: answered (its status line came) or failed. */
+    default void upstream(UpstreamEvent event) {}
 
     /** Whether anyone listens: false only for {@link #NONE}. */
     default boolean listens() {

@@ -50,6 +50,11 @@ public final class ConcurrencyLimit implements InboundPolicy {
     }
 
     @Override
+    public String name() {
+        return "concurrency";
+    }
+
+    @Override
     public Decision admit(Inbound request) {
         CompletableFuture<Decision> waiter;
         lock.lock();

@@ -66,6 +66,11 @@ public final class Cors implements InboundPolicy {
     }
 
     @Override
+    public String name() {
+        return "cors";
+    }
+
+    @Override
     public Decision admit(Inbound request) {
         String origin = request.header(ORIGIN);
         if (origin == null) {

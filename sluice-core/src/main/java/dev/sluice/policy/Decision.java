@@ -62,12 +62,26 @@ public sealed interface Decision {
     /**
      * Answer {@code status} with the contract's JSON error body and {@code headers}; the upstream sees
      * nothing.
+     *
+     * @param policy the kind of policy that refused ({@code jwt}, {@code rate-limit}…), for observers;
+     *     {@link PolicyChain} names it, a policy leaves it empty
      */
-    record Reject(int status, String code, String message, Map<String, String> headers) implements Decision {
+    record Reject(int status, String code, String message, Map<String, String> headers, String policy)
+            implements Decision {
         public Reject {
             requireNonNull(code, "code");
             requireNonNull(message, "message");
+            requireNonNull(policy, "policy");
             headers = Map.copyOf(headers);
+        }
+
+        public Reject(int status, String code, String message, Map<String, String> headers) {
+            this(status, code, message, headers, "");
+        }
+
+        /** This refusal, named as {@code policy}'s (itself when it already is). */
+        public Reject by(String policy) {
+            return policy.equals(this.policy) ? this : new Reject(status, code, message, headers, policy);
         }
 
         public byte[] body() {

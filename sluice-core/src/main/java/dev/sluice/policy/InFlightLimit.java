@@ -29,6 +29,11 @@ public final class InFlightLimit implements InboundPolicy {
     }
 
     @Override
+    public String name() {
+        return "server-limits";
+    }
+
+    @Override
     public Decision admit(Inbound request) {
         if (inFlight.incrementAndGet() > max) {
             inFlight.decrementAndGet();

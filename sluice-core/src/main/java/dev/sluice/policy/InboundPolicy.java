@@ -11,6 +11,14 @@ public interface InboundPolicy {
 
     Decision admit(Inbound request);
 
+    /**
+     * What observers call the policy when it refuses ({@code jwt}, {@code api-key}, {@code ip-filter},
+     * {@code rate-limit}, {@code concurrency}, {@code server-limits}).
+     */
+    default String name() {
+        return "policy";
+    }
+
     /** The attribute prefix of a verified JWT claim: {@code claim:sub}. */
     String CLAIM = "claim:";
 

@@ -36,6 +36,11 @@ public final class IpFilter implements InboundPolicy {
     }
 
     @Override
+    public String name() {
+        return "ip-filter";
+    }
+
+    @Override
     public Decision admit(Inbound request) {
         if (allow.isEmpty() && deny.isEmpty()) {
             return Decision.Proceed.FREELY;

@@ -107,7 +107,7 @@ public final class PolicyChain {
                 }
                 case Decision.Reject r -> {
                     held.release();
-                    return withResponse(r, response);
+                    return withResponse(r.by(policies[i].name()), response);
                 }
                 case Decision.Answer a -> {
                     held.release();
@@ -133,7 +133,7 @@ public final class PolicyChain {
         }
         return switch (decision) {
             case Decision.Reject r ->
-                new Decision.Reject(r.status(), r.code(), r.message(), response.onto(r.headers()));
+                new Decision.Reject(r.status(), r.code(), r.message(), response.onto(r.headers()), r.policy());
             case Decision.Answer a -> new Decision.Answer(a.status(), response.onto(a.headers()));
             default -> decision;
         };
@@ -162,7 +162,7 @@ public final class PolicyChain {
             Decision resumed;
             if (error != null) {
                 held.release();
-                resumed = FAILED;
+                resumed = FAILED.by(policies[next - 1].name());
             } else {
                 resumed = switch (later) {
                     case Decision.Proceed q ->
@@ -174,7 +174,7 @@ public final class PolicyChain {
                                 response.and(q.response()));
                     case Decision.Reject r -> {
                         held.release();
-                        yield withResponse(r, response);
+                        yield withResponse(r.by(policies[next - 1].name()), response);
                     }
                     case Decision.Answer a -> {
                         held.release();
@@ -183,7 +183,7 @@ public final class PolicyChain {
                     case Decision.Pending q -> { // a policy must settle on Proceed or Reject
                         q.abandon();
                         held.release();
-                        yield FAILED;
+                        yield FAILED.by(policies[next - 1].name());
                     }
                 };
             }

@@ -125,6 +125,11 @@ public final class RateLimit implements InboundPolicy {
     }
 
     @Override
+    public String name() {
+        return "rate-limit";
+    }
+
+    @Override
     public Decision admit(Inbound request) {
         String id = keyOf(request);
         if (local != null) {

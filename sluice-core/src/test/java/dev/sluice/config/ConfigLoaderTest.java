@@ -187,6 +187,35 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aTracingSectionBindsItsEndpointAndItsProblemsByPath() throws Exception {
+        GatewayConfig config = ConfigLoader.parse("""
+        tracing: { otlp: { endpoint: "http://collector:4318/v1/traces" } }
+        upstreams: { a: { url: "http://127.0.0.1:1" } }
+        routes: [ { id: r, match: { path: / }, proxy: { upstream: a } } ]
+        """, "inline");
+        assertThat(config.tracing())
+                .contains(new TracingConfig(java.net.URI.create("http://collector:4318/v1/traces")));
+        assertThat(config.with(EngineMode.REACTIVE, 0).tracing())
+                .as("kept by --engine and --port")
+                .isEqualTo(config.tracing());
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.parse("""
+        tracing: { otlp: { endpoint: "ftp://collector/v1/traces", headers: {} }, zipkin: {} }
+        upstreams: { a: { url: "http://127.0.0.1:1" } }
+        routes: [ { id: r, match: { path: / }, proxy: { upstream: a } } ]
+        """, "inline"));
+        assertThat(e).as("refused").isNotNull();
+        assertThat(e.problems())
+                .extracting(Problem::path)
+                .containsExactlyInAnyOrder("tracing.otlp.endpoint", "tracing.otlp.headers", "tracing.zipkin");
+        ConfigException missing = catchThrowableOfType(ConfigException.class, () -> ConfigLoader.parse("""
+        tracing: {}
+        upstreams: { a: { url: "http://127.0.0.1:1" } }
+        routes: [ { id: r, match: { path: / }, proxy: { upstream: a } } ]
+        """, "inline"));
+        assertThat(missing.problems()).extracting(Problem::path).containsExactly("tracing.otlp");
+    }
+
+    @Test
     void sizesAcceptUnits() throws Exception {
         for (var c : Map.of("1024", 1024, "16KiB", 16384, "64KB", 64000, "1MiB", 1048576, "2mb", 2000000)
                 .entrySet()) {

@@ -6,9 +6,14 @@ import static dev.sluice.tck.Routes.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.config.ComposeTarget.Order;
+import dev.sluice.config.FilterConfig;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.PartEvent;
+import dev.sluice.observe.PartKind;
+import dev.sluice.observe.UpstreamEvent;
+import dev.sluice.observe.UpstreamOutcome;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -27,6 +32,18 @@ public abstract class ObserverContract extends ContractFixture {
     static final class Recorder implements GatewayObserver {
         final LinkedBlockingQueue<ExchangeEvent> exchanges = new LinkedBlockingQueue<>();
         final LinkedBlockingQueue<PartEvent> parts = new LinkedBlockingQueue<>();
+        final LinkedBlockingQueue<UpstreamEvent> calls = new LinkedBlockingQueue<>();
+
+        @Override
+        public void upstream(UpstreamEvent event) {
+            calls.add(event);
+        }
+
+        UpstreamEvent nextCall() throws InterruptedException {
+            UpstreamEvent event = calls.poll(10, TimeUnit.SECONDS);
+            assertThat(event).as("an upstream event within 10 s").isNotNull();
+            return event;
+        }
 
         @Override
         public void exchange(ExchangeEvent event) {
@@ -151,6 +168,164 @@ public abstract class ObserverContract extends ContractFixture {
             List<PartEvent> parts = recorder.nextParts(2);
             assertThat(parts).extracting(p -> p.outcome().name()).containsExactlyInAnyOrder("breaking", "ok");
             assertThat(parts).allSatisfy(p -> assertThat(p.outcome().isOk()).isFalse());
+        }
+    }
+
+    @Test
+    void anExchangeEventCarriesItsBytesUpstreamTimeAndTraceId() throws InterruptedException {
+        Recorder recorder = new Recorder();
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        try (TestGateway gw = gateway()
+                .observer(recorder)
+                .route("api", on("/api/**"), proxy(APP).stripPrefix("/api"))
+                .start()) {
+            byte[] sent = new byte[1234];
+            java.util.Arrays.fill(sent, (byte) 'x');
+            WireResponse echoed = gw.wire()
+                    .send(WireRequest.of("POST", "/api/echo/x")
+                            .header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
+                            .body(sent));
+            assertThat(echoed.status()).isEqualTo(200);
+            ExchangeEvent posted = recorder.nextExchange();
+            assertThat(posted.bytesIn()).as("request body bytes read").isEqualTo(1234);
+            assertThat(posted.bytesOut())
+                    .as("response body bytes the client received")
+                    .isEqualTo(echoed.body().length);
+            assertThat(posted.upstreamNanos()).isPositive().isLessThanOrEqualTo(posted.durationNanos());
+            assertThat(posted.traceId()).as("the client's trace").isEqualTo(traceId);
+            assertThat(posted.refusedBy()).isEmpty();
+            assertThat(posted.parts()).isEmpty();
+            UpstreamEvent call = recorder.nextCall();
+            assertThat(call.route()).isEqualTo("api");
+            assertThat(call.upstream()).isEqualTo(APP);
+            assertThat(call.outcome()).isEqualTo(UpstreamOutcome.OK);
+            assertThat(call.status()).isEqualTo(200);
+            assertThat(call.latencyNanos()).isPositive();
+
+            WireResponse got = gw.wire().get("/api/json/10");
+            ExchangeEvent plain = recorder.nextExchange();
+            assertThat(plain.bytesIn()).isZero();
+            assertThat(plain.bytesOut()).isEqualTo(got.body().length).isEqualTo(10);
+            assertThat(plain.traceId()).as("a new trace").hasSize(32).isNotEqualTo(traceId);
+            assertThat(recorder.nextCall().outcome()).isEqualTo(UpstreamOutcome.OK);
+
+            WireResponse missing = gw.wire().get("/nowhere");
+            ExchangeEvent notFound = recorder.nextExchange();
+            assertThat(notFound.bytesOut()).as("the error body").isEqualTo(missing.body().length);
+            assertThat(notFound.upstreamNanos()).as("no upstream call").isEqualTo(-1);
+            assertThat(recorder.calls).as("one upstream event per call").isEmpty();
+        }
+    }
+
+    @Test
+    void everyUpstreamCallIsOneEventWithItsOutcome() throws InterruptedException {
+        Recorder recorder = new Recorder();
+        String failing = upstream.respond(503, "application/json", "{}");
+        try (TestGateway gw = gateway()
+                .upstream("down", refusedUrl())
+                .observer(recorder)
+                .route("api", on("/api/**"), proxy(APP).stripPrefix("/api"))
+                .route("slow", on("/slow/**"), proxy(APP).stripPrefix("/slow").timeout(Duration.ofMillis(200)))
+                .route("down", on("/down/**"), proxy("down").stripPrefix("/down"))
+                .start()) {
+            assertThat(gw.wire().get("/api" + failing).status()).isEqualTo(503);
+            UpstreamEvent fiveHundred = recorder.nextCall();
+            assertThat(fiveHundred.outcome()).isEqualTo(UpstreamOutcome.STATUS_5XX);
+            assertThat(fiveHundred.status()).isEqualTo(503);
+
+            assertThat(gw.wire().get("/down/json/10").status()).isEqualTo(502);
+            UpstreamEvent refused = recorder.nextCall();
+            assertThat(refused.upstream()).isEqualTo("down");
+            assertThat(refused.outcome()).isEqualTo(UpstreamOutcome.CONNECT_FAILURE);
+            assertThat(refused.status()).isZero();
+            assertThat(recorder.nextExchange().upstreamNanos()).isNotNegative(); // the 503's
+            assertThat(recorder.nextExchange().upstreamNanos()).as("no answer").isEqualTo(-1);
+
+            assertThat(gw.wire().get("/slow/json/10?delay=10000").status()).isEqualTo(504);
+            UpstreamEvent slow = recorder.nextCall();
+            assertThat(slow.outcome()).isEqualTo(UpstreamOutcome.TIMEOUT);
+            assertThat(slow.latencyNanos())
+                    .as("cut by the route's timeout, long before the upstream's answer")
+                    .isPositive()
+                    .isLessThan(Duration.ofSeconds(10).toNanos());
+            assertThat(recorder.calls).isEmpty();
+        }
+    }
+
+    @Test
+    void aCompositionReportsEachPartsKindFirstByteAndUpstreamCall() throws InterruptedException {
+        Recorder recorder = new Recorder();
+        String serverError = upstream.respond(500, "application/json", "{\"e\":1}");
+        String text = upstream.respond(200, "text/plain", "{}");
+        try (TestGateway gw = gateway()
+                .observer(recorder)
+                .route(
+                        "page",
+                        on("/page"),
+                        compose()
+                                .order(Order.DECLARED)
+                                .part("ok", APP, "/json/10")
+                                .part("bad", APP, serverError)
+                                .part("text", APP, text)
+                                .part("late", APP, "/json/10?delay=10000", Duration.ofMillis(200)))
+                .start()) {
+            WireResponse page = gw.wire().get("/page");
+            assertThat(page.status()).isEqualTo(200);
+            List<PartEvent> parts = recorder.nextParts(4);
+            java.util.Map<String, PartEvent> byName = new java.util.HashMap<>();
+            parts.forEach(p -> byName.put(p.outcome().name(), p));
+            assertThat(byName.get("ok").kind()).isEqualTo(PartKind.OK);
+            assertThat(byName.get("ok").firstByteNanos()).isPositive();
+            assertThat(byName.get("bad").kind()).isEqualTo(PartKind.STATUS);
+            assertThat(byName.get("bad").firstByteNanos()).isPositive();
+            assertThat(byName.get("text").kind()).isEqualTo(PartKind.INVALID);
+            assertThat(byName.get("late").kind()).isEqualTo(PartKind.TIMEOUT);
+            assertThat(byName.get("late").firstByteNanos())
+                    .as("no status line came")
+                    .isEqualTo(-1);
+
+            ExchangeEvent exchange = recorder.nextExchange();
+            assertThat(exchange.bytesOut()).isEqualTo(page.body().length);
+            assertThat(exchange.upstreamNanos())
+                    .as("a composition's are its parts'")
+                    .isEqualTo(-1);
+            assertThat(exchange.parts())
+                    .extracting(p -> p.outcome().name(), p -> p.outcome().status())
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple("ok", 200),
+                            org.assertj.core.groups.Tuple.tuple("bad", 500),
+                            org.assertj.core.groups.Tuple.tuple("text", 200),
+                            org.assertj.core.groups.Tuple.tuple("late", 0));
+
+            java.util.Map<UpstreamOutcome, Integer> calls = new java.util.EnumMap<>(UpstreamOutcome.class);
+            for (int i = 0; i < 4; i++) {
+                UpstreamEvent call = recorder.nextCall();
+                assertThat(call.route()).isEqualTo("page");
+                calls.merge(call.outcome(), 1, Integer::sum);
+            }
+            assertThat(calls)
+                    .containsExactlyInAnyOrderEntriesOf(java.util.Map.of(
+                            UpstreamOutcome.OK, 2, UpstreamOutcome.STATUS_5XX, 1, UpstreamOutcome.TIMEOUT, 1));
+        }
+    }
+
+    @Test
+    void aPolicyRefusalNamesThePolicy() throws InterruptedException {
+        Recorder recorder = new Recorder();
+        try (TestGateway gw = gateway()
+                .observer(recorder)
+                .route(
+                        "closed",
+                        on("/closed/**"),
+                        proxy(APP).stripPrefix("/closed"),
+                        new FilterConfig.IpFilter(List.of(), List.of("127.0.0.1"), List.of()))
+                .start()) {
+            assertThat(gw.wire().get("/closed/json/10").status()).isEqualTo(403);
+            ExchangeEvent refused = recorder.nextExchange();
+            assertThat(refused.status()).isEqualTo(403);
+            assertThat(refused.refusedBy()).isEqualTo("ip-filter");
+            assertThat(refused.upstreamNanos()).isEqualTo(-1);
+            assertThat(recorder.calls).as("the upstream sees nothing").isEmpty();
         }
     }
 }

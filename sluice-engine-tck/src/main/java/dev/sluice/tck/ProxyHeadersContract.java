@@ -8,6 +8,7 @@ import static dev.sluice.tck.Routes.responseHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.http.RequestId;
+import dev.sluice.http.TraceContext;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -95,6 +96,64 @@ public abstract class ProxyHeadersContract extends ContractFixture {
                 if (sent != null) {
                     assertThat(a).containsExactly(sent);
                 }
+            }
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyUpstreamRequestCarriesTheClientsTraceAsANewSpan() {
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        String parent = "00-" + traceId + "-00f067aa0ba902b7-01";
+        try (TestGateway gw = gateway()
+                .route("pass", on("/p/**"), proxy(APP).stripPrefix("/p"))
+                .route(
+                        "page",
+                        on("/page"),
+                        compose().part("a", APP, "/inspect/a").part("b", APP, "/inspect/b"))
+                .start()) {
+            Map<String, Object> seen = inspected(gw.wire()
+                    .send(WireRequest.get("/p/inspect/h")
+                            .header("traceparent", parent)
+                            .header("tracestate", "vendor=abc")));
+            List<String> proxied = headerValues(seen, "traceparent");
+            assertThat(proxied).hasSize(1);
+            assertThat(TraceContext.isValid(proxied.getFirst())).isTrue();
+            assertThat(proxied.getFirst())
+                    .as("same trace and flags, the gateway's own span")
+                    .startsWith("00-" + traceId + "-")
+                    .endsWith("-01")
+                    .isNotEqualTo(parent);
+            assertThat(headerValues(seen, "tracestate")).containsExactly("vendor=abc");
+
+            Composed composed =
+                    Composed.of(gw.wire().send(WireRequest.get("/page").header("traceparent", parent)));
+            List<String> a = headerValues((Map<String, Object>) composed.part("a"), "traceparent");
+            List<String> b = headerValues((Map<String, Object>) composed.part("b"), "traceparent");
+            assertThat(a).hasSize(1).first().asString().startsWith("00-" + traceId + "-");
+            assertThat(b).as("every part: the gateway's one span").isEqualTo(a);
+
+            for (String invalid : new String[] {
+                null,
+                "01-" + traceId + "-00f067aa0ba902b7-01", // another version
+                "00-" + traceId.toUpperCase(java.util.Locale.ROOT) + "-00f067aa0ba902b7-01",
+                "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+                "00-" + traceId + "-0000000000000000-01",
+                "00-" + traceId + "-00f067aa0ba902b-01", // short
+                "00-" + traceId + "-00f067aa0ba902bz-01"
+            }) {
+                WireRequest request = WireRequest.get("/p/inspect/h").header("tracestate", "vendor=abc");
+                Map<String, Object> replaced =
+                        inspected(gw.wire().send(invalid == null ? request : request.header("traceparent", invalid)));
+                List<String> made = headerValues(replaced, "traceparent");
+                assertThat(made).as("for %s", invalid).hasSize(1);
+                assertThat(TraceContext.isValid(made.getFirst()))
+                        .as("%s is replaced by a valid one", invalid)
+                        .isTrue();
+                assertThat(made.getFirst()).doesNotContain(traceId).isNotEqualTo(invalid);
+                assertThat(headerValues(replaced, "tracestate"))
+                        .as("a state without its trace is dropped")
+                        .isEmpty();
             }
         }
     }

@@ -8,6 +8,7 @@ import dev.sluice.config.RouteConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.RouteTable;
@@ -57,7 +58,10 @@ final class ComposeRoute implements RouteHandler {
     @Override
     public void handle(Request request, Response response, RouteTable.Result.Matched match, UpstreamEdits edits)
             throws Exception {
-        CompositionPlan plan = new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer);
+        ExchangeTally tally = Requests.tally(request);
+        CompositionPlan plan = tally == null
+                ? new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer)
+                : new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer, tally);
         Composition composition = new Composition(plan, fanout, parts.size());
         Map<String, String> query = Requests.lazyQuery(request);
         PartFetch[] fetches = new PartFetch[parts.size()];

@@ -11,7 +11,9 @@ import dev.sluice.http.BodyLimit;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.RequestId;
+import dev.sluice.http.TraceContext;
 import dev.sluice.observe.ExchangeEvent;
+import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.Decision;
 import dev.sluice.policy.PolicyChain;
@@ -78,7 +80,8 @@ final class GatewayHandler extends Handler.Abstract {
                         proxy,
                         clients.get(proxy.upstream()),
                         timer,
-                        BodyLimit.of(route, config.server().limits()));
+                        BodyLimit.of(route, config.server().limits()),
+                        observer);
             case ComposeTarget compose ->
                 new ComposeRoute(
                         route, compose, clients, fanout, config.server().readAhead(), rings, observer);
@@ -111,10 +114,13 @@ final class GatewayHandler extends Handler.Abstract {
         }
         long start = System.nanoTime();
         String[] route = {""};
+        ExchangeTally tally = new ExchangeTally();
+        Requests.tally(request, tally);
         boolean aborted = handle(request, response, callback, route);
         if (route[0] == null) { // refused before routing: reported by neither engine yet
             return true;
         }
+        TraceContext trace = Requests.trace(request);
         observer.exchange(new ExchangeEvent(
                 route[0],
                 request.getMethod(),
@@ -123,7 +129,15 @@ final class GatewayHandler extends Handler.Abstract {
                 System.nanoTime() - start,
                 request.getHttpURI().getPath(),
                 Requests.requestId(request),
-                Request.getRemoteAddr(request)));
+                Request.getRemoteAddr(request),
+                Request.getContentBytesRead(request),
+                Response.getContentBytesWritten(response),
+                tally.upstreamNanos(),
+                trace.traceId(),
+                trace.spanId(),
+                trace.parentId(),
+                tally.refusedBy(),
+                tally.parts()));
         return true;
     }
 
@@ -186,6 +200,10 @@ final class GatewayHandler extends Handler.Abstract {
                                 }
                             }
                             case Decision.Reject reject -> {
+                                ExchangeTally tally = Requests.tally(request);
+                                if (tally != null) {
+                                    tally.refused(reject.policy());
+                                }
                                 reject.headers()
                                         .forEach((name, value) ->
                                                 response.getHeaders().put(name, value));

@@ -183,6 +183,13 @@ final class JettyGateway implements RunningGateway {
     }
 
     @Override
+    public java.util.List<dev.sluice.engine.PoolStats> pools() {
+        return clients.values().stream()
+                .flatMap(client -> client.pool().stream())
+                .toList();
+    }
+
+    @Override
     public int port() {
         return connector.getLocalPort();
     }

@@ -10,6 +10,10 @@ import dev.sluice.http.BrokenRequestBody;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.UpstreamFailure;
+import dev.sluice.observe.ExchangeTally;
+import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.UpstreamEvent;
+import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
@@ -37,15 +41,23 @@ final class ProxyRoute implements RouteHandler {
     private final String basePath;
     private final ScheduledExecutorService timer;
     private final long maxBody;
+    private final String id;
+    private final GatewayObserver observer;
 
-    /** @param maxBody the largest request body the route takes ({@link dev.sluice.http.BodyLimit}) */
+    /**
+     * @param maxBody the largest request body the route takes ({@link dev.sluice.http.BodyLimit})
+     * @param observer told of the upstream call ({@link GatewayObserver#NONE}: nobody is)
+     */
     ProxyRoute(
             RouteConfig route,
             ProxyTarget target,
             UpstreamClient client,
             ScheduledExecutorService timer,
-            long maxBody) {
+            long maxBody,
+            GatewayObserver observer) {
         this.maxBody = maxBody;
+        this.id = route.id();
+        this.observer = observer;
         this.target = target;
         this.client = client;
         this.rules = HeaderRules.of(route.filters());
@@ -67,9 +79,22 @@ final class ProxyRoute implements RouteHandler {
         ScheduledFuture<?> deadline = target.timeout().isEmpty()
                 ? null
                 : timer.schedule(out::cancel, target.timeout().get().toNanos(), TimeUnit.NANOSECONDS);
+        long began = observer.listens() ? System.nanoTime() : 0;
+        boolean answered = false;
         try (UpstreamResponse upstream = send(out)) {
+            answered = true;
+            if (observer.listens()) {
+                answered(request, upstream.status(), System.nanoTime() - began);
+            }
             relay(upstream, response, request.getComponents().getByteBufferPool());
         } catch (UpstreamException e) {
+            if (observer.listens()
+                    && !answered
+                    && (body == null || (body.tooLarge() == null && body.broken() == null))) {
+                UpstreamFailure failure = out.isCancelled() ? UpstreamFailure.TIMEOUT : e.failure();
+                observer.upstream(new UpstreamEvent(
+                        id, client.config().name(), UpstreamOutcome.of(failure), 0, System.nanoTime() - began));
+            }
             if (body != null && body.tooLarge() != null) { // the body passed the route's limit
                 RequestFraming.Rejection tooLarge = body.tooLarge().rejection();
                 throw new GatewayError(tooLarge.status(), tooLarge.code(), tooLarge.reason(), true);
@@ -86,6 +111,15 @@ final class ProxyRoute implements RouteHandler {
             if (deadline != null) {
                 deadline.cancel(false);
             }
+        }
+    }
+
+    /** The upstream's status line came {@code nanos} after the call began: the observer and the tally are told. */
+    private void answered(Request request, int status, long nanos) {
+        observer.upstream(new UpstreamEvent(id, client.config().name(), UpstreamOutcome.of(status), status, nanos));
+        ExchangeTally tally = Requests.tally(request);
+        if (tally != null) {
+            tally.answered(nanos);
         }
     }
 

@@ -5,6 +5,8 @@ import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.QueryString;
 import dev.sluice.http.RequestId;
+import dev.sluice.http.TraceContext;
+import dev.sluice.observe.ExchangeTally;
 import dev.sluice.policy.UpstreamEdits;
 import java.util.Map;
 import org.eclipse.jetty.http.HttpField;
@@ -18,6 +20,34 @@ final class Requests {
     private Requests() {}
 
     private static final String REQUEST_ID = "dev.sluice.requestId";
+    private static final String TRACE = "dev.sluice.trace";
+    private static final String TALLY = "dev.sluice.tally";
+
+    /**
+     * The exchange's trace context ({@link TraceContext}), made once like {@link #requestId}: asked
+     * first on the request's own thread.
+     */
+    static TraceContext trace(Request request) {
+        Object trace = request.getAttribute(TRACE);
+        if (trace instanceof TraceContext t) {
+            return t;
+        }
+        HttpFields headers = request.getHeaders();
+        TraceContext made =
+                TraceContext.of(headers.get(TraceContext.TRACEPARENT), headers.get(TraceContext.TRACESTATE));
+        request.setAttribute(TRACE, made);
+        return made;
+    }
+
+    /** Notes the exchange's tally, made only when an observer listens. */
+    static void tally(Request request, ExchangeTally tally) {
+        request.setAttribute(TALLY, tally);
+    }
+
+    /** The exchange's tally, or null when nobody listens. */
+    static ExchangeTally tally(Request request) {
+        return request.getAttribute(TALLY) instanceof ExchangeTally t ? t : null;
+    }
 
     /**
      * The exchange's id ({@link RequestId}): the client's when sane, else a new one, the same for
@@ -59,6 +89,11 @@ final class Requests {
         HttpFields headers = request.getHeaders();
         out.header("Host", upstream.authority());
         out.header(RequestId.HEADER, requestId(request));
+        TraceContext trace = trace(request);
+        out.header(TraceContext.TRACEPARENT, trace.traceparent());
+        if (trace.tracestate() != null) {
+            out.header(TraceContext.TRACESTATE, trace.tracestate());
+        }
         out.header(
                 "X-Forwarded-For",
                 HeaderRules.forwardedFor(headers.get("X-Forwarded-For"), Request.getRemoteAddr(request)));

@@ -3,6 +3,8 @@ package dev.sluice.engine.reactive;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.QueryString;
 import dev.sluice.http.RequestId;
+import dev.sluice.http.TraceContext;
+import dev.sluice.observe.ExchangeTally;
 import dev.sluice.policy.UpstreamEdits;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -27,6 +29,9 @@ final class ClientRequest {
     final String rawQuery; // null when the target has no '?'
     private Forwarding forwarding;
     private String requestId;
+    private TraceContext trace;
+    /** Made only when an observer listens. */
+    private ExchangeTally tally;
     /** What the route's policies add to and take from its upstream requests: set once, before the route runs. */
     private UpstreamEdits edits = UpstreamEdits.NONE;
 
@@ -102,6 +107,7 @@ final class ClientRequest {
                     proto != null ? proto : request.scheme(),
                     host,
                     requestId(),
+                    trace(),
                     edits);
             forwarding = f;
         }
@@ -109,10 +115,15 @@ final class ClientRequest {
     }
 
     /** The values a request sends upstream besides the client's own headers. */
-    record Forwarding(String forwardedFor, String proto, String host, String requestId, UpstreamEdits edits) {
+    record Forwarding(
+            String forwardedFor, String proto, String host, String requestId, TraceContext trace, UpstreamEdits edits) {
         void addTo(HeaderRules rules, String authority, HttpHeaders out) {
             out.set(HttpHeaderNames.HOST, authority);
             out.set(RequestId.HEADER, requestId);
+            out.set(TraceContext.TRACEPARENT, trace.traceparent());
+            if (trace.tracestate() != null) {
+                out.set(TraceContext.TRACESTATE, trace.tracestate());
+            }
             out.set(X_FORWARDED_FOR, forwardedFor);
             out.set(X_FORWARDED_PROTO, proto);
             if (host != null) {
@@ -140,6 +151,27 @@ final class ClientRequest {
             requestId = id;
         }
         return id;
+    }
+
+    /** The exchange's trace context ({@link TraceContext}), made once on the request's loop. */
+    TraceContext trace() {
+        TraceContext t = trace;
+        if (t == null) {
+            HttpHeaders in = request.requestHeaders();
+            t = TraceContext.of(in.get(TraceContext.TRACEPARENT), in.get(TraceContext.TRACESTATE));
+            trace = t;
+        }
+        return t;
+    }
+
+    /** Notes the exchange's tally: when an observer listens, before the route runs. */
+    void tally(ExchangeTally tally) {
+        this.tally = tally;
+    }
+
+    /** The exchange's tally, or null when nobody listens. */
+    ExchangeTally tally() {
+        return tally;
     }
 
     /** The peer's IP address as a literal ({@code unknown} when the channel has none). */

@@ -62,8 +62,17 @@ final class Composition {
         this.channel = channel;
         this.home = channel.eventLoop();
         this.gate = channel.pipeline().get(WriteGate.NAME) instanceof WriteGate g ? g : null;
-        this.plan = new CompositionPlan(
-                route.id, route.target, route.splice, route.readAhead, System::nanoTime, route.observer);
+        this.plan = in.tally() == null
+                ? new CompositionPlan(
+                        route.id, route.target, route.splice, route.readAhead, System::nanoTime, route.observer)
+                : new CompositionPlan(
+                        route.id,
+                        route.target,
+                        route.splice,
+                        route.readAhead,
+                        System::nanoTime,
+                        route.observer,
+                        in.tally());
         int n = paths.length;
         this.parts = new Part[n];
         ClientRequest.Forwarding forwarding = in.forwarding();

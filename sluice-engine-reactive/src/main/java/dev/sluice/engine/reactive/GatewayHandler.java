@@ -9,6 +9,7 @@ import dev.sluice.http.BodyLimit;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.observe.ExchangeEvent;
+import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.Decision;
 import dev.sluice.policy.PolicyChain;
@@ -61,7 +62,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             Map<String, Upstream> upstreams,
             GatewayObserver observer) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
-            case ProxyTarget proxy -> new ProxyRoute(route, proxy, upstreams.get(proxy.upstream()))::handle;
+            case ProxyTarget proxy -> new ProxyRoute(route, proxy, upstreams.get(proxy.upstream()), observer)::handle;
             case ComposeTarget compose ->
                 new ComposeRoute(route, compose, upstreams, config.server().readAhead(), observer)::handle;
         });
@@ -90,10 +91,16 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         String route = result instanceof RouteTable.Result.Matched matched
                 ? matched.route().id()
                 : "";
+        ExchangeTally tally = new ExchangeTally();
+        in.tally(tally);
         return answer(snapshot, in, response, result).doFinally(signal -> {
             Channel channel = channel(in);
             boolean aborted = signal == SignalType.CANCEL
                     || (channel != null && channel.attr(Responses.ABORTED).get() != null);
+            RequestBodyCheck bytes =
+                    channel != null && channel.pipeline().get(RequestBodyCheck.NAME) instanceof RequestBodyCheck check
+                            ? check
+                            : null;
             observer.exchange(new ExchangeEvent(
                     route,
                     in.method,
@@ -102,7 +109,15 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                     System.nanoTime() - start,
                     in.path,
                     in.requestId(),
-                    in.clientAddress()));
+                    in.clientAddress(),
+                    bytes == null ? 0 : bytes.received(),
+                    bytes == null ? 0 : bytes.sent(),
+                    tally.upstreamNanos(),
+                    in.trace().traceId(),
+                    in.trace().spanId(),
+                    in.trace().parentId(),
+                    tally.refusedBy(),
+                    tally.parts()));
         });
     }
 
@@ -183,6 +198,9 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                 yield run.doFinally(signal -> proceed.permit().release());
             }
             case Decision.Reject reject -> {
+                if (in.tally() != null) {
+                    in.tally().refused(reject.policy());
+                }
                 response.responseHeaders().clear();
                 reject.headers().forEach(response::header);
                 yield Responses.send(response, reject.status(), reject.body());

@@ -58,6 +58,24 @@ final class Lane {
     private final ArrayDeque<UpstreamConnection> idle = new ArrayDeque<>(); // most recent first
     private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
     private int open; // connections open or being opened
+
+    /**
+     * Its counts, read on its loop (they are the loop's alone): for the pool gauges, when metrics are
+     * scraped. Zeros when the loop does not answer within a second (stopping, or stuck).
+     */
+    dev.sluice.engine.PoolStats stats(String upstream) {
+        java.util.concurrent.Callable<dev.sluice.engine.PoolStats> read =
+                () -> new dev.sluice.engine.PoolStats(upstream, open - idle.size(), idle.size(), waiting.size());
+        try {
+            return loop.inEventLoop() ? read.call() : loop.submit(read).get(1, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new dev.sluice.engine.PoolStats(upstream, 0, 0, 0);
+        } catch (Exception e) {
+            return new dev.sluice.engine.PoolStats(upstream, 0, 0, 0);
+        }
+    }
+
     private boolean sweeping;
     private boolean closed;
 

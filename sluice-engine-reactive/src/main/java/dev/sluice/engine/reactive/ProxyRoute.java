@@ -6,6 +6,10 @@ import dev.sluice.http.ErrorBody;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
+import dev.sluice.observe.ExchangeTally;
+import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.UpstreamEvent;
+import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import io.netty.buffer.ByteBuf;
@@ -49,8 +53,13 @@ final class ProxyRoute {
     private final Upstream upstream;
     private final HeaderRules rules;
     private final long timeoutNanos; // 0 when the route has none
+    private final String id;
+    private final GatewayObserver observer;
 
-    ProxyRoute(RouteConfig route, ProxyTarget target, Upstream upstream) {
+    /** @param observer told of the upstream call ({@link GatewayObserver#NONE}: nobody is) */
+    ProxyRoute(RouteConfig route, ProxyTarget target, Upstream upstream, GatewayObserver observer) {
+        this.id = route.id();
+        this.observer = observer;
         this.target = target;
         this.upstream = upstream;
         this.rules = HeaderRules.of(route.filters());
@@ -64,7 +73,8 @@ final class ProxyRoute {
     Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {
         String uri = upstreamTarget(in, match);
         EventLoop home = channel.eventLoop();
-        Mono<Void> exchange = Mono.create(sink -> new Call(in, response, channel, uri, sink).start());
+        long began = observer.listens() ? System.nanoTime() : 0;
+        Mono<Void> exchange = Mono.create(sink -> new Call(in, response, channel, uri, sink, began).start());
         long wait = upstream.reserveStart();
         if (wait > 0) { // the pacing wait, on this request's loop, where the call then starts
             exchange = LoopTimer.after(home, wait).then(exchange);
@@ -72,7 +82,7 @@ final class ProxyRoute {
         if (timeoutNanos > 0) { // the route's timeout, pacing included, fires on this loop too
             exchange = exchange.timeout(LoopTimer.after(home, timeoutNanos), Mono.error(Failures.Deadline.INSTANCE));
         }
-        return exchange.onErrorResume(error -> failed(error, response, channel));
+        return exchange.onErrorResume(error -> failed(error, in, response, channel, began));
     }
 
     /**
@@ -106,8 +116,16 @@ final class ProxyRoute {
         private boolean relayDone;
         private boolean draining;
         private boolean missed;
+        private final long began; // when the call began, if an observer listens
 
-        Call(ClientRequest in, HttpServerResponse response, Channel channel, String uri, MonoSink<Void> sink) {
+        Call(
+                ClientRequest in,
+                HttpServerResponse response,
+                Channel channel,
+                String uri,
+                MonoSink<Void> sink,
+                long began) {
+            this.began = began;
             this.in = in;
             this.response = response;
             this.channel = channel;
@@ -239,6 +257,18 @@ final class ProxyRoute {
                 return;
             }
             answered = true;
+            if (observer.listens()) {
+                long nanos = System.nanoTime() - began;
+                observer.upstream(new UpstreamEvent(
+                        id,
+                        upstream.name(),
+                        UpstreamOutcome.of(head.status().code()),
+                        head.status().code(),
+                        nanos));
+                if (in.tally() != null) {
+                    in.tally().answered(nanos);
+                }
+            }
             response.status(head.status());
             HttpHeaders from = head.headers();
             HttpHeaders to = response.responseHeaders();
@@ -399,9 +429,15 @@ final class ProxyRoute {
         }
     }
 
-    private Mono<Void> failed(Throwable error, HttpServerResponse response, Channel channel) {
+    private Mono<Void> failed(
+            Throwable error, ClientRequest in, HttpServerResponse response, Channel channel, long began) {
         if (!Failures.isUpstreams(error)) {
             return Mono.error(error); // the gateway's own failure: GatewayHandler logs and answers it
+        }
+        ExchangeTally tally = in.tally();
+        if (tally != null && tally.upstreamNanos() < 0) { // failed before its status line came
+            observer.upstream(new UpstreamEvent(
+                    id, upstream.name(), UpstreamOutcome.of(Failures.classify(error)), 0, System.nanoTime() - began));
         }
         if (response.hasSentHeaders()) {
             Responses.abort(channel);

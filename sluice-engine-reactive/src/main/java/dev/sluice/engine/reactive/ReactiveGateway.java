@@ -321,6 +321,11 @@ final class ReactiveGateway implements RunningGateway {
     }
 
     @Override
+    public java.util.List<dev.sluice.engine.PoolStats> pools() {
+        return upstreams.values().stream().map(Upstream::pool).toList();
+    }
+
+    @Override
     public int port() {
         return server.port();
     }

@@ -4,6 +4,7 @@ import dev.sluice.config.ServerLimits;
 import dev.sluice.http.BodyLimit;
 import dev.sluice.http.BrokenRequestBody;
 import dev.sluice.http.ErrorBody;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
@@ -39,6 +40,7 @@ final class RequestBodyCheck extends ChannelDuplexHandler {
     private final ConnectionGuard guard;
     private ChannelHandlerContext ctx;
     private long received; // body bytes of the current request
+    private long sent; // body bytes of the current response
     private long limit = ServerLimits.UNLIMITED; // the current request's route's (BodyLimit)
     private boolean refused; // the current request's body was refused: the connection is closing
 
@@ -115,10 +117,26 @@ final class RequestBodyCheck extends ChannelDuplexHandler {
         ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
     }
 
+    /** Body bytes of the current request read from the client so far. */
+    long received() {
+        return received;
+    }
+
+    /** Body bytes of the current response handed to the connection so far. */
+    long sent() {
+        return sent;
+    }
+
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof HttpResponse) {
             responding = true;
+            sent = 0;
+        }
+        if (msg instanceof HttpContent content) {
+            sent += content.content().readableBytes();
+        } else if (msg instanceof ByteBuf buffer) {
+            sent += buffer.readableBytes();
         }
         if (msg instanceof LastHttpContent) {
             responding = false;

@@ -44,6 +44,15 @@ final class Upstream {
     private final String basePath;
     private final String authority;
 
+    /** Its lanes' counts added: for the pool gauges, off the event loops. */
+    dev.sluice.engine.PoolStats pool() {
+        dev.sluice.engine.PoolStats sum = new dev.sluice.engine.PoolStats(config.name(), 0, 0, 0);
+        for (Lane lane : all) {
+            sum = sum.plus(lane.stats(config.name()));
+        }
+        return sum;
+    }
+
     private Upstream(UpstreamConfig config, Lane[] all, Map<EventExecutor, Lane> lanes) {
         this.config = config;
         this.all = all;

@@ -86,6 +86,24 @@ public final class Http1UpstreamClient implements UpstreamClient {
         return config;
     }
 
+    /**
+     * A slot out of the deque carries an exchange (or a connection being opened for one); an open one
+     * in it is idle; admission permits taken beyond the slots in use are callers waiting for one.
+     */
+    @Override
+    public java.util.Optional<dev.sluice.engine.PoolStats> pool() {
+        int free = slots.size();
+        int idle = 0;
+        for (Http1Connection slot : slots) {
+            if (slot.isOpen()) {
+                idle++;
+            }
+        }
+        int inUse = Math.max(0, config.maxConnections() - free);
+        int admitted = config.maxConnections() + config.maxPending() - admission.availablePermits();
+        return java.util.Optional.of(new dev.sluice.engine.PoolStats(name, inUse, idle, Math.max(0, admitted - inUse)));
+    }
+
     @Override
     public UpstreamResponse send(UpstreamRequest request) throws UpstreamException {
         if (!admission.tryAcquire()) {

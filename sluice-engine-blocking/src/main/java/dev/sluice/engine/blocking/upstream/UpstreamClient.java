@@ -17,6 +17,11 @@ public interface UpstreamClient extends AutoCloseable {
 
     UpstreamConfig config();
 
+    /** Its pool's counts, when it keeps one it can count (the scrape's, never the request path's). */
+    default java.util.Optional<dev.sluice.engine.PoolStats> pool() {
+        return java.util.Optional.empty();
+    }
+
     @Override
     void close();
 }

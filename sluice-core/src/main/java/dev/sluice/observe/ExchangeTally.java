@@ -1,0 +1,43 @@
+package dev.sluice.observe;
+
+import java.util.List;
+
+/**
+ * What an exchange's route learns while it runs, for its {@link ExchangeEvent}: the upstream's time
+ * to answer, the policy that refused it, its parts' outcomes. Engines make one per request only when
+ * an observer {@linkplain GatewayObserver#listens() listens}, and the route's threads (a blocking
+ * composition's fetchers) may write it while the request's own thread later reads it.
+ */
+public final class ExchangeTally {
+
+    private volatile long upstreamNanos = -1;
+    private volatile String refusedBy = "";
+    private volatile List<PartEvent> parts = List.of();
+
+    /** The upstream answered its status line {@code nanos} after the call began. */
+    public void answered(long nanos) {
+        upstreamNanos = nanos;
+    }
+
+    /** A policy refused the request. */
+    public void refused(String policy) {
+        refusedBy = policy;
+    }
+
+    /** The composition's parts, once every one has settled. */
+    public void parts(List<PartEvent> events) {
+        parts = events;
+    }
+
+    public long upstreamNanos() {
+        return upstreamNanos;
+    }
+
+    public String refusedBy() {
+        return refusedBy;
+    }
+
+    public List<PartEvent> parts() {
+        return parts;
+    }
+}
