@@ -2,6 +2,8 @@ package dev.sluice.auth;
 
 import static java.util.Objects.requireNonNull;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -20,6 +22,7 @@ import java.net.MalformedURLException;
 import java.security.Key;
 import java.text.ParseException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Date;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -70,6 +73,17 @@ public final class JwtPolicy implements InboundPolicy {
     private final UpstreamEdits removeOnly; // the claim headers removed, none set
     private final Clock clock;
     private final ExecutorService fetches;
+    /**
+     * Tokens whose signature and claims passed, by the token's exact text (signature included), as
+     * Envoy's jwt_authn caches them: a hit costs a hash lookup instead of a signature check (about
+     * 90 µs of CPU for RS256 here). An entry lives at most {@link #VERIFIED_FOR}, so a key removed from
+     * the JWKS stops admitting its tokens within that, and never past the token's own {@code exp},
+     * which is checked again on every hit.
+     */
+    private final Cache<String, Verified> verified = Caffeine.newBuilder()
+            .maximumSize(VERIFIED_TOKENS)
+            .expireAfterWrite(VERIFIED_FOR)
+            .build();
 
     JwtPolicy(FilterConfig.Jwt config, JwtKeys keys, Clock clock, ExecutorService fetches) {
         requireNonNull(config, "config");
@@ -120,6 +134,15 @@ public final class JwtPolicy implements InboundPolicy {
         return "jwt";
     }
 
+    /** Most verified tokens remembered per {@code jwt} filter. */
+    static final int VERIFIED_TOKENS = 4096;
+
+    /** Longest a verified token is remembered without being checked again. */
+    static final Duration VERIFIED_FOR = Duration.ofSeconds(60);
+
+    /** A token that passed, with its validity window (epoch seconds; nbf {@code Long.MIN_VALUE} if none). */
+    private record Verified(Decision decision, long exp, long nbf) {}
+
     @Override
     public Decision admit(Inbound request) {
         String token = bearer(request.header("Authorization"));
@@ -128,6 +151,14 @@ public final class JwtPolicy implements InboundPolicy {
         }
         if (token.isEmpty()) {
             return invalid("the bearer token is empty");
+        }
+        Verified known = verified.getIfPresent(token);
+        if (known != null) {
+            long now = clock.instant().getEpochSecond();
+            if (now <= known.exp() + skewSeconds && now + skewSeconds >= known.nbf()) {
+                return known.decision();
+            }
+            verified.invalidate(token); // out of its window now: checked in full, and refused
         }
         SignedJWT jwt;
         try {
@@ -141,7 +172,7 @@ public final class JwtPolicy implements InboundPolicy {
         }
         List<Key> candidates = keys.cached(header);
         if (candidates != null) {
-            return check(jwt, candidates);
+            return remember(token, jwt, check(jwt, candidates));
         }
         CompletableFuture<Decision> later = new CompletableFuture<>();
         fetches.execute(() -> {
@@ -150,7 +181,7 @@ public final class JwtPolicy implements InboundPolicy {
             }
             Decision decision;
             try {
-                decision = check(jwt, keys.fetch(header));
+                decision = remember(token, jwt, check(jwt, keys.fetch(header)));
             } catch (RateLimitReachedException e) {
                 decision = invalid("no key of the issuer matches the token");
             } catch (KeySourceException e) {
@@ -166,6 +197,25 @@ public final class JwtPolicy implements InboundPolicy {
             later.complete(decision);
         });
         return new Decision.Pending(later);
+    }
+
+    /** {@code decision}, remembered for {@code token} when it admits it. */
+    private Decision remember(String token, SignedJWT jwt, Decision decision) {
+        if (decision instanceof Decision.Proceed) {
+            try {
+                JWTClaimsSet claims = jwt.getJWTClaimsSet(); // parsed once by check, kept by the JWT
+                Date nbf = claims.getNotBeforeTime();
+                verified.put(
+                        token,
+                        new Verified(
+                                decision,
+                                claims.getExpirationTime().getTime() / 1000,
+                                nbf == null ? Long.MIN_VALUE : nbf.getTime() / 1000));
+            } catch (ParseException e) {
+                // cannot happen after check() admitted it; not remembering is always safe
+            }
+        }
+        return decision;
     }
 
     /** The token of an {@code Authorization: Bearer} header (scheme in any case), or null for none. */

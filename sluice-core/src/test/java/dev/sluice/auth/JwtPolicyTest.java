@@ -168,15 +168,55 @@ class JwtPolicyTest {
         int before = idp.fetches();
         long end = System.nanoTime() + 10_000_000_000L;
         while (idp.fetches() == before) { // the cache expired and nimbus asked the IdP again
-            assertThat(decided(policy.admit(bearer(token)))).isInstanceOf(Decision.Proceed.class);
+            // a new token each time (ECDSA signatures differ): a remembered one would not ask for keys
+            assertThat(decided(policy.admit(bearer(sign(ec, JWSAlgorithm.ES256, claims().build())))))
+                    .isInstanceOf(Decision.Proceed.class);
             assertThat(System.nanoTime() - end)
                     .as("the IdP was asked again within 10 s")
                     .isNegative();
             Thread.sleep(100);
         }
-        assertThat(decided(policy.admit(bearer(token))))
+        assertThat(decided(policy.admit(bearer(sign(ec, JWSAlgorithm.ES256, claims().build())))))
                 .as("the IdP fails: the cached keys are served")
                 .isInstanceOf(Decision.Proceed.class);
+    }
+
+    @Test
+    void aRememberedTokenIsRefusedOnceItExpiresAndATamperedCopyIsNeverTakenForIt() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<java.time.Instant> now =
+                new java.util.concurrent.atomic.AtomicReference<>(NOW);
+        Clock moving = new Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public java.time.Instant instant() {
+                return now.get();
+            }
+        };
+        JwtKeys keys = new JwtKeys.Remote(idp.url().toURL(), Duration.ofMinutes(5), fetches, System::nanoTime);
+        JwtPolicy policy = new JwtPolicy(
+                config(new FilterConfig.Jwt.JwksUrl(idp.url(), Duration.ofMinutes(5)), List.of()),
+                keys,
+                moving,
+                fetches);
+        String token = sign(
+                rsa,
+                JWSAlgorithm.RS256,
+                claims().expirationTime(Date.from(NOW.plusSeconds(30))).build());
+        assertThat(decided(policy.admit(bearer(token)))).isInstanceOf(Decision.Proceed.class);
+        assertThat(decided(policy.admit(bearer(token)))).as("remembered").isInstanceOf(Decision.Proceed.class);
+        String tampered = token.substring(0, token.length() - 2) + (token.endsWith("A") ? "BB" : "AA");
+        invalidToken(policy.admit(bearer(tampered)), "signature");
+        now.set(NOW.plusSeconds(30 + 61)); // past exp and the 60 s skew
+        invalidToken(policy.admit(bearer(token)), "expired");
     }
 
     @Test
@@ -345,7 +385,8 @@ class JwtPolicyTest {
         ECKey added = Tokens.ec("e-added");
         idp.serve(rsa, ec, added);
         Thread.sleep(3_300); // inside the refresh-ahead window, before expiry
-        assertThat(decided(policy.admit(bearer(token)))).isInstanceOf(Decision.Proceed.class);
+        String another = sign(rsa, JWSAlgorithm.RS256, claims().jwtID("another").build()); // not remembered
+        assertThat(decided(policy.admit(bearer(another)))).isInstanceOf(Decision.Proceed.class);
         Assumptions.assumeTrue(
                 System.nanoTime() - start < 3_900_000_000L, "the machine was too slow to be inside the window");
         long end = System.nanoTime() + 5_000_000_000L;
