@@ -20,10 +20,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The access log ({@code logging.access}): one JSON object per request, written by one thread of its
@@ -47,6 +50,12 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
     private record Line(long epochMillis, ExchangeEvent event) {}
 
     private static final Line END = new Line(0, null);
+
+    /** Lines formatted per turn of the writer. */
+    private static final int BATCH = 512;
+
+    /** How long the writer sleeps when the queue is empty. */
+    private static final java.time.Duration QUIET = java.time.Duration.ofMillis(20);
 
     private final ArrayBlockingQueue<Line> queue;
     private final Writer out;
@@ -106,23 +115,33 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
         return dropped.sum();
     }
 
+    /**
+     * Drains the queue in batches and flushes when it is empty, then sleeps {@link #QUIET} rather
+     * than waiting on the queue: a writer parked in {@code take()} is woken by every line (a futex
+     * wake on the request's thread) and flushed one line at a time (a write(2) per request), which
+     * cost the reactive engine 10-30 % more CPU per request. A line now reaches the file within about
+     * {@code QUIET} of its request (Envoy flushes its access logs every second).
+     */
     private void write() {
         StringBuilder line = new StringBuilder(256);
+        List<Line> batch = new ArrayList<>(BATCH);
         try {
             while (true) {
-                Line next = queue.take();
-                if (next == END) {
-                    break;
-                }
-                format(next, line);
-                out.write(line.toString());
-                written.increment();
-                if (queue.isEmpty()) {
+                if (queue.drainTo(batch, BATCH) == 0) {
                     out.flush();
+                    LockSupport.parkNanos(QUIET.toNanos());
+                    continue;
                 }
+                for (Line next : batch) {
+                    if (next == END) {
+                        return;
+                    }
+                    format(next, line);
+                    out.append(line);
+                    written.increment();
+                }
+                batch.clear();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } catch (IOException e) {
             System.err.println("sluice: the access log cannot be written: " + e);
         } finally {
@@ -183,8 +202,11 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
         out.append("}\n");
     }
 
-    private static String millis(long nanos) {
-        return String.format(java.util.Locale.ROOT, "%.3f", nanos / 1e6);
+    /** Nanoseconds as milliseconds with three decimals, rounded half up ("1.235"). */
+    static String millis(long nanos) {
+        long micros = (nanos + 500) / 1000;
+        long fraction = micros % 1000;
+        return (micros / 1000) + (fraction < 10 ? ".00" : fraction < 100 ? ".0" : ".") + fraction;
     }
 
     /** Writes what is queued (waiting up to 5 s), then stops; later exchanges are counted as dropped. */
