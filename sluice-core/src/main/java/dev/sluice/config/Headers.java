@@ -1,5 +1,6 @@
 package dev.sluice.config;
 
+import dev.sluice.http.HeaderRules;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,20 +14,7 @@ final class Headers {
 
     /** Whether {@code s} is an HTTP token (RFC 9110 §5.6.2), as header names and methods are. */
     static boolean isToken(String s) {
-        if (s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z')
-                    || (c >= 'A' && c <= 'Z')
-                    || (c >= '0' && c <= '9')
-                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
+        return HeaderRules.isToken(s);
     }
 
     /** Whether {@code s} may be sent as a header value: no control characters except tab. */

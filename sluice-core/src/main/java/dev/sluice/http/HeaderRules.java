@@ -154,4 +154,22 @@ public final class HeaderRules {
     public static String forwardedFor(String existing, String clientAddress) {
         return existing == null || existing.isBlank() ? clientAddress : existing + ", " + clientAddress;
     }
+
+    /** Whether {@code s} is an HTTP token (RFC 9110 §5.6.2), as header names and methods are. */
+    public static boolean isToken(String s) {
+        if (s.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
 }

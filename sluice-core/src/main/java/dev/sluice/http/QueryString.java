@@ -17,20 +17,15 @@ public final class QueryString {
         if (rawQuery == null || rawQuery.isEmpty()) {
             return null;
         }
-        int start = 0;
-        while (start <= rawQuery.length()) {
-            int amp = rawQuery.indexOf('&', start);
-            int end = amp < 0 ? rawQuery.length() : amp;
-            if (end > start) {
-                int eq = rawQuery.indexOf('=', start);
-                boolean hasValue = eq >= 0 && eq < end;
-                if (decode(rawQuery.substring(start, hasValue ? eq : end)).equals(name)) {
-                    return hasValue ? decode(rawQuery.substring(eq + 1, end)) : "";
-                }
+        String[] found = {null};
+        walk(rawQuery, (start, eq, end) -> {
+            if (!decode(rawQuery.substring(start, eq < 0 ? end : eq)).equals(name)) {
+                return true;
             }
-            start = end + 1;
-        }
-        return null;
+            found[0] = eq < 0 ? "" : decode(rawQuery.substring(eq + 1, end));
+            return false;
+        });
+        return found[0];
     }
 
     /**
@@ -67,19 +62,12 @@ public final class QueryString {
 
     private static Map<String, String> parse(String rawQuery) {
         Map<String, String> values = new HashMap<>();
-        int start = 0;
-        while (start <= rawQuery.length()) {
-            int amp = rawQuery.indexOf('&', start);
-            int end = amp < 0 ? rawQuery.length() : amp;
-            if (end > start) {
-                int eq = rawQuery.indexOf('=', start);
-                boolean hasValue = eq >= 0 && eq < end;
-                values.putIfAbsent(
-                        decode(rawQuery.substring(start, hasValue ? eq : end)),
-                        hasValue ? decode(rawQuery.substring(eq + 1, end)) : "");
-            }
-            start = end + 1;
-        }
+        walk(rawQuery, (start, eq, end) -> {
+            values.putIfAbsent(
+                    decode(rawQuery.substring(start, eq < 0 ? end : eq)),
+                    eq < 0 ? "" : decode(rawQuery.substring(eq + 1, end)));
+            return true;
+        });
         return values;
     }
 
@@ -89,23 +77,38 @@ public final class QueryString {
      */
     public static String without(String rawQuery, Set<String> names) {
         StringBuilder kept = new StringBuilder(rawQuery.length());
+        walk(rawQuery, (start, eq, end) -> {
+            if (!names.contains(decode(rawQuery.substring(start, eq < 0 ? end : eq)))) {
+                if (!kept.isEmpty()) {
+                    kept.append('&');
+                }
+                kept.append(rawQuery, start, end);
+            }
+            return true;
+        });
+        return kept.isEmpty() ? null : kept.toString();
+    }
+
+    /** One non-empty {@code name[=value]} of a query: its start, its '=' (or -1), its end. */
+    private interface Parameter {
+        /** @return whether to go on to the next parameter */
+        boolean at(int start, int eq, int end);
+    }
+
+    /** Calls {@code visit} with each non-empty parameter of {@code rawQuery}, in order. */
+    private static void walk(String rawQuery, Parameter visit) {
         int start = 0;
         while (start <= rawQuery.length()) {
             int amp = rawQuery.indexOf('&', start);
             int end = amp < 0 ? rawQuery.length() : amp;
             if (end > start) {
                 int eq = rawQuery.indexOf('=', start);
-                String name = decode(rawQuery.substring(start, eq >= 0 && eq < end ? eq : end));
-                if (!names.contains(name)) {
-                    if (!kept.isEmpty()) {
-                        kept.append('&');
-                    }
-                    kept.append(rawQuery, start, end);
+                if (!visit.at(start, eq >= 0 && eq < end ? eq : -1, end)) {
+                    return;
                 }
             }
             start = end + 1;
         }
-        return kept.isEmpty() ? null : kept.toString();
     }
 
     private static String decode(String s) {

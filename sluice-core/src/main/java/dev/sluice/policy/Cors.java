@@ -1,6 +1,7 @@
 package dev.sluice.policy;
 
 import dev.sluice.config.FilterConfig;
+import dev.sluice.http.HeaderRules;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -105,7 +106,7 @@ public final class Cors implements InboundPolicy {
         if (!origins.allows(origin)) {
             return refused("the origin '" + shown(origin) + "' is not allowed");
         }
-        if (!isToken(method) || (!anyMethod && !methods.contains(method))) {
+        if (!HeaderRules.isToken(method) || (!anyMethod && !methods.contains(method))) {
             return refused("the method '" + shown(method) + "' is not allowed (allowed: " + allowMethods + ")");
         }
         List<String> asked = new ArrayList<>();
@@ -115,7 +116,7 @@ public final class Cors implements InboundPolicy {
                 if (n.isEmpty()) {
                     continue;
                 }
-                if (!isToken(n) || (!anyHeader && !headers.contains(n))) {
+                if (!HeaderRules.isToken(n) || (!anyHeader && !headers.contains(n))) {
                     return refused("the request header '" + shown(n) + "' is not allowed");
                 }
                 asked.add(n);
@@ -144,23 +145,5 @@ public final class Cors implements InboundPolicy {
     /** A client's value in a message: at most 100 characters. */
     private static String shown(String value) {
         return value.length() <= 100 ? value : value.substring(0, 100) + "...";
-    }
-
-    /** An RFC 9110 token: what a method or a header name is. */
-    static boolean isToken(String s) {
-        if (s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z')
-                    || (c >= 'A' && c <= 'Z')
-                    || (c >= '0' && c <= '9')
-                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
     }
 }
