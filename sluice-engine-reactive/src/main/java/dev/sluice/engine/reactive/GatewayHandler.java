@@ -93,14 +93,17 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                 : "";
         ExchangeTally tally = new ExchangeTally();
         in.tally(tally);
+        // The connection is taken now: once the answer completes, Reactor Netty may already have
+        // disposed of the request's connection view (on NIO it has, for the gateway's own answers),
+        // and its pipeline no longer shows the byte counter.
+        Channel channel = channel(in);
+        RequestBodyCheck bytes =
+                channel != null && channel.pipeline().get(RequestBodyCheck.NAME) instanceof RequestBodyCheck check
+                        ? check
+                        : null;
         return answer(snapshot, in, response, result).doFinally(signal -> {
-            Channel channel = channel(in);
             boolean aborted = signal == SignalType.CANCEL
                     || (channel != null && channel.attr(Responses.ABORTED).get() != null);
-            RequestBodyCheck bytes =
-                    channel != null && channel.pipeline().get(RequestBodyCheck.NAME) instanceof RequestBodyCheck check
-                            ? check
-                            : null;
             observer.exchange(new ExchangeEvent(
                     route,
                     in.method,
