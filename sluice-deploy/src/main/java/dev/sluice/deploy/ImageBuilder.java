@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -72,6 +73,9 @@ public final class ImageBuilder {
 
     /** What was built. */
     record Result(Path tar, long tarBytes, Map<String, Long> layerBytes, String modules, String digest) {}
+
+    /** The time every file of the image carries (reproducible layers). */
+    private static final Instant EPOCH = Instant.ofEpochSecond(1);
 
     private final Path jar;
     private final Path jdk;
@@ -167,6 +171,9 @@ public final class ImageBuilder {
                 java.toString()));
         Path app = Files.createDirectories(rootfs.resolve("opt/sluice"));
         Files.copy(jar, app.resolve("sluice.jar"), StandardCopyOption.REPLACE_EXISTING);
+        // the layers carry every file at EPOCH; the AOT cache records the jar's time when it is
+        // trained and refuses a jar whose time differs, so the jar has that time from the start
+        Files.setLastModifiedTime(app.resolve("sluice.jar"), FileTime.from(EPOCH));
 
         log.println("image: C libraries");
         Path os = Files.createDirectories(work.resolve("os"));
@@ -187,7 +194,7 @@ public final class ImageBuilder {
         train(java.resolve("bin/java"), app);
 
         log.println("image: layers");
-        Instant epoch = Instant.ofEpochSecond(1);
+        Instant epoch = EPOCH;
         FileEntriesLayer.Builder osLayer = FileEntriesLayer.builder().setName("os");
         try (Stream<Path> files = Files.walk(os)) {
             for (Path p : files.sorted().toList()) {
