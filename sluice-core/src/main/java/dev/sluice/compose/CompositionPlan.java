@@ -264,7 +264,7 @@ public final class CompositionPlan {
             p.failure = failure;
             p.failedNanos = clock.getAsLong();
         }
-        failed(i, failure.reason(), failure.isTimeout());
+        failed(i, failure.partError(), failure.isTimeout());
     }
 
     /** Part {@code i}'s call failed for a reason of the gateway's own. */

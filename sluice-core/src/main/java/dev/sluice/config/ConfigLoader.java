@@ -523,6 +523,12 @@ public final class ConfigLoader {
     private static Optional<UpstreamConfig> upstream(String name, Mapping m) {
         m.allowOnly(
                 "url",
+                "endpoints",
+                "balance",
+                "health-check",
+                "outlier-detection",
+                "retry",
+                "circuit-breaker",
                 "max-connections",
                 "connect-timeout",
                 "read-timeout",
@@ -531,8 +537,7 @@ public final class ConfigLoader {
                 "idle-timeout",
                 "pace");
         int before = m.problems().size();
-        Optional<URI> url = m.requiredString("url", "an http:// URL such as http://127.0.0.1:8081")
-                .flatMap(u -> url(u, m));
+        Optional<List<URI>> endpoints = ResilienceBinder.endpoints(m);
         UpstreamConfig d = UpstreamConfig.of(name, URI.create("http://localhost"));
         int maxConnections = m.integer("max-connections", d.maxConnections(), 1, Integer.MAX_VALUE, "an integer > 0");
         Duration connect = m.duration("connect-timeout", d.connectTimeout());
@@ -542,11 +547,15 @@ public final class ConfigLoader {
         Duration idle = m.duration("idle-timeout", d.idleTimeout());
         Optional<Pace> pace =
                 m.mapping("pace", "a mapping such as {permits: 1, per: 200ms}").flatMap(ConfigLoader::pace);
-        if (url.isEmpty() || m.problems().size() != before) {
+        // bound even when the endpoints are bad, so that every problem is listed at once
+        Optional<UpstreamResilience> resilience =
+                ResilienceBinder.bind(m, endpoints.orElse(List.of(URI.create("http://localhost"))));
+        if (endpoints.isEmpty() || resilience.isEmpty() || m.problems().size() != before) {
             return Optional.empty();
         }
-        return Optional.of(
-                new UpstreamConfig(name, url.get(), maxConnections, connect, read, acquire, maxPending, idle, pace));
+        URI url = endpoints.get().getFirst();
+        return Optional.of(new UpstreamConfig(
+                name, url, maxConnections, connect, read, acquire, maxPending, idle, pace, resilience.get()));
     }
 
     private static Optional<Pace> pace(Mapping m) {
@@ -561,20 +570,21 @@ public final class ConfigLoader {
         return Optional.of(new Pace(permits.get(), per.get()));
     }
 
-    private static Optional<URI> url(String text, Mapping m) {
+    /** An upstream endpoint's URL; {@code key} names it in a problem ({@code url}, {@code endpoints[1]}). */
+    static Optional<URI> url(String key, String text, Mapping m) {
         URI uri;
         try {
             uri = new URI(text);
         } catch (URISyntaxException e) {
             m.problem(
-                    "url",
+                    key,
                     "'" + text + "' is not a URL: " + e.getReason()
                             + " (expected: an http:// URL such as http://127.0.0.1:8081)");
             return Optional.empty();
         }
         String scheme = uri.getScheme();
         if ("https".equalsIgnoreCase(scheme)) {
-            m.problem("url", "'" + text + "': https is not supported yet (expected: an http:// URL)");
+            m.problem(key, "'" + text + "': https is not supported yet (expected: an http:// URL)");
             return Optional.empty();
         }
         String problem = null;
@@ -590,7 +600,7 @@ public final class ConfigLoader {
             problem = "an http:// URL without user info";
         }
         if (problem != null) {
-            m.problem("url", "'" + text + "' (expected: " + problem + ")");
+            m.problem(key, "'" + text + "' (expected: " + problem + ")");
             return Optional.empty();
         }
         return Optional.of(uri);

@@ -19,6 +19,8 @@ import java.util.Optional;
  * @param idleTimeout pooled connections idle this long are closed (default 20s; keep it shorter than
  *     the upstream's own keep-alive)
  * @param pace optional pacing of calls to a rate-limited upstream
+ * @param resilience its endpoints (the first is {@code url}), balancing, health checks, outlier
+ *     ejection, retries and circuit breakers
  */
 public record UpstreamConfig(
         String name,
@@ -29,9 +31,14 @@ public record UpstreamConfig(
         Duration acquireTimeout,
         int maxPending,
         Duration idleTimeout,
-        Optional<Pace> pace) {
+        Optional<Pace> pace,
+        UpstreamResilience resilience) {
 
     public UpstreamConfig {
+        requireNonNull(resilience, "resilience");
+        if (!resilience.endpoints().getFirst().equals(url)) {
+            throw new IllegalArgumentException("url " + url + " is not the first endpoint");
+        }
         requireNonNull(name, "name");
         requireNonNull(url, "url");
         requireNonNull(connectTimeout, "connectTimeout");
@@ -39,6 +46,73 @@ public record UpstreamConfig(
         requireNonNull(acquireTimeout, "acquireTimeout");
         requireNonNull(idleTimeout, "idleTimeout");
         requireNonNull(pace, "pace");
+    }
+
+    /** One endpoint, {@code url}, with default outlier ejection and no retries or breakers. */
+    public UpstreamConfig(
+            String name,
+            URI url,
+            int maxConnections,
+            Duration connectTimeout,
+            Duration readTimeout,
+            Duration acquireTimeout,
+            int maxPending,
+            Duration idleTimeout,
+            Optional<Pace> pace) {
+        this(
+                name,
+                url,
+                maxConnections,
+                connectTimeout,
+                readTimeout,
+                acquireTimeout,
+                maxPending,
+                idleTimeout,
+                pace,
+                UpstreamResilience.single(url));
+    }
+
+    /** The same upstream with other resilience settings; {@code url} becomes their first endpoint. */
+    public UpstreamConfig withResilience(UpstreamResilience next) {
+        return new UpstreamConfig(
+                name,
+                next.endpoints().getFirst(),
+                maxConnections,
+                connectTimeout,
+                readTimeout,
+                acquireTimeout,
+                maxPending,
+                idleTimeout,
+                pace,
+                next);
+    }
+
+    /**
+     * The settings of one endpoint's pool: this upstream's, with {@code url} the endpoint's (so {@code
+     * host}, {@code port} and {@code authority} are the endpoint's).
+     */
+    public UpstreamConfig endpoint(int index) {
+        URI endpoint = resilience.endpoints().get(index);
+        if (endpoint.equals(url)) {
+            return this;
+        }
+        return new UpstreamConfig(
+                name,
+                endpoint,
+                maxConnections,
+                connectTimeout,
+                readTimeout,
+                acquireTimeout,
+                maxPending,
+                idleTimeout,
+                pace,
+                new UpstreamResilience(
+                        java.util.List.of(endpoint),
+                        resilience.balance(),
+                        resilience.healthCheck(),
+                        resilience.outlier(),
+                        resilience.retry(),
+                        resilience.circuitBreaker()));
     }
 
     /** An upstream with every default, for tests and the builder API. */

@@ -8,7 +8,8 @@ public enum UpstreamFailure {
     REFUSED(502, "upstream refused the connection"),
     RESET(502, "upstream connection reset"),
     BAD_RESPONSE(502, "upstream sent an invalid response"),
-    POOL_EXHAUSTED(503, "no upstream connection available");
+    POOL_EXHAUSTED(503, "no upstream connection available"),
+    CIRCUIT_OPEN(503, "circuit breaker open");
 
     private final int status;
     private final String reason;
@@ -31,6 +32,14 @@ public enum UpstreamFailure {
     /** A short human reason, used in error bodies and {@code _meta}. */
     public String reason() {
         return reason;
+    }
+
+    /**
+     * What a composition's {@code _meta} says of a part that failed so: the reason, or {@code
+     * circuit_open} for a call the breakers refused (it was never made).
+     */
+    public String partError() {
+        return this == CIRCUIT_OPEN ? code() : reason;
     }
 
     /** The error code in JSON error bodies, such as {@code upstream_connect_timeout}. */

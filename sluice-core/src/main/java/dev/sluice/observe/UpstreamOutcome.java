@@ -21,6 +21,8 @@ public enum UpstreamOutcome {
     INVALID,
     /** No connection of the upstream's pool came free in time. */
     POOL_EXHAUSTED,
+    /** Every endpoint's circuit breaker refused the call: it was not made. */
+    CIRCUIT_OPEN,
     /** The gateway stopped the call before its answer came (the response failed or was aborted). */
     CANCELLED;
 
@@ -38,6 +40,7 @@ public enum UpstreamOutcome {
             case RESET -> RESET;
             case BAD_RESPONSE -> INVALID;
             case POOL_EXHAUSTED -> POOL_EXHAUSTED;
+            case CIRCUIT_OPEN -> CIRCUIT_OPEN;
         };
     }
 
