@@ -275,6 +275,11 @@ public final class CompositionPlan {
         }
     }
 
+    /** Part {@code i}'s upstream call was tried {@code n} times so far ({@code _meta} says so past 1). */
+    public void attempts(int i, int n) {
+        parts[i].attempts = n;
+    }
+
     /** The engine wrote {@code n} of part {@code i}'s buffered bytes to the client. */
     public void relayed(int i, long n) {
         PartState p = parts[i];
@@ -530,9 +535,10 @@ public final class CompositionPlan {
     }
 
     private void settle(PartState p) {
-        p.outcome = p.failed
-                ? PartOutcome.failed(p.config.name(), p.status, p.error, p.endNanos - start)
-                : PartOutcome.ok(p.config.name(), p.status, p.endNanos - start, p.relayed);
+        p.outcome = (p.failed
+                        ? PartOutcome.failed(p.config.name(), p.status, p.error, p.endNanos - start)
+                        : PartOutcome.ok(p.config.name(), p.status, p.endNanos - start, p.relayed))
+                .withAttempts(p.attempts);
         settled++;
         if (observer.listens()) {
             tell(p, p.failed ? p.kind : PartKind.OK);
@@ -587,7 +593,8 @@ public final class CompositionPlan {
             if (p.outcome == null) {
                 String error = p.failed ? p.error : reason;
                 long end = p.failed || p.ended ? p.endNanos : now;
-                p.outcome = new PartOutcome(p.config.name(), p.status, Optional.of(error), end - start, p.relayed);
+                p.outcome = new PartOutcome(
+                        p.config.name(), p.status, Optional.of(error), end - start, p.relayed, p.attempts);
                 tell(p, p.failed ? p.kind : PartKind.ABORTED);
             }
         }
@@ -616,6 +623,7 @@ public final class CompositionPlan {
         long total;
         long relayed;
         boolean queued;
+        int attempts = 1;
         boolean relayStarted;
         boolean successorStarted;
         PartOutcome outcome;

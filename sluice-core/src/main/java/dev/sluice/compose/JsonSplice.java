@@ -61,6 +61,9 @@ public final class JsonSplice {
             sb.append(quote(o.name())).append(":{\"status\":").append(o.status());
             sb.append(",\"latency_ms\":").append(millis(o.latencyNanos()));
             sb.append(",\"bytes\":").append(o.bytes());
+            if (o.attempts() > 1) {
+                sb.append(",\"attempts\":").append(o.attempts());
+            }
             if (o.error().isPresent()) {
                 sb.append(",\"error\":").append(quote(o.error().get()));
             }

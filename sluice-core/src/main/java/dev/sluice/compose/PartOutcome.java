@@ -12,11 +12,23 @@ import java.util.Optional;
  * @param error why the part is {@code null} in the response, or empty when it was relayed
  * @param latencyNanos from the start of the composition until the part's body ended (or failed)
  * @param bytes body bytes relayed to the client
+ * @param attempts tries of its upstream call (more than 1 when the upstream's {@code retry} retried it)
  */
-public record PartOutcome(String name, int status, Optional<String> error, long latencyNanos, long bytes) {
+public record PartOutcome(
+        String name, int status, Optional<String> error, long latencyNanos, long bytes, int attempts) {
     public PartOutcome {
         requireNonNull(name, "name");
         requireNonNull(error, "error");
+    }
+
+    /** An outcome of one try. */
+    public PartOutcome(String name, int status, Optional<String> error, long latencyNanos, long bytes) {
+        this(name, status, error, latencyNanos, bytes, 1);
+    }
+
+    /** The same outcome after {@code n} tries. */
+    public PartOutcome withAttempts(int n) {
+        return n == attempts ? this : new PartOutcome(name, status, error, latencyNanos, bytes, n);
     }
 
     public static PartOutcome ok(String name, int status, long latencyNanos, long bytes) {

@@ -197,7 +197,8 @@ public final class Routes {
                     c.acquireTimeout(),
                     c.maxPending(),
                     c.idleTimeout(),
-                    c.pace());
+                    c.pace(),
+                    c.resilience());
             return this;
         }
 
@@ -213,7 +214,8 @@ public final class Routes {
                     acquireTimeout,
                     maxPending,
                     c.idleTimeout(),
-                    c.pace());
+                    c.pace(),
+                    c.resilience());
             return this;
         }
 
@@ -229,7 +231,14 @@ public final class Routes {
                     c.acquireTimeout(),
                     c.maxPending(),
                     c.idleTimeout(),
-                    Optional.of(pace));
+                    Optional.of(pace),
+                    c.resilience());
+            return this;
+        }
+
+        /** Its endpoints, balancing, checks, retries and breakers ({@code url} becomes the first endpoint). */
+        public UpstreamSpec resilience(dev.sluice.config.UpstreamResilience resilience) {
+            config = config.withResilience(resilience);
             return this;
         }
 

@@ -67,6 +67,8 @@ public final class TestUpstream implements AutoCloseable {
     private final Map<String, CountDownLatch> rendezvous = new ConcurrentHashMap<>();
     private final Map<String, Timing> timings = new ConcurrentHashMap<>();
     private final AtomicInteger ids = new AtomicInteger();
+    private final Map<String, AtomicInteger> tagged = new ConcurrentHashMap<>();
+    private final AtomicInteger exchanges = new AtomicInteger();
 
     private TestUpstream(HttpServer server) {
         this.server = server;
@@ -74,8 +76,16 @@ public final class TestUpstream implements AutoCloseable {
 
     /** Starts an upstream on {@code 127.0.0.1} and a free port. */
     public static TestUpstream start() {
+        return startOn(0);
+    }
+
+    /**
+     * Starts an upstream on {@code 127.0.0.1} and {@code port}: another upstream's, closed, to restart
+     * an endpoint that was killed (0: a free port).
+     */
+    public static TestUpstream startOn(int port) {
         try {
-            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
+            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);
             TestUpstream upstream = new TestUpstream(server);
             server.setExecutor(upstream.executor);
             server.createContext("/", upstream::handle);
@@ -129,6 +139,17 @@ public final class TestUpstream implements AutoCloseable {
         return Optional.ofNullable(timings.get(tag)).filter(t -> t.endNanos() != 0);
     }
 
+    /** How many exchanges tagged {@code tag} started. */
+    public int count(String tag) {
+        AtomicInteger n = tagged.get(tag);
+        return n == null ? 0 : n.get();
+    }
+
+    /** How many exchanges started, whatever their path. */
+    public int exchanges() {
+        return exchanges.get();
+    }
+
     /** Whether an exchange tagged {@code tag} has started. */
     public boolean started(String tag) {
         return timings.containsKey(tag);
@@ -142,6 +163,7 @@ public final class TestUpstream implements AutoCloseable {
     }
 
     private void handle(HttpExchange exchange) throws IOException {
+        exchanges.incrementAndGet();
         String path = exchange.getRequestURI().getRawPath();
         String[] segments = path.substring(1).split("/", -1);
         switch (segments[0]) {
@@ -163,6 +185,7 @@ public final class TestUpstream implements AutoCloseable {
         GeneratedBody body = json ? GeneratedBody.json(n) : GeneratedBody.binary(n);
         String tag = q.get("tag").orElse(null);
         if (tag != null) {
+            tagged.computeIfAbsent(tag, k -> new AtomicInteger()).incrementAndGet();
             timings.put(tag, new Timing(System.nanoTime(), 0));
         }
         pause(q.number("delay", 0));

@@ -8,6 +8,7 @@ import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
+import dev.sluice.engine.blocking.upstream.GuardedUpstreamClient;
 import dev.sluice.engine.blocking.upstream.Http1UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.observe.GatewayObserver;
@@ -19,9 +20,12 @@ public final class BlockingEngine implements Engine {
 
     private final Function<UpstreamConfig, UpstreamClient> clients;
 
-    /** The engine as the service loader makes it: upstream calls on Sluice's own HTTP/1.1 client. */
+    /**
+     * The engine as the service loader makes it: upstream calls on Sluice's own HTTP/1.1 client, a
+     * pool per endpoint, under the core's {@link dev.sluice.upstream.UpstreamGuard}.
+     */
     public BlockingEngine() {
-        this(Http1UpstreamClient::new);
+        this(GuardedUpstreamClient.over(Http1UpstreamClient::new));
     }
 
     /**

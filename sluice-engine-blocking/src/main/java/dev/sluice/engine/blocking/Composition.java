@@ -56,6 +56,7 @@ final class Composition {
     boolean answered(PartFetch part, int status, String contentType, byte[] ring) {
         lock.lock();
         try {
+            plan.attempts(part.index, part.request.tries());
             boolean read = !part.cancelled && plan.answered(part.index, status, contentType, ring.length);
             changed.signalAll();
             return read;
@@ -91,6 +92,7 @@ final class Composition {
     void failed(PartFetch part, UpstreamFailure failure, int status) {
         lock.lock();
         try {
+            plan.attempts(part.index, part.request.tries());
             plan.failed(part.index, failure, status);
             changed.signalAll();
         } finally {

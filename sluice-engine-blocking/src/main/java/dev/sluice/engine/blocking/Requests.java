@@ -87,7 +87,7 @@ final class Requests {
     static void addForwarding(
             Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamEdits edits, UpstreamRequest out) {
         HttpFields headers = request.getHeaders();
-        out.header("Host", upstream.authority());
+        // Host: the client writes the authority of the endpoint the call goes to
         out.header(RequestId.HEADER, requestId(request));
         TraceContext trace = trace(request);
         out.header(TraceContext.TRACEPARENT, trace.traceparent());

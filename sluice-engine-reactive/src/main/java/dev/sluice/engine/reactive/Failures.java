@@ -22,6 +22,15 @@ final class Failures {
         }
     }
 
+    /** Every endpoint's breaker refused the call: it was not made. */
+    static final class CircuitOpen extends RuntimeException {
+        static final CircuitOpen INSTANCE = new CircuitOpen();
+
+        private CircuitOpen() {
+            super("circuit breaker open", null, false, false);
+        }
+    }
+
     /**
      * Whether an {@link UpstreamFailure} stands for {@code error}: something in its cause chain is one
      * of the upstream client's failures. Anything else is a failure of the gateway itself, which
@@ -49,6 +58,9 @@ final class Failures {
     private static UpstreamFailure direct(Throwable t) {
         if (t instanceof Deadline) {
             return UpstreamFailure.TIMEOUT;
+        }
+        if (t instanceof CircuitOpen) {
+            return UpstreamFailure.CIRCUIT_OPEN;
         }
         if (t instanceof Lane.Exhausted) {
             return UpstreamFailure.POOL_EXHAUSTED;

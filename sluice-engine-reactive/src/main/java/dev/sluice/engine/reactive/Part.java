@@ -5,6 +5,7 @@ import dev.sluice.compose.JsonValidator;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
+import dev.sluice.upstream.Attempt;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -56,8 +57,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private boolean ended;
     private boolean done; // failed, or no longer wanted: reads nothing more
     private boolean closed;
-    private int attempts; // calls sent, a resend included
-    private ScheduledFuture<?> pacing;
+    private int attempts; // calls sent on this try, a stale connection's resend included
+    private ScheduledFuture<?> pacing; // the pacing wait, or the backoff before a retry
+    private ScheduledFuture<?> tryTimer; // the try's per-try timeout
+    private Attempt attempt; // the try in progress, or the last one
+    private boolean between; // a try was dropped, the next not begun: its late signals are ignored
 
     Part(
             Composition composition,
@@ -92,14 +96,91 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         }
     }
 
+    /** A try: the first, or a retry on the endpoint the guard picks. */
     private void call() {
         pacing = null;
+        between = false;
         if (closed || done) {
             return;
         }
+        attempt = upstream.guard().begin(attempt);
+        if (attempt == null) {
+            plan.failed(index, UpstreamFailure.CIRCUIT_OPEN, 0);
+            stop();
+            composition.changed();
+            return;
+        }
+        if (attempt.number() > 1) {
+            plan.attempts(index, attempt.number());
+        }
+        long perTry = upstream.guard().perTryTimeoutNanos();
+        if (perTry > 0) {
+            tryTimer = composition.home.schedule(this::tryExpired, perTry, TimeUnit.NANOSECONDS);
+        }
+        attempts = 0;
+        acquire();
+    }
+
+    private void acquire() {
         attempts++;
         acquiring = true;
-        upstream.lane(composition.home).acquire(this);
+        upstream.lane(attempt.endpoint(), composition.home).acquire(this);
+    }
+
+    /** The try's per-try timeout passed before its answer: it fails, and may be tried again. */
+    private void tryExpired() {
+        tryTimer = null;
+        if (closed || done || between || status != 0) {
+            return;
+        }
+        if (acquiring) {
+            acquiring = false;
+            upstream.lane(attempt.endpoint(), composition.home).cancel(this);
+        }
+        UpstreamConnection c = connection;
+        connection = null;
+        outstanding = false;
+        attempt.failed(UpstreamFailure.READ_TIMEOUT);
+        long wait = upstream.guard().retryDelay(attempt, "GET", true);
+        if (wait < 0) {
+            if (c != null) {
+                c.abandon(this);
+            }
+            plan.failed(index, UpstreamFailure.READ_TIMEOUT, 0);
+            stop();
+            composition.changed();
+            return;
+        }
+        dropTry(c, wait);
+    }
+
+    /** Drops the try on {@code c} (null: it had none) and begins the next after {@code wait}. */
+    private void dropTry(UpstreamConnection c, long wait) {
+        between = true;
+        outstanding = false;
+        if (c == null) {
+            retryAfter(wait);
+        } else {
+            c.abandonThen(this, () -> composition.onLoop(() -> retryAfter(wait)));
+        }
+    }
+
+    private void retryAfter(long wait) {
+        if (closed || done) {
+            return;
+        }
+        if (wait <= 0) {
+            call();
+        } else {
+            pacing = composition.home.schedule(this::call, wait, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void cancelTryTimer() {
+        if (tryTimer != null) {
+            tryTimer.cancel(false);
+            tryTimer = null;
+        }
     }
 
     /** A connection for the call: on the lane's loop. */
@@ -124,7 +205,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         outstanding = true; // the status line, and whatever body bytes come with it
         HttpHeaders headers = UpstreamConnection.newHeaders();
         headers.set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
-        forwarding.addTo(composition.route.rules, upstream.authority(), headers);
+        forwarding.addTo(composition.route.rules, upstream.authority(attempt.endpoint()), headers);
         c.send(this, HttpMethod.GET, path, headers);
     }
 
@@ -153,10 +234,10 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     @Override
     public void onError(Throwable error) {
         composition.onLoop(() -> {
-            connection = null;
-            if (closed || ended || done) {
+            if (closed || ended || done || between) {
                 return;
             }
+            connection = null;
             UpstreamFailure failure = Failures.classify(error);
             if (!Failures.isUpstreams(error)) { // not the upstream's doing: a bug, never silent
                 LOG.error(
@@ -168,8 +249,17 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             }
             if (RetryRule.resends("GET", false, failure, status != 0, attempts)) {
                 outstanding = false;
-                call();
+                acquire(); // a stale connection: the same try, on a fresh one
                 return;
+            }
+            if (status == 0) { // no answer came: the try failed, and may be tried again
+                cancelTryTimer();
+                attempt.failed(failure);
+                long wait = upstream.guard().retryDelay(attempt, "GET", true);
+                if (wait >= 0) {
+                    dropTry(null, wait);
+                    return;
+                }
             }
             plan.failed(index, failure, status);
             stop();
@@ -178,10 +268,19 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     }
 
     private void answered(int code, String contentType) {
-        status = code;
-        if (closed || done) {
+        if (closed || done || between) {
             return;
         }
+        cancelTryTimer();
+        attempt.answered(code);
+        long wait = upstream.guard().retryDelay(attempt, "GET", true);
+        if (wait >= 0) { // an answer to try again (a 503 on the retry list): dropped unread
+            UpstreamConnection c = connection;
+            connection = null;
+            dropTry(c, wait);
+            return;
+        }
+        status = code;
         if (!plan.answered(index, code, contentType)) {
             stop(); // the body is not wanted: close rather than read it
         }
@@ -189,6 +288,10 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     }
 
     private void received(ByteBuf chunk) {
+        if (between) {
+            chunk.release();
+            return;
+        }
         outstanding = false;
         if (closed || done) {
             chunk.release();
@@ -217,6 +320,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     }
 
     private void completed() {
+        if (between) {
+            return;
+        }
         connection = null; // back in its lane, or closed
         if (closed || done || ended) {
             return;
@@ -260,13 +366,17 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             pacing.cancel(false);
             pacing = null;
         }
+        cancelTryTimer();
+        if (attempt != null) {
+            attempt.abandoned(); // nothing if it had ended
+        }
         if (connection != null && !ended) {
             connection.abandon(this);
         }
         connection = null;
         if (acquiring) {
             acquiring = false;
-            upstream.lane(composition.home).cancel(this);
+            upstream.lane(attempt.endpoint(), composition.home).cancel(this);
         }
         ByteBuf chunk;
         while ((chunk = buffer.poll()) != null) {

@@ -12,6 +12,7 @@ import dev.sluice.observe.UpstreamEvent;
 import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
+import dev.sluice.upstream.Attempt;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -28,6 +29,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -55,6 +58,7 @@ final class ProxyRoute {
     private final long timeoutNanos; // 0 when the route has none
     private final String id;
     private final GatewayObserver observer;
+    private final long perTryNanos; // 0: only the read timeout bounds a try
 
     /** @param observer told of the upstream call ({@link GatewayObserver#NONE}: nobody is) */
     ProxyRoute(RouteConfig route, ProxyTarget target, Upstream upstream, GatewayObserver observer) {
@@ -64,6 +68,7 @@ final class ProxyRoute {
         this.upstream = upstream;
         this.rules = HeaderRules.of(route.filters());
         this.timeoutNanos = target.timeout().map(Duration::toNanos).orElse(0L);
+        this.perTryNanos = upstream.guard().perTryTimeoutNanos();
     }
 
     /**
@@ -105,6 +110,10 @@ final class ProxyRoute {
         private final Runnable whenWritable = this::drain; // the client's connection takes bytes again
         private WriteGate gate; // the client connection's, once the upstream answered
         private boolean acquiring; // asked the lane for a connection, none given yet
+        private Attempt attempt; // the try in progress, or the last one
+        private boolean between; // a try was dropped, the next not begun: its late signals are ignored
+        private ScheduledFuture<?> tryTimer; // the try's per-try timeout
+        private ScheduledFuture<?> retryTimer; // the backoff before the next try
         private boolean resent;
         private boolean answered; // the upstream's status line arrived: never send this call again
         private boolean stopped;
@@ -137,12 +146,84 @@ final class ProxyRoute {
 
         void start() {
             sink.onCancel(() -> onLoop(this::stop));
+            begin();
+        }
+
+        /** A try: the first, or a retry on the endpoint the guard picks. */
+        private void begin() {
+            retryTimer = null;
+            between = false;
+            if (stopped) {
+                return;
+            }
+            attempt = upstream.guard().begin(attempt);
+            if (attempt == null) {
+                stopped = true;
+                sink.error(Failures.CircuitOpen.INSTANCE);
+                return;
+            }
+            if (perTryNanos > 0) {
+                tryTimer = home.schedule(this::tryExpired, perTryNanos, TimeUnit.NANOSECONDS);
+            }
             acquire();
         }
 
         private void acquire() {
             acquiring = true;
-            upstream.lane(home).acquire(this);
+            upstream.lane(attempt.endpoint(), home).acquire(this);
+        }
+
+        /** The try's per-try timeout passed before its answer: it fails, and may be tried again. */
+        private void tryExpired() {
+            tryTimer = null;
+            if (stopped || answered || between) {
+                return;
+            }
+            if (acquiring) {
+                acquiring = false;
+                upstream.lane(attempt.endpoint(), home).cancel(this);
+            }
+            UpstreamConnection c = connection;
+            connection = null;
+            attempt.failed(UpstreamFailure.READ_TIMEOUT);
+            long wait = upstream.guard().retryDelay(attempt, in.method, !hasBody);
+            if (wait < 0) {
+                stopped = true;
+                if (c != null) {
+                    c.abandon(this);
+                }
+                sink.error(io.netty.handler.timeout.ReadTimeoutException.INSTANCE);
+                return;
+            }
+            dropTry(c, wait);
+        }
+
+        /** Drops the try on {@code c} (null: it had none) and begins the next after {@code wait}. */
+        private void dropTry(UpstreamConnection c, long wait) {
+            between = true;
+            if (c == null) {
+                retryAfter(wait);
+            } else {
+                c.abandonThen(this, () -> onLoop(() -> retryAfter(wait)));
+            }
+        }
+
+        private void retryAfter(long wait) {
+            if (stopped) {
+                return;
+            }
+            if (wait <= 0) {
+                begin();
+            } else {
+                retryTimer = home.schedule(this::begin, wait, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        private void cancelTryTimer() {
+            if (tryTimer != null) {
+                tryTimer.cancel(false);
+                tryTimer = null;
+            }
         }
 
         private void onLoop(Runnable task) {
@@ -177,7 +258,7 @@ final class ProxyRoute {
             long length = lengthHeader != null ? parseLength(lengthHeader) : -1;
             HttpHeaders headers = UpstreamConnection.newHeaders();
             in.copyHeaders(rules, headers);
-            in.addForwarding(rules, upstream.authority(), headers);
+            in.addForwarding(rules, upstream.authority(attempt.endpoint()), headers);
             HttpMethod method = in.request.method();
             boolean streamed = false;
             if (length >= 0) {
@@ -204,7 +285,7 @@ final class ProxyRoute {
         @Override
         public void onContent(ByteBuf content) {
             onLoop(() -> {
-                if (stopped) {
+                if (stopped || between) {
                     content.release();
                     return;
                 }
@@ -217,6 +298,9 @@ final class ProxyRoute {
         @Override
         public void onEnd() {
             onLoop(() -> {
+                if (between) {
+                    return;
+                }
                 connection = null; // back in its lane, or closed
                 ended = true;
                 drain();
@@ -226,14 +310,22 @@ final class ProxyRoute {
         @Override
         public void onError(Throwable error) {
             onLoop(() -> {
-                connection = null;
-                if (stopped || ended) {
+                if (stopped || ended || between) {
                     return;
                 }
+                connection = null;
                 if (!answered) {
-                    if (RetryRule.resends(in.method, hasBody, Failures.classify(error), false, resent ? 2 : 1)) {
-                        resent = true;
+                    UpstreamFailure failure = Failures.classify(error);
+                    if (RetryRule.resends(in.method, hasBody, failure, false, resent ? 2 : 1)) {
+                        resent = true; // a stale connection: the same try, on a fresh one
                         acquire();
+                        return;
+                    }
+                    cancelTryTimer();
+                    attempt.failed(failure);
+                    long wait = upstream.guard().retryDelay(attempt, in.method, !hasBody);
+                    if (wait >= 0) {
+                        dropTry(null, wait);
                         return;
                     }
                     stopped = true;
@@ -253,7 +345,16 @@ final class ProxyRoute {
          * long in coming, and their heads go out at once.
          */
         private void answered(HttpResponse head) {
-            if (stopped) {
+            if (stopped || between) {
+                return;
+            }
+            cancelTryTimer();
+            attempt.answered(head.status().code());
+            long wait = upstream.guard().retryDelay(attempt, in.method, !hasBody);
+            if (wait >= 0) { // an answer to try again (a 503 on the retry list): dropped unread
+                UpstreamConnection c = connection;
+                connection = null;
+                dropTry(c, wait);
                 return;
             }
             answered = true;
@@ -379,13 +480,21 @@ final class ProxyRoute {
             }
             stopped = true;
             stopWaitingForWritable();
+            cancelTryTimer();
+            if (retryTimer != null) {
+                retryTimer.cancel(false);
+                retryTimer = null;
+            }
+            if (attempt != null) {
+                attempt.abandoned(); // nothing if it had ended
+            }
             if (connection != null) {
                 connection.abandon(this);
                 connection = null;
             }
             if (acquiring) {
                 acquiring = false;
-                upstream.lane(home).cancel(this);
+                upstream.lane(attempt.endpoint(), home).cancel(this);
             }
             ByteBuf chunk;
             while ((chunk = body.poll()) != null) {

@@ -163,7 +163,7 @@ final class ReactiveGateway implements RunningGateway {
         Map<String, Upstream> upstreams = new LinkedHashMap<>();
         ChannelGroup connections = new DefaultChannelGroup("sluice-reactive", GlobalEventExecutor.INSTANCE);
         AddressResolverGroup<InetSocketAddress> resolver =
-                config.upstreams().values().stream().anyMatch(u -> Upstream.isName(u.host()))
+                config.upstreams().values().stream().anyMatch(Upstream::hasName)
                         ? resolver(loops, nativeIo, hosts)
                         : null; // IP literals only: no resolver, no datagram channels
         GatewayHandler handler = null;
@@ -277,7 +277,7 @@ final class ReactiveGateway implements RunningGateway {
         if (closed.get()) {
             throw new IllegalStateException("the gateway is closed");
         }
-        if (resolver == null && next.upstreams().values().stream().anyMatch(u -> Upstream.isName(u.host()))) {
+        if (resolver == null && next.upstreams().values().stream().anyMatch(Upstream::hasName)) {
             resolver = resolver(loops, nativeIo, hosts);
         }
         AddressResolverGroup<InetSocketAddress> names = resolver;

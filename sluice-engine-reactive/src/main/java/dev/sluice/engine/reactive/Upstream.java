@@ -2,6 +2,7 @@ package dev.sluice.engine.reactive;
 
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.policy.Pacer;
+import dev.sluice.upstream.UpstreamGuard;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -37,35 +38,37 @@ final class Upstream {
     static final int MIN_CONNECTIONS_PER_LANE = 8;
 
     private final UpstreamConfig config;
-    private final Lane[] all;
-    private final Lane shared; // the only lane, or the lane of a caller off the event loops
-    private final Map<EventExecutor, Lane> lanes; // empty when there is one shared lane
+    private final UpstreamGuard guard;
+    private final Endpoint[] endpoints; // by the guard's endpoint index
     private final Pacer pacer; // null when the upstream is not paced
     private final String basePath;
-    private final String authority;
+
+    /** One endpoint's lanes. */
+    private record Endpoint(Lane[] all, Lane shared, Map<EventExecutor, Lane> lanes, String authority) {}
 
     /** Its lanes' counts added: for the pool gauges, off the event loops. */
     dev.sluice.engine.PoolStats pool() {
         dev.sluice.engine.PoolStats sum = new dev.sluice.engine.PoolStats(config.name(), 0, 0, 0);
-        for (Lane lane : all) {
-            sum = sum.plus(lane.stats(config.name()));
+        for (Endpoint e : endpoints) {
+            for (Lane lane : e.all()) {
+                sum = sum.plus(lane.stats(config.name()));
+            }
         }
         return sum;
     }
 
-    private Upstream(UpstreamConfig config, Lane[] all, Map<EventExecutor, Lane> lanes) {
+    private Upstream(UpstreamConfig config, UpstreamGuard guard, Endpoint[] endpoints) {
         this.config = config;
-        this.all = all;
-        this.shared = all[0];
-        this.lanes = lanes;
+        this.guard = guard;
+        this.endpoints = endpoints;
         this.pacer = config.pace().map(Pacer::new).orElse(null);
         this.basePath = config.basePath();
-        this.authority = config.authority();
     }
 
     /**
-     * Makes the lanes. An IP literal is the address as it is; a name is resolved for each new
-     * connection by {@code names} (the gateway's DNS resolver, made only when some upstream has a name).
+     * Makes the lanes of each endpoint, and the upstream's {@link UpstreamGuard}. An IP literal is the
+     * address as it is; a name is resolved for each new connection by {@code names} (the gateway's DNS
+     * resolver, made only when some upstream has a name).
      *
      * <p>With enough connections ({@value #MIN_CONNECTIONS_PER_LANE} per event loop or more), every
      * event loop gets a lane of its own, {@code max-connections} and {@code max-pending} shared out
@@ -78,39 +81,45 @@ final class Upstream {
             LoopResources loops,
             boolean nativeIo,
             AddressResolverGroup<InetSocketAddress> names) {
-        byte[] literal = NetUtil.createByteArrayFromIpAddressString(config.host());
-        InetSocketAddress address;
-        AddressResolverGroup<InetSocketAddress> resolver = null; // Bootstrap's default: never asked here
-        if (literal != null) {
-            address = new InetSocketAddress(ipAddress(literal), config.port());
-        } else {
-            address = InetSocketAddress.createUnresolved(config.host(), config.port());
-            resolver = names;
-        }
         EventLoopGroup group = loops.onServer(nativeIo);
         Class<? extends Channel> type = loops.onChannelClass(SocketChannel.class, group);
         List<EventLoop> executors = new ArrayList<>();
         group.forEach(executor -> executors.add((EventLoop) executor));
         int laneCount = config.maxConnections() >= MIN_CONNECTIONS_PER_LANE * executors.size() ? executors.size() : 1;
-        Lane[] all = new Lane[laneCount];
-        Map<EventExecutor, Lane> lanes = new IdentityHashMap<>();
-        for (int i = 0; i < laneCount; i++) {
-            all[i] = new Lane(
-                    executors.get(i),
-                    type,
-                    address,
-                    resolver,
-                    millis(config.connectTimeout()),
-                    config.readTimeout().toNanos(),
-                    share(config.maxConnections(), laneCount),
-                    share(config.maxPending(), laneCount),
-                    config.acquireTimeout().toNanos(),
-                    config.idleTimeout().toNanos());
-            if (laneCount > 1) {
-                lanes.put(executors.get(i), all[i]);
+        int count = config.resilience().endpoints().size();
+        Endpoint[] endpoints = new Endpoint[count];
+        for (int e = 0; e < count; e++) {
+            UpstreamConfig endpoint = config.endpoint(e);
+            byte[] literal = NetUtil.createByteArrayFromIpAddressString(endpoint.host());
+            InetSocketAddress address;
+            AddressResolverGroup<InetSocketAddress> resolver = null; // Bootstrap's default: never asked here
+            if (literal != null) {
+                address = new InetSocketAddress(ipAddress(literal), endpoint.port());
+            } else {
+                address = InetSocketAddress.createUnresolved(endpoint.host(), endpoint.port());
+                resolver = names;
             }
+            Lane[] all = new Lane[laneCount];
+            Map<EventExecutor, Lane> lanes = new IdentityHashMap<>();
+            for (int i = 0; i < laneCount; i++) {
+                all[i] = new Lane(
+                        executors.get(i),
+                        type,
+                        address,
+                        resolver,
+                        millis(config.connectTimeout()),
+                        config.readTimeout().toNanos(),
+                        share(config.maxConnections(), laneCount),
+                        share(config.maxPending(), laneCount),
+                        config.acquireTimeout().toNanos(),
+                        config.idleTimeout().toNanos());
+                if (laneCount > 1) {
+                    lanes.put(executors.get(i), all[i]);
+                }
+            }
+            endpoints[e] = new Endpoint(all, all[0], lanes, endpoint.authority());
         }
-        return new Upstream(config, all, lanes);
+        return new Upstream(config, UpstreamGuard.start(config), endpoints);
     }
 
     private static java.net.InetAddress ipAddress(byte[] literal) {
@@ -121,9 +130,14 @@ final class Upstream {
         }
     }
 
-    /** Whether {@code host} is a name to resolve, not an IP literal. */
-    static boolean isName(String host) {
-        return NetUtil.createByteArrayFromIpAddressString(host) == null;
+    /** Whether some endpoint of {@code config} is a name to resolve, not an IP literal. */
+    static boolean hasName(UpstreamConfig config) {
+        for (java.net.URI url : config.resilience().endpoints()) {
+            if (NetUtil.createByteArrayFromIpAddressString(url.getHost()) == null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int share(int total, int lanes) {
@@ -134,13 +148,19 @@ final class Upstream {
         return (int) Math.min(Integer.MAX_VALUE, Math.max(1, duration.toMillis()));
     }
 
-    /** The lane of a caller on {@code loop}: its own loop's, or the shared one. */
-    Lane lane(EventExecutor loop) {
-        if (lanes.isEmpty()) {
-            return shared;
+    /** The lane of {@code endpoint} for a caller on {@code loop}: its own loop's, or the shared one. */
+    Lane lane(dev.sluice.upstream.Endpoint endpoint, EventExecutor loop) {
+        Endpoint e = endpoints[endpoint.index()];
+        if (e.lanes().isEmpty()) {
+            return e.shared();
         }
-        Lane lane = lanes.get(loop);
-        return lane != null ? lane : shared;
+        Lane lane = e.lanes().get(loop);
+        return lane != null ? lane : e.shared();
+    }
+
+    /** The core's decisions about this upstream's calls: endpoint, breaker, retries. */
+    UpstreamGuard guard() {
+        return guard;
     }
 
     UpstreamConfig config() {
@@ -156,9 +176,9 @@ final class Upstream {
         return basePath;
     }
 
-    /** The Host header value for this upstream. */
-    String authority() {
-        return authority;
+    /** The Host header value for a call to {@code endpoint}. */
+    String authority(dev.sluice.upstream.Endpoint endpoint) {
+        return endpoints[endpoint.index()].authority();
     }
 
     /** Reserves a start slot: nanoseconds to wait before the call may start (0 when unpaced). */
@@ -168,11 +188,14 @@ final class Upstream {
 
     /** Closes the idle connections; busy ones close with their exchanges, or with the event loops. */
     void dispose() {
-        for (Lane lane : all) {
-            try {
-                lane.close();
-            } catch (java.util.concurrent.RejectedExecutionException loopGone) {
-                // its event loop stopped (an Error ended it): its connections went with it
+        guard.close();
+        for (Endpoint e : endpoints) {
+            for (Lane lane : e.all()) {
+                try {
+                    lane.close();
+                } catch (java.util.concurrent.RejectedExecutionException loopGone) {
+                    // its event loop stopped (an Error ended it): its connections went with it
+                }
             }
         }
     }

@@ -178,6 +178,20 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * {@link #abandon}, then {@code after} on this connection's loop: every callback the exchange was
+     * given before is then already on its way (a retry waits for it, so that none of this try's bytes
+     * is taken for the next's).
+     */
+    void abandonThen(Exchange owner, Runnable after) {
+        if (!loop().inEventLoop()) {
+            loop().execute(() -> abandonThen(owner, after));
+            return;
+        }
+        abandon(owner);
+        after.run();
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         sawMessage = true;

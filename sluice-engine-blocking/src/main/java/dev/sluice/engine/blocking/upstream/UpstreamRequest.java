@@ -21,6 +21,8 @@ public final class UpstreamRequest {
     private long contentLength;
     private volatile Runnable canceller;
     private volatile boolean cancelled;
+    private volatile boolean tryExpired;
+    private volatile int tries = 1; // this try's per-try timeout passed: stop it, the call goes on
     private volatile Thread waiter;
 
     /**
@@ -97,6 +99,29 @@ public final class UpstreamRequest {
     }
 
     /**
+     * Stops the try in progress (its per-try timeout passed) without cancelling the call, which may be
+     * tried again: the try's exchange is aborted, and one not yet started is aborted when it starts.
+     */
+    void expireTry() {
+        tryExpired = true;
+        Runnable c = canceller;
+        if (c != null) {
+            c.run();
+        }
+    }
+
+    /** Try {@code number} begins: the last one's expiry no longer applies. */
+    void beginTry(int number) {
+        tryExpired = false;
+        tries = number;
+    }
+
+    /** How many tries the call has made (more than 1 when the upstream's {@code retry} retried it). */
+    public int tries() {
+        return tries;
+    }
+
+    /**
      * Waits before sending (pacing), unless the call is cancelled meanwhile.
      *
      * @throws InterruptedIOException when it was cancelled or the thread interrupted
@@ -121,7 +146,7 @@ public final class UpstreamRequest {
     /** Called by the client when it sends: how to cancel this call. Runs it at once if already cancelled. */
     public void onCancel(Runnable canceller) {
         this.canceller = canceller;
-        if (cancelled) {
+        if (cancelled || tryExpired) {
             canceller.run();
         }
     }

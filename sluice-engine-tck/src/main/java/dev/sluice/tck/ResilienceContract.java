@@ -1,0 +1,353 @@
+package dev.sluice.tck;
+
+import static dev.sluice.tck.Routes.compose;
+import static dev.sluice.tck.Routes.on;
+import static dev.sluice.tck.Routes.proxy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.UpstreamResilience;
+import dev.sluice.config.UpstreamResilience.Balance;
+import dev.sluice.config.UpstreamResilience.CircuitBreaker;
+import dev.sluice.config.UpstreamResilience.HealthCheck;
+import dev.sluice.config.UpstreamResilience.Outlier;
+import dev.sluice.config.UpstreamResilience.Retry;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An upstream of several endpoints in every mode: calls spread over them (each with its endpoint's
+ * Host), a killed endpoint avoided and taken back after its health check, retries only of what is
+ * configured (never a POST unless told), the retry budget, a per-try timeout moving the call on, the
+ * circuit breaker failing fast ({@code 503 circuit_open}, a composition part {@code null} with {@code
+ * "error":"circuit_open"}) and healing. Time is real here, with generous bounds; the exact arithmetic
+ * is UpstreamGuardTest's, on an injected clock.
+ */
+public abstract class ResilienceContract extends ContractFixture {
+
+    private static UpstreamResilience resilience(
+            List<URI> endpoints,
+            Optional<HealthCheck> check,
+            Optional<Outlier> outlier,
+            Optional<Retry> retry,
+            Optional<CircuitBreaker> breaker) {
+        return new UpstreamResilience(endpoints, Balance.ROUND_ROBIN, check, outlier, retry, breaker);
+    }
+
+    private static Retry retry(int attempts, Optional<Duration> perTry, boolean nonIdempotent, String... on) {
+        return new Retry(
+                attempts, perTry, Duration.ofMillis(5), Duration.ofMillis(50), Set.of(on), nonIdempotent, 20, 3);
+    }
+
+    private static Routes.UpstreamSpec svc(UpstreamResilience r) {
+        return Routes.upstream("svc", r.endpoints().getFirst()).resilience(r);
+    }
+
+    @Test
+    void callsAreSpreadOverTheEndpointsEachWithItsOwnHost() throws Exception {
+        try (TestUpstream second = TestUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(svc(resilience(
+                                List.of(upstream.url(), second.url()),
+                                Optional.empty(),
+                                Optional.empty(),
+                                Optional.empty(),
+                                Optional.empty())))
+                        .route("svc", on("/svc/**"), proxy("svc").stripPrefix("/svc"))
+                        .start()) {
+            List<String> hosts = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                HttpResponse<byte[]> response = get(gw, "/svc/inspect/x");
+                assertThat(response.statusCode()).isEqualTo(200);
+                hosts.addAll(headerValues(inspected(response), "host"));
+            }
+            assertThat(hosts).hasSize(10);
+            assertThat(hosts.stream().filter(upstream.authority()::equals)).hasSize(5);
+            assertThat(hosts.stream().filter(second.authority()::equals)).hasSize(5);
+        }
+    }
+
+    @Test
+    void aKilledEndpointIsAvoidedUnderLoadAndTakenBackAfterItsHealthCheck() throws Exception {
+        TestUpstream doomed = TestUpstream.start();
+        int port = doomed.port();
+        URI doomedUrl = doomed.url();
+        HealthCheck check = new HealthCheck("/json/2", Duration.ofMillis(200), Duration.ofMillis(200), 1, 1);
+        try (TestGateway gw = gateway()
+                .upstream(svc(resilience(
+                        List.of(doomedUrl, upstream.url()),
+                        Optional.of(check),
+                        Optional.of(new Outlier(1, Duration.ofMillis(500), Duration.ofSeconds(1), 50)),
+                        Optional.of(retry(2, Optional.empty(), false, "connect-failure", "reset")),
+                        Optional.empty())))
+                .route("svc", on("/svc/**"), proxy("svc").stripPrefix("/svc"))
+                .start()) {
+            AtomicBoolean running = new AtomicBoolean(true);
+            AtomicBoolean killed = new AtomicBoolean();
+            AtomicInteger served = new AtomicInteger();
+            AtomicInteger servedAfterKill = new AtomicInteger();
+            ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+            ConcurrentLinkedQueue<String> failuresLongAfterKill = new ConcurrentLinkedQueue<>();
+            long[] killedAt = {0};
+            int clients = 4;
+            CountDownLatch done = new CountDownLatch(clients);
+            for (int c = 0; c < clients; c++) {
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        while (running.get()) {
+                            boolean afterKill = killed.get();
+                            boolean longAfter =
+                                    afterKill && System.nanoTime() - killedAt[0] > TimeUnit.SECONDS.toNanos(1);
+                            try {
+                                HttpResponse<byte[]> r = gw.http()
+                                        .send(
+                                                HttpRequest.newBuilder(gw.uri("/svc/json/64?tag=load"))
+                                                        .timeout(Duration.ofSeconds(10))
+                                                        .build(),
+                                                HttpResponse.BodyHandlers.ofByteArray());
+                                if (r.statusCode() == 200 && r.body().length == 64) {
+                                    served.incrementAndGet();
+                                    if (afterKill) {
+                                        servedAfterKill.incrementAndGet();
+                                    }
+                                } else {
+                                    failures.add(r.statusCode() + " " + text(r));
+                                    if (longAfter) {
+                                        failuresLongAfterKill.add(r.statusCode() + " " + text(r));
+                                    }
+                                }
+                            } catch (Exception e) {
+                                failures.add(e.toString()); // a hang ends here, at the 10 s timeout
+                                if (longAfter) {
+                                    failuresLongAfterKill.add(e.toString());
+                                }
+                            }
+                        }
+                    } finally {
+                        done.countDown();
+                    }
+                });
+            }
+            awaitCount(served, 200, "requests served before the kill");
+            killedAt[0] = System.nanoTime();
+            doomed.close(); // killed: its port refuses connections, its connections are closed
+            killed.set(true);
+            awaitCount(servedAfterKill, 300, "requests served after the kill");
+            int before = upstream.exchanges();
+            TestUpstream restarted = TestUpstream.startOn(port);
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (restarted.count("load") == 0) {
+                    assertThat(System.nanoTime())
+                            .as("the restarted endpoint is taken back")
+                            .isLessThan(deadline);
+                    Thread.sleep(20);
+                }
+                running.set(false);
+                assertThat(done.await(20, TimeUnit.SECONDS)).isTrue();
+                assertThat(failuresLongAfterKill)
+                        .as("a second after the kill every request is served by the live endpoint")
+                        .isEmpty();
+                assertThat(failures)
+                        .as("at most the requests in flight on the killed endpoint's connections fail")
+                        .hasSizeLessThanOrEqualTo(clients);
+                assertThat(upstream.exchanges()).isGreaterThan(before);
+            } finally {
+                running.set(false);
+                done.await(20, TimeUnit.SECONDS);
+                restarted.close();
+            }
+        }
+    }
+
+    @Test
+    void retriesResendOnlyWhatIsConfiguredAndNeverAPostUnlessTold() throws Exception {
+        String busy = "/json/10?status=503&tag=";
+        try (TestGateway gw = gateway()
+                .upstream(svc(resilience(
+                        List.of(upstream.url()),
+                        Optional.empty(),
+                        Optional.empty(),
+                        Optional.of(retry(3, Optional.empty(), false, "503")),
+                        Optional.empty())))
+                .upstream(Routes.upstream("eager", upstream.url())
+                        .resilience(resilience(
+                                List.of(upstream.url()),
+                                Optional.empty(),
+                                Optional.empty(),
+                                Optional.of(retry(3, Optional.empty(), true, "503")),
+                                Optional.empty())))
+                .route("svc", on("/svc/**"), proxy("svc").stripPrefix("/svc"))
+                .route("eager", on("/eager/**"), proxy("eager").stripPrefix("/eager"))
+                .start()) {
+            String run = Long.toString(System.nanoTime(), 36);
+            HttpResponse<byte[]> get = get(gw, "/svc" + busy + "get" + run);
+            assertThat(get.statusCode()).as("the last try's answer is relayed").isEqualTo(503);
+            assertThat(upstream.count("get" + run)).as("three tries in all").isEqualTo(3);
+
+            HttpResponse<byte[]> post = send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/svc" + busy + "post" + run))
+                            .POST(HttpRequest.BodyPublishers.noBody()));
+            assertThat(post.statusCode()).isEqualTo(503);
+            assertThat(upstream.count("post" + run))
+                    .as("a POST is not idempotent")
+                    .isEqualTo(1);
+
+            HttpResponse<byte[]> told = send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/eager" + busy + "told" + run))
+                            .POST(HttpRequest.BodyPublishers.noBody()));
+            assertThat(told.statusCode()).isEqualTo(503);
+            assertThat(upstream.count("told" + run)).as("non-idempotent: true").isEqualTo(3);
+
+            HttpResponse<byte[]> withBody = send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/eager" + busy + "body" + run))
+                            .PUT(HttpRequest.BodyPublishers.ofString("{\"a\":1}")));
+            assertThat(withBody.statusCode()).isEqualTo(503);
+            assertThat(upstream.count("body" + run))
+                    .as("a streamed body is never sent twice")
+                    .isEqualTo(1);
+
+            HttpResponse<byte[]> other = get(gw, "/svc/json/10?status=500&tag=other" + run);
+            assertThat(other.statusCode()).isEqualTo(500);
+            assertThat(upstream.count("other" + run))
+                    .as("500 is not on the list")
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anEmptyRetryBudgetStopsEveryRetry() throws Exception {
+        Retry noBudget =
+                new Retry(3, Optional.empty(), Duration.ofMillis(5), Duration.ofMillis(50), Set.of("503"), false, 0, 0);
+        try (TestGateway gw = gateway()
+                .upstream(svc(resilience(
+                        List.of(upstream.url()),
+                        Optional.empty(),
+                        Optional.empty(),
+                        Optional.of(noBudget),
+                        Optional.empty())))
+                .route("svc", on("/svc/**"), proxy("svc").stripPrefix("/svc"))
+                .start()) {
+            String run = Long.toString(System.nanoTime(), 36);
+            for (int i = 0; i < 5; i++) {
+                assertThat(get(gw, "/svc/json/10?status=503&tag=" + run + i).statusCode())
+                        .isEqualTo(503);
+                assertThat(upstream.count(run + i)).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void aTryWithoutAnAnswerInItsPerTryTimeoutMovesToTheNextEndpoint() throws Exception {
+        // bound, never accepting: the kernel completes the connection, nobody ever answers
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                TestGateway gw = gateway()
+                        .upstream(svc(resilience(
+                                List.of(URI.create("http://127.0.0.1:" + silent.getLocalPort()), upstream.url()),
+                                Optional.empty(),
+                                Optional.empty(),
+                                Optional.of(retry(2, Optional.of(Duration.ofMillis(300)), false, "timeout")),
+                                Optional.empty())))
+                        .route("svc", on("/svc/**"), proxy("svc").stripPrefix("/svc"))
+                        .route(
+                                "page",
+                                on("/page"),
+                                compose().part("a", "svc", "/json/10").part("b", "svc", "/json/20"))
+                        .start()) {
+            for (int i = 0; i < 4; i++) {
+                long began = System.nanoTime();
+                HttpResponse<byte[]> r = get(gw, "/svc/json/32");
+                assertThat(r.statusCode()).as(text(r)).isEqualTo(200);
+                assertThat(r.body()).hasSize(32);
+                assertThat(System.nanoTime() - began).isLessThan(TimeUnit.SECONDS.toNanos(5));
+            }
+            Composed composed = Composed.of(gw.wire().get("/page"));
+            assertThat(composed.error("a")).isEmpty();
+            assertThat(composed.error("b")).isEmpty();
+            // round robin: one of the two parts went to the silent endpoint first, and was retried
+            @SuppressWarnings("unchecked")
+            Map<String, Object> a = (Map<String, Object>) composed.meta("parts", "a");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> b = (Map<String, Object>) composed.meta("parts", "b");
+            assertThat(List.of(String.valueOf(a.get("attempts")), String.valueOf(b.get("attempts"))))
+                    .as("_meta reports the retried part's tries, and none for a part tried once")
+                    .containsExactlyInAnyOrder("2", "null");
+        }
+    }
+
+    @Test
+    void aBurstOf503sOpensTheBreakerWhichFailsFastAndHeals() throws Exception {
+        CircuitBreaker breaker = new CircuitBreaker(50, 100, Duration.ofSeconds(10), 4, 4, Duration.ofMillis(500), 1);
+        try (TestGateway gw = gateway()
+                .upstream(svc(resilience(
+                        List.of(upstream.url()),
+                        Optional.empty(),
+                        Optional.empty(),
+                        Optional.empty(),
+                        Optional.of(breaker))))
+                .route("svc", on("/svc/**"), proxy("svc").stripPrefix("/svc"))
+                .route(
+                        "page",
+                        on("/page"),
+                        compose().part("ok", APP, "/json/10").part("guarded", "svc", "/json/10"))
+                .start()) {
+            String run = Long.toString(System.nanoTime(), 36);
+            for (int i = 0; i < 4; i++) {
+                assertThat(get(gw, "/svc/json/10?status=503&tag=burst" + run).statusCode())
+                        .isEqualTo(503);
+            }
+            assertThat(upstream.count("burst" + run)).isEqualTo(4);
+            HttpResponse<byte[]> fast = get(gw, "/svc/json/10?tag=refused" + run);
+            assertError(fast, 503, "circuit_open");
+            assertThat(upstream.started("refused" + run))
+                    .as("an open breaker sends nothing")
+                    .isFalse();
+
+            Composed composed = Composed.of(gw.wire().get("/page"));
+            assertThat(composed.part("guarded")).isEqualTo(Json.NULL);
+            assertThat(composed.error("guarded")).hasValue("circuit_open");
+            assertThat(composed.error("ok")).isEmpty();
+
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            int status;
+            do {
+                assertThat(System.nanoTime())
+                        .as("the breaker lets a probe through")
+                        .isLessThan(deadline);
+                Thread.sleep(50);
+                status = get(gw, "/svc/json/10?tag=probe" + run).statusCode();
+            } while (status == 503);
+            assertThat(status).isEqualTo(200);
+            for (int i = 0; i < 5; i++) {
+                assertThat(get(gw, "/svc/json/10").statusCode())
+                        .as("closed again")
+                        .isEqualTo(200);
+            }
+        }
+    }
+
+    private static void awaitCount(AtomicInteger count, int atLeast, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (count.get() < atLeast) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+}
