@@ -8,7 +8,10 @@ import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.PartEvent;
 import dev.sluice.observe.UpstreamEvent;
+import dev.sluice.upstream.Endpoint;
+import dev.sluice.upstream.UpstreamGuard;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
@@ -65,6 +68,9 @@ final class GatewayMetrics implements GatewayObserver {
 
     private final MeterRegistry registry;
     private final MultiGauge pools;
+    private final MultiGauge endpointsUp;
+    private final MultiGauge breakersOpen;
+    private final ConcurrentHashMap<String, Boolean> guardCounters = new ConcurrentHashMap<>();
     private volatile Supplier<RunningGateway> gateway = () -> null;
     private final ConcurrentHashMap<RequestKey, Timer> requests = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<PartKey, Counter> parts = new ConcurrentHashMap<>();
@@ -84,6 +90,13 @@ final class GatewayMetrics implements GatewayObserver {
         this.pools = MultiGauge.builder("sluice.upstream.connections")
                 .description("upstream connection pools: connections in use and idle, calls waiting for one")
                 .register(registry);
+        this.endpointsUp = MultiGauge.builder("sluice.upstream.endpoint.up")
+                .description("1 while an upstream endpoint is in the rotation: its health checks pass and"
+                        + " outlier detection has not ejected it")
+                .register(registry);
+        this.breakersOpen = MultiGauge.builder("sluice.upstream.endpoint.breaker.open")
+                .description("1 while an upstream endpoint's circuit breaker is open (calls skip it), else 0")
+                .register(registry);
     }
 
     /**
@@ -102,6 +115,43 @@ final class GatewayMetrics implements GatewayObserver {
             rows.add(MultiGauge.Row.of(Tags.of("upstream", pool.upstream(), "state", "pending"), pool.pending()));
         }
         pools.register(rows, true);
+        List<MultiGauge.Row<?>> up = new ArrayList<>();
+        List<MultiGauge.Row<?>> open = new ArrayList<>();
+        for (UpstreamGuard guard : g.guards()) {
+            for (Endpoint e : guard.endpoints()) {
+                Tags tags = Tags.of("upstream", guard.name(), "endpoint", e.authority());
+                up.add(MultiGauge.Row.of(tags, e.isHealthy() && !e.isEjected() ? 1 : 0));
+                open.add(MultiGauge.Row.of(tags, e.breakerState().equals("OPEN") ? 1 : 0));
+            }
+            String name = guard.name();
+            if (guardCounters.putIfAbsent(name, Boolean.TRUE) == null) {
+                FunctionCounter.builder("sluice.upstream.retries", this, m -> m.guardCount(name, true))
+                        .description("retries begun by the upstream's retry policy (a reload that replaces"
+                                + " the upstream starts it again)")
+                        .tag("upstream", name)
+                        .register(registry);
+                FunctionCounter.builder("sluice.upstream.circuit.open", this, m -> m.guardCount(name, false))
+                        .description("calls refused at once because every endpoint's circuit breaker was open")
+                        .tag("upstream", name)
+                        .register(registry);
+            }
+        }
+        endpointsUp.register(up, true);
+        breakersOpen.register(open, true);
+    }
+
+    /** The current guard's retries (or breaker refusals) of upstream {@code name}; 0 once it is gone. */
+    private double guardCount(String name, boolean retries) {
+        RunningGateway g = gateway.get();
+        if (g == null) {
+            return 0;
+        }
+        for (UpstreamGuard guard : g.guards()) {
+            if (guard.name().equals(name)) {
+                return retries ? guard.retries() : guard.refusedByBreakers();
+            }
+        }
+        return 0;
     }
 
     /**

@@ -27,6 +27,54 @@ class AdminListenerTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"virtual", "platform", "reactive"})
+    void theMetricsShowEachEndpointInOrOutOfTheRotationAndTheRetries(String engine) throws Exception {
+        int refused = dev.sluice.tck.TestUpstream.refusedPort();
+        try (DemoUpstreams upstreams = DemoUpstreams.start("127.0.0.1", 0)) {
+            URI live = upstreams.urls().get("customers");
+            Path file = Files.writeString(dir.resolve("gateway.yaml"), """
+          server: { host: 127.0.0.1, port: 0 }
+          admin: { host: 127.0.0.1, port: 0 }
+          upstreams:
+            people:
+              endpoints: ["%s", "http://127.0.0.1:%d"]
+              outlier-detection: { consecutive-failures: 1 }
+              retry: { attempts: 2, on: [connect-failure] }
+              circuit-breaker: { window: 10 }
+          routes:
+            - id: people
+              match: { path: "/customers/**" }
+              proxy: { upstream: people }
+          """.formatted(live, refused));
+            CliRunner.Result result = CliRunner.run(
+                    session -> {
+                        URI gateway = session.gatewayUrl().orElseThrow();
+                        URI admin = session.adminUrl().orElseThrow();
+                        for (int i = 0; i < 6; i++) {
+                            assertThat(Http.get(gateway, "/customers/42").statusCode())
+                                    .as("a refused try moves to the live endpoint")
+                                    .isEqualTo(200);
+                        }
+                        String text = Http.get(admin, "/metrics").body();
+                        String liveTags = "endpoint=\"" + live.getAuthority() + "\",upstream=\"people\"";
+                        String deadTags = "endpoint=\"127.0.0.1:" + refused + "\",upstream=\"people\"";
+                        assertThat(text)
+                                .contains("sluice_upstream_endpoint_up{" + liveTags + "} 1.0")
+                                .contains("sluice_upstream_endpoint_up{" + deadTags + "} 0.0")
+                                .contains("sluice_upstream_endpoint_breaker_open{" + liveTags + "} 0.0")
+                                .contains("sluice_upstream_retries_total{upstream=\"people\"} 1.0")
+                                .contains("sluice_upstream_circuit_open_total{upstream=\"people\"} 0.0");
+                    },
+                    "run",
+                    "-c",
+                    file.toString(),
+                    "--engine",
+                    engine);
+            assertThat(result.exitCode()).as(result.err()).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"virtual", "platform", "reactive"})
     void theAdminListenerAnswersHealthMetricsAndRoutes(String engine) throws Exception {
         try (DemoUpstreams upstreams = DemoUpstreams.start("127.0.0.1", 0)) {
             Path file = Files.writeString(dir.resolve("gateway.yaml"), """

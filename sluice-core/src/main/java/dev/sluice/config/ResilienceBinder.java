@@ -157,7 +157,7 @@ final class ResilienceBinder {
     }
 
     private static Optional<Retry> retry(Mapping m) {
-        m.allowOnly("attempts", "per-try-timeout", "backoff", "on", "non-idempotent", "budget");
+        m.allowOnly("attempts", "per-try-timeout", "backoff", "on", "non-idempotent", "budget", "replay-buffer");
         int before = m.problems().size();
         int attempts = m.integer("attempts", 2, 2, 10, "an integer 2..10 (tries in all, the first included)");
         Optional<Duration> perTry = m.duration("per-try-timeout");
@@ -200,10 +200,12 @@ final class ResilienceBinder {
             percent = b.integer("percent", percent, 0, 100, "a percentage 0..100");
             minConcurrency = b.integer("min-concurrency", minConcurrency, 0, 100_000, "an integer >= 0");
         }
+        int replay =
+                m.size("replay-buffer", 64 * 1024, 0, "a size such as 64KiB (0: never retry a request with a body)");
         if (m.problems().size() != before) {
             return Optional.empty();
         }
-        return Optional.of(new Retry(attempts, perTry, base, max, on, nonIdempotent, percent, minConcurrency));
+        return Optional.of(new Retry(attempts, perTry, base, max, on, nonIdempotent, percent, minConcurrency, replay));
     }
 
     /** Whether {@code text} is a condition a retry may be made on. */

@@ -97,7 +97,8 @@ public record UpstreamResilience(
             Set<String> on,
             boolean nonIdempotent,
             int budgetPercent,
-            int minRetryConcurrency) {
+            int minRetryConcurrency,
+            int replayBuffer) {
         public Retry {
             on = Set.copyOf(on);
         }

@@ -34,6 +34,14 @@ public interface RunningGateway extends AutoCloseable {
     }
 
     /**
+     * The current configuration's upstream guards (endpoints, their health, ejection and breakers,
+     * retries): read when metrics are scraped, never on the request path.
+     */
+    default java.util.List<dev.sluice.upstream.UpstreamGuard> guards() {
+        return java.util.List.of();
+    }
+
+    /**
      * Routes new requests by {@code next} from now on, atomically: a request in flight finishes on the
      * configuration it began with. Upstreams {@code change} keeps go on with their pools; those it
      * starts get new ones; those it retires serve what began before the swap and then close (their

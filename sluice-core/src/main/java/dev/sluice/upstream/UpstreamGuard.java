@@ -53,6 +53,8 @@ public final class UpstreamGuard implements AutoCloseable {
     private final DoubleSupplier random;
     private final AtomicInteger next = new AtomicInteger();
     private final AtomicInteger retriesInFlight = new AtomicInteger();
+    private final java.util.concurrent.atomic.LongAdder retries = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
     private final Object ejection = new Object();
     private int ejectedCount; // guarded by ejection
     private final HealthChecks health; // null without health checks
@@ -135,6 +137,15 @@ public final class UpstreamGuard implements AutoCloseable {
         return List.of(endpoints);
     }
 
+    /**
+     * Whether a request body of {@code contentLength} bytes ({@code -1}: chunked) is held so that a
+     * retry can send it again: only when retries are configured and its declared length fits the
+     * replay buffer. A body that is not held is streamed, and its request never retried.
+     */
+    public boolean holdsBody(long contentLength) {
+        return retry != null && contentLength > 0 && contentLength <= retry.replayBuffer();
+    }
+
     /** The try's longest wait for its response head, or 0 when only the read timeout bounds it. */
     public long perTryTimeoutNanos() {
         return retry == null ? 0 : retry.perTryTimeout().map(Duration::toNanos).orElse(0L);
@@ -159,12 +170,14 @@ public final class UpstreamGuard implements AutoCloseable {
             chosen = avoid;
         }
         if (chosen == null) {
+            refused.increment();
             return null;
         }
         chosen.inFlight.incrementAndGet();
         int number = previous == null ? 1 : previous.number() + 1;
         if (number > 1) {
             retriesInFlight.incrementAndGet();
+            retries.increment();
         }
         return new Attempt(this, chosen, number, now);
     }
@@ -324,6 +337,16 @@ public final class UpstreamGuard implements AutoCloseable {
             case READ_TIMEOUT -> retryOnTimeout;
             case TIMEOUT, POOL_EXHAUSTED, CIRCUIT_OPEN -> false;
         };
+    }
+
+    /** Retries begun since the guard was made (the metrics' counter). */
+    public long retries() {
+        return retries.sum();
+    }
+
+    /** Calls refused because every breaker that could take them was open ({@code 503 circuit_open}). */
+    public long refusedByBreakers() {
+        return refused.sum();
     }
 
     /** Retries in flight now (the budget's count). */

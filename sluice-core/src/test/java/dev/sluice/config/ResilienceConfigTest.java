@@ -59,7 +59,8 @@ class ResilienceConfigTest {
                                 Set.of("connect-failure", "503", "5xx"),
                                 false,
                                 10,
-                                3)),
+                                3,
+                                64 * 1024)),
                         Optional.of(new CircuitBreaker(
                                 40, 100, Duration.ofSeconds(10), 50, 10, Duration.ofSeconds(20), 3))));
     }

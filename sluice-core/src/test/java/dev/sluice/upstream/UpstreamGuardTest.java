@@ -80,7 +80,8 @@ class UpstreamGuardTest {
                 Set.of(on),
                 false,
                 percent,
-                minConcurrency);
+                minConcurrency,
+                64 * 1024);
     }
 
     @Test

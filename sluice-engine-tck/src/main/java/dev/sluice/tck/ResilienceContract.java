@@ -50,7 +50,15 @@ public abstract class ResilienceContract extends ContractFixture {
 
     private static Retry retry(int attempts, Optional<Duration> perTry, boolean nonIdempotent, String... on) {
         return new Retry(
-                attempts, perTry, Duration.ofMillis(5), Duration.ofMillis(50), Set.of(on), nonIdempotent, 20, 3);
+                attempts,
+                perTry,
+                Duration.ofMillis(5),
+                Duration.ofMillis(50),
+                Set.of(on),
+                nonIdempotent,
+                20,
+                3,
+                64 * 1024);
     }
 
     private static Routes.UpstreamSpec svc(UpstreamResilience r) {
@@ -215,13 +223,23 @@ public abstract class ResilienceContract extends ContractFixture {
             assertThat(told.statusCode()).isEqualTo(503);
             assertThat(upstream.count("told" + run)).as("non-idempotent: true").isEqualTo(3);
 
-            HttpResponse<byte[]> withBody = send(
+            HttpResponse<byte[]> held = send(
                     gw,
-                    HttpRequest.newBuilder(gw.uri("/eager" + busy + "body" + run))
+                    HttpRequest.newBuilder(gw.uri("/eager" + busy + "held" + run))
                             .PUT(HttpRequest.BodyPublishers.ofString("{\"a\":1}")));
-            assertThat(withBody.statusCode()).isEqualTo(503);
-            assertThat(upstream.count("body" + run))
-                    .as("a streamed body is never sent twice")
+            assertThat(held.statusCode()).isEqualTo(503);
+            assertThat(upstream.count("held" + run))
+                    .as("a small body of declared length is held")
+                    .isEqualTo(3);
+
+            HttpResponse<byte[]> streamed = send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/eager" + busy + "streamed" + run))
+                            .PUT(HttpRequest.BodyPublishers.ofInputStream(
+                                    () -> new java.io.ByteArrayInputStream(new byte[] {'{', '}'}))));
+            assertThat(streamed.statusCode()).isEqualTo(503);
+            assertThat(upstream.count("streamed" + run))
+                    .as("a chunked body streams, never sent twice")
                     .isEqualTo(1);
 
             HttpResponse<byte[]> other = get(gw, "/svc/json/10?status=500&tag=other" + run);
@@ -233,9 +251,43 @@ public abstract class ResilienceContract extends ContractFixture {
     }
 
     @Test
+    void aHeldBodyIsSentWholeAgainOnTheRetry() throws Exception {
+        byte[] body = new byte[40_000];
+        for (int i = 0; i < body.length; i++) {
+            body[i] = (byte) (i * 31 + 7);
+        }
+        String sha = java.util.HexFormat.of()
+                .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(body));
+        try (RawUpstream resetting = RawUpstream.resetting();
+                TestGateway gw = gateway()
+                        .upstream(svc(resilience(
+                                List.of(resetting.url(), upstream.url()),
+                                Optional.empty(),
+                                Optional.empty(),
+                                Optional.of(retry(2, Optional.empty(), true, "reset")),
+                                Optional.empty())))
+                        .route("svc", on("/svc/**"), proxy("svc").stripPrefix("/svc"))
+                        .start()) {
+            for (int i = 0; i < 4; i++) { // round robin: every other request meets the resetting endpoint first
+                HttpResponse<byte[]> r = send(
+                        gw,
+                        HttpRequest.newBuilder(gw.uri("/svc/inspect/upload"))
+                                .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+                assertThat(r.statusCode()).as(text(r)).isEqualTo(200);
+                Map<String, Object> seen = inspected(r);
+                assertThat(seen.get("sha256")).isEqualTo(sha);
+                assertThat(seen.get("length")).hasToString(Integer.toString(body.length));
+            }
+            assertThat(resetting.heads())
+                    .as("the resetting endpoint had its tries")
+                    .isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
     void anEmptyRetryBudgetStopsEveryRetry() throws Exception {
-        Retry noBudget =
-                new Retry(3, Optional.empty(), Duration.ofMillis(5), Duration.ofMillis(50), Set.of("503"), false, 0, 0);
+        Retry noBudget = new Retry(
+                3, Optional.empty(), Duration.ofMillis(5), Duration.ofMillis(50), Set.of("503"), false, 0, 0, 0);
         try (TestGateway gw = gateway()
                 .upstream(svc(resilience(
                         List.of(upstream.url()),

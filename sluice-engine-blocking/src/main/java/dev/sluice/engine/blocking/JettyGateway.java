@@ -190,6 +190,14 @@ final class JettyGateway implements RunningGateway {
     }
 
     @Override
+    public java.util.List<dev.sluice.upstream.UpstreamGuard> guards() {
+        return clients.values().stream()
+                .filter(c -> c instanceof dev.sluice.engine.blocking.upstream.GuardedUpstreamClient)
+                .map(c -> ((dev.sluice.engine.blocking.upstream.GuardedUpstreamClient) c).guard())
+                .toList();
+    }
+
+    @Override
     public int port() {
         return connector.getLocalPort();
     }

@@ -105,6 +105,7 @@ final class ProxyRoute {
         private final String uri;
         private final MonoSink<Void> sink;
         private final boolean hasBody;
+        private ByteBuf held; // a small body of declared length, held so that a retry can send it again
         private final ArrayDeque<ByteBuf> body = new ArrayDeque<>(4);
         private UpstreamConnection connection; // while the exchange has one
         private final Runnable whenWritable = this::drain; // the client's connection takes bytes again
@@ -146,7 +147,42 @@ final class ProxyRoute {
 
         void start() {
             sink.onCancel(() -> onLoop(this::stop));
+            String length = in.headers().get(HttpHeaderNames.CONTENT_LENGTH);
+            if (hasBody && length != null && upstream.guard().holdsBody(parseLength(length))) {
+                in.request
+                        .receive()
+                        .aggregate()
+                        .retain()
+                        .subscribe(
+                                body -> onLoop(() -> {
+                                    if (stopped) {
+                                        body.release();
+                                        return;
+                                    }
+                                    held = body;
+                                    begin();
+                                }),
+                                error -> onLoop(() -> {
+                                    if (!stopped) {
+                                        stopped = true;
+                                        sink.error(error); // the client's body broke or passed a limit
+                                    }
+                                }));
+                return;
+            }
             begin();
+        }
+
+        /** Whether a failed try may be sent again: no body, or one held whole. */
+        private boolean replayable() {
+            return !hasBody || held != null;
+        }
+
+        private void releaseHeld() {
+            if (held != null) {
+                held.release();
+                held = null;
+            }
         }
 
         /** A try: the first, or a retry on the endpoint the guard picks. */
@@ -159,6 +195,7 @@ final class ProxyRoute {
             attempt = upstream.guard().begin(attempt);
             if (attempt == null) {
                 stopped = true;
+                releaseHeld();
                 sink.error(Failures.CircuitOpen.INSTANCE);
                 return;
             }
@@ -186,9 +223,10 @@ final class ProxyRoute {
             UpstreamConnection c = connection;
             connection = null;
             attempt.failed(UpstreamFailure.READ_TIMEOUT);
-            long wait = upstream.guard().retryDelay(attempt, in.method, !hasBody);
+            long wait = upstream.guard().retryDelay(attempt, in.method, replayable());
             if (wait < 0) {
                 stopped = true;
+                releaseHeld();
                 if (c != null) {
                     c.abandon(this);
                 }
@@ -272,6 +310,14 @@ final class ProxyRoute {
                 c.send(this, method, uri, headers);
                 return;
             }
+            if (held != null) { // sent from memory: this try's copy, the held body kept for the next
+                headers.remove(HttpHeaderNames.TRANSFER_ENCODING);
+                headers.set(HttpHeaderNames.CONTENT_LENGTH, held.readableBytes());
+                c.send(this, new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri, headers), true);
+                c.writeBody(new DefaultHttpContent(held.retainedDuplicate()));
+                c.endBody(this);
+                return;
+            }
             c.send(this, new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri, headers), true);
             in.request.receive().retain().subscribe(new BodyWriter(c));
         }
@@ -323,12 +369,13 @@ final class ProxyRoute {
                     }
                     cancelTryTimer();
                     attempt.failed(failure);
-                    long wait = upstream.guard().retryDelay(attempt, in.method, !hasBody);
+                    long wait = upstream.guard().retryDelay(attempt, in.method, replayable());
                     if (wait >= 0) {
                         dropTry(null, wait);
                         return;
                     }
                     stopped = true;
+                    releaseHeld();
                     sink.error(error);
                     return;
                 }
@@ -350,7 +397,7 @@ final class ProxyRoute {
             }
             cancelTryTimer();
             attempt.answered(head.status().code());
-            long wait = upstream.guard().retryDelay(attempt, in.method, !hasBody);
+            long wait = upstream.guard().retryDelay(attempt, in.method, replayable());
             if (wait >= 0) { // an answer to try again (a 503 on the retry list): dropped unread
                 UpstreamConnection c = connection;
                 connection = null;
@@ -358,6 +405,7 @@ final class ProxyRoute {
                 return;
             }
             answered = true;
+            releaseHeld(); // the last try: nothing is sent again
             if (observer.listens()) {
                 long nanos = System.nanoTime() - began;
                 observer.upstream(new UpstreamEvent(
@@ -479,6 +527,7 @@ final class ProxyRoute {
                 return;
             }
             stopped = true;
+            releaseHeld();
             stopWaitingForWritable();
             cancelTryTimer();
             if (retryTimer != null) {

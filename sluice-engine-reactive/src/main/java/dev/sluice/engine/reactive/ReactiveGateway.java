@@ -326,6 +326,11 @@ final class ReactiveGateway implements RunningGateway {
     }
 
     @Override
+    public java.util.List<dev.sluice.upstream.UpstreamGuard> guards() {
+        return upstreams.values().stream().map(Upstream::guard).toList();
+    }
+
+    @Override
     public int port() {
         return server.port();
     }

@@ -18,7 +18,9 @@ import java.util.function.Function;
  * An upstream of one or more endpoints, each with its own pool (a client made by {@code perEndpoint}),
  * carrying out the core's {@link UpstreamGuard}: it asks which endpoint takes each try, tells it how
  * each try ended, and waits (parks) the backoff the guard gives before a retry. A retried call's
- * earlier answers are dropped unread; only the last try's answer reaches the caller.
+ * earlier answers are dropped unread; only the last try's answer reaches the caller. A request body
+ * the guard holds (a declared length within {@code replay-buffer}) is read whole first and sent from
+ * memory on each try; any other body streams, and its request is never retried.
  */
 public final class GuardedUpstreamClient implements UpstreamClient {
 
@@ -80,6 +82,21 @@ public final class GuardedUpstreamClient implements UpstreamClient {
     @Override
     public UpstreamResponse send(UpstreamRequest request) throws UpstreamException {
         boolean replayable = request.body() == null;
+        byte[] held = null; // a small body of declared length, held so that a retry can send it again
+        if (!replayable && guard.holdsBody(request.contentLength())) {
+            try {
+                held = request.body().readNBytes((int) request.contentLength());
+            } catch (java.io.IOException e) {
+                throw new UpstreamException(UpstreamFailure.RESET, config.name(), e); // the client's body broke
+            }
+            if (held.length != request.contentLength()) {
+                throw new UpstreamException(
+                        UpstreamFailure.RESET,
+                        config.name(),
+                        new java.io.EOFException("the request body ended before its Content-Length"));
+            }
+            replayable = true;
+        }
         Attempt attempt = guard.begin(null);
         while (true) {
             if (attempt == null) {
@@ -90,6 +107,9 @@ public final class GuardedUpstreamClient implements UpstreamClient {
             AtomicInteger state = new AtomicInteger(RUNNING);
             ScheduledFuture<?> timer = null;
             request.beginTry(attempt.number());
+            if (held != null) {
+                request.body(new java.io.ByteArrayInputStream(held), held.length);
+            }
             if (perTryNanos > 0) {
                 timer = TRY_TIMER.schedule(
                         () -> {
