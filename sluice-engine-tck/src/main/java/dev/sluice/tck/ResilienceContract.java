@@ -251,6 +251,30 @@ public abstract class ResilienceContract extends ContractFixture {
     }
 
     @Test
+    void aDroppedTryGivesItsConnectionBackToThePool() throws Exception {
+        try (TestGateway gw = gateway()
+                .upstream(Routes.upstream("tight", upstream.url())
+                        .pool(1, Duration.ofSeconds(2), 10)
+                        .resilience(resilience(
+                                List.of(upstream.url()),
+                                Optional.empty(),
+                                Optional.empty(),
+                                Optional.of(retry(3, Optional.empty(), false, "503")),
+                                Optional.empty())))
+                .route("tight", on("/tight/**"), proxy("tight").stripPrefix("/tight"))
+                .start()) {
+            String run = Long.toString(System.nanoTime(), 36);
+            for (int i = 0; i < 5; i++) {
+                HttpResponse<byte[]> r = get(gw, "/tight/json/10?status=503&tag=" + run + i);
+                assertThat(r.statusCode()).isEqualTo(503);
+                assertThat(text(r)).as("the upstream's 503, not the pool's").doesNotContain("pool_exhausted");
+                assertThat(upstream.count(run + i)).isEqualTo(3);
+            }
+            assertThat(get(gw, "/tight/json/10").statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void aHeldBodyIsSentWholeAgainOnTheRetry() throws Exception {
         byte[] body = new byte[40_000];
         for (int i = 0; i < body.length; i++) {

@@ -131,7 +131,7 @@ public final class GuardedUpstreamClient implements UpstreamClient {
             }
             if (!state.compareAndSet(RUNNING, ANSWERED) && !request.isCancelled()) {
                 if (response != null) {
-                    response.abort(); // its head came as the try's time ran out: the try timed out
+                    drop(response); // its head came as the try's time ran out: the try timed out
                     response = null;
                 }
                 failure = new UpstreamException(UpstreamFailure.READ_TIMEOUT, config.name(), failure);
@@ -152,7 +152,7 @@ public final class GuardedUpstreamClient implements UpstreamClient {
                 throw failure;
             }
             if (response != null) {
-                response.abort(); // an answer to try again: dropped unread, its connection with it
+                drop(response); // an answer to try again: dropped unread, its connection with it
             }
             if (wait > 0) {
                 try {
@@ -163,6 +163,12 @@ public final class GuardedUpstreamClient implements UpstreamClient {
             }
             attempt = guard.begin(attempt);
         }
+    }
+
+    /** Drops an answer unread: its connection is closed, and its pool slot given back. */
+    private static void drop(UpstreamResponse response) {
+        response.abort();
+        response.close();
     }
 
     @Override
