@@ -186,6 +186,48 @@ public abstract class WebSocketContract extends ContractFixture {
     }
 
     @Test
+    void theRoutesPoliciesDecideOnTheHandshakeAndTheirCredentialsNeverCross() throws Exception {
+        String key = "ws-key-" + System.nanoTime();
+        String hash = java.util.HexFormat.of()
+                .formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(key.getBytes(StandardCharsets.UTF_8)));
+        try (TestGateway gw = routes().route(
+                        "keyed",
+                        on("/keyed/**"),
+                        proxy(WS).stripPrefix("/keyed"),
+                        new dev.sluice.config.FilterConfig.ApiKey(
+                                java.util.Optional.of("x-api-key"), java.util.Optional.empty(), Map.of("ci", hash)))
+                .start()) {
+            assertError(upgrade(gw, "GET", "/keyed/ws/without-key"), 401, "unauthorized");
+            assertThat(sockets.upgrades())
+                    .as("a refused handshake reaches no upstream")
+                    .isEmpty();
+
+            Session session = new Session();
+            session.socket = client.newWebSocketBuilder()
+                    .header("X-Api-Key", key)
+                    .buildAsync(URI.create("ws://" + gw.authority() + "/keyed/ws/with-key"), session)
+                    .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            WebSocketUpstream.Upgrade upgrade = sockets.upgrades().poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(upgrade).isNotNull();
+            assertThat(upgrade.headers()).doesNotContainKey("x-api-key");
+            session.socket.sendText("with a key", true).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(session.next()).isEqualTo("with a key");
+        }
+    }
+
+    @Test
+    void a101ToAnotherProtocolIsABadResponse() {
+        try (RawUpstream h2c = RawUpstream.answering(
+                        "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n");
+                TestGateway gw = routes().upstream("h2c", h2c.url())
+                        .route("h2c", on("/h2c/**"), proxy("h2c").stripPrefix("/h2c"))
+                        .start()) {
+            assertError(upgrade(gw, "GET", "/h2c/ws"), 502, "bad_response");
+        }
+    }
+
+    @Test
     void anUpgradeOnACompositionIsRefused() {
         try (TestGateway gw = routes().start()) {
             assertError(upgrade(gw, "GET", "/c"), 400, "bad_request");
