@@ -60,6 +60,11 @@ final class WebSocketTunnel extends ChannelDuplexHandler {
     /** Writes the 101's head to the client, then reads both sides. */
     void start(ByteBuf head) {
         Channel client = ctx.channel();
+        if (!client.isActive()) { // the client left during the handshake: its close went by already
+            head.release();
+            end();
+            return;
+        }
         client.config().setAutoRead(false);
         upstream.config().setAutoRead(false);
         ctx.writeAndFlush(head);
