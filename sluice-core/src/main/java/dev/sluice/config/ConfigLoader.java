@@ -314,7 +314,8 @@ public final class ConfigLoader {
                 "header-timeout",
                 "idle-timeout",
                 "max-connections",
-                "max-requests");
+                "max-requests",
+                "websocket-idle-timeout");
         int requestLine =
                 m.size("max-request-line", d.maxRequestLine(), 256, "a size from 256 bytes, such as 8KiB (414 beyond)");
         int headerBytes =
@@ -329,8 +330,17 @@ public final class ConfigLoader {
                 m.integer("max-connections", d.maxConnections(), 1, 1_000_000, "a whole number from 1 to 1000000");
         int requests =
                 m.integer("max-requests", d.maxRequests(), 0, 1_000_000, "a whole number from 0 (no bound) to 1000000");
+        Duration websocketIdle = m.duration("websocket-idle-timeout", d.websocketIdleTimeout());
         return new ServerLimits(
-                requestLine, headerBytes, headers, body, headerTimeout, idleTimeout, connections, requests);
+                requestLine,
+                headerBytes,
+                headers,
+                body,
+                headerTimeout,
+                idleTimeout,
+                connections,
+                requests,
+                websocketIdle);
     }
 
     private static Optional<RedisConfig> redis(Mapping root) {

@@ -23,6 +23,8 @@ import java.time.Duration;
  *     (new clients wait in the kernel's accept queue) until one closes
  * @param maxRequests most requests in flight across all routes ({@code 503 overloaded} beyond);
  *     {@code 0} for no bound
+ * @param websocketIdleTimeout longest a WebSocket tunnel may stay silent, no byte in either direction,
+ *     before the gateway closes both its connections ({@link dev.sluice.http.WebSocketUpgrade})
  */
 public record ServerLimits(
         int maxRequestLine,
@@ -32,7 +34,8 @@ public record ServerLimits(
         Duration headerTimeout,
         Duration idleTimeout,
         int maxConnections,
-        int maxRequests) {
+        int maxRequests,
+        Duration websocketIdleTimeout) {
 
     /** No bound on a request body. */
     public static final long UNLIMITED = -1;
@@ -40,6 +43,46 @@ public record ServerLimits(
     public ServerLimits {
         requireNonNull(headerTimeout, "headerTimeout");
         requireNonNull(idleTimeout, "idleTimeout");
+        requireNonNull(websocketIdleTimeout, "websocketIdleTimeout");
+    }
+
+    /** The limits with the default {@link #websocketIdleTimeout}. */
+    public ServerLimits(
+            int maxRequestLine,
+            int maxHeaderBytes,
+            int maxHeaders,
+            long maxBody,
+            Duration headerTimeout,
+            Duration idleTimeout,
+            int maxConnections,
+            int maxRequests) {
+        this(
+                maxRequestLine,
+                maxHeaderBytes,
+                maxHeaders,
+                maxBody,
+                headerTimeout,
+                idleTimeout,
+                maxConnections,
+                maxRequests,
+                DEFAULT_WEBSOCKET_IDLE_TIMEOUT);
+    }
+
+    /** A tunnel silent this long is closed: Envoy's stream idle timeout. */
+    public static final Duration DEFAULT_WEBSOCKET_IDLE_TIMEOUT = Duration.ofMinutes(5);
+
+    /** These limits with another {@link #websocketIdleTimeout}. */
+    public ServerLimits withWebsocketIdleTimeout(Duration timeout) {
+        return new ServerLimits(
+                maxRequestLine,
+                maxHeaderBytes,
+                maxHeaders,
+                maxBody,
+                headerTimeout,
+                idleTimeout,
+                maxConnections,
+                maxRequests,
+                timeout);
     }
 
     public static ServerLimits defaults() {

@@ -45,7 +45,8 @@ class ConfigLoaderTest {
                                 Duration.ofSeconds(5),
                                 Duration.ofSeconds(30),
                                 500,
-                                400)));
+                                400,
+                                Duration.ofSeconds(90))));
         assertThat(config.admin()).isEmpty();
         assertThat(config.upstreams()).containsOnlyKeys("catalog", "maps");
         assertThat(config.upstreams().keySet()).containsExactly("catalog", "maps");

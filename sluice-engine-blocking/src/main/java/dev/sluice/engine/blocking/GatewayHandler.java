@@ -12,6 +12,7 @@ import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.RequestId;
 import dev.sluice.http.TraceContext;
+import dev.sluice.http.WebSocketUpgrade;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
@@ -185,7 +186,10 @@ final class GatewayHandler extends Handler.Abstract {
                         reject(response, callback, tooLarge.get());
                         return false;
                     }
-                    if (compiled.policies().isEmpty()) {
+                    String refusedUpgrade = upgradeRefusal(request, matched);
+                    if (refusedUpgrade != null) {
+                        error(response, 400, ErrorBody.badRequest(refusedUpgrade));
+                    } else if (compiled.policies().isEmpty()) {
                         compiled.handler().handle(request, response, matched, UpstreamEdits.NONE);
                     } else {
                         switch (decide(compiled.policies(), request, matched)) {
@@ -234,6 +238,22 @@ final class GatewayHandler extends Handler.Abstract {
         } catch (Throwable failure) {
             return fail(request, answer, callback, failure);
         }
+    }
+
+    /**
+     * Why the route refuses the request's WebSocket upgrade ({@link WebSocketUpgrade}), or null; a
+     * valid one on a proxy route is marked for {@link WebSocketRelay} with the tunnel's idle timeout.
+     */
+    private String upgradeRefusal(Request request, RouteTable.Result.Matched matched) {
+        WebSocketUpgrade upgrade = WebSocketUpgrade.of(
+                request.getMethod(),
+                request.getConnectionMetaData().getHttpVersion().asString(),
+                request.getHeaders()::getValuesList);
+        String refusal = upgrade.refusal(matched.route().target());
+        if (upgrade.requested() && refusal == null) {
+            request.setAttribute(WebSocketRelay.REQUESTED, limits.websocketIdleTimeout());
+        }
+        return refusal;
     }
 
     /**

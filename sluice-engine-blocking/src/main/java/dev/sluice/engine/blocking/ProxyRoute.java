@@ -68,6 +68,11 @@ final class ProxyRoute implements RouteHandler {
     @Override
     public void handle(Request request, Response response, RouteTable.Result.Matched match, UpstreamEdits edits)
             throws Exception {
+        if (request.getAttribute(WebSocketRelay.REQUESTED) instanceof java.time.Duration idle) {
+            new WebSocketRelay(this, client, rules, idle)
+                    .relay(request, response, upstreamTarget(request, match, edits), edits);
+            return;
+        }
         UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match, edits));
         Requests.forwardHeaders(request, client.config(), rules, edits, out);
         long length = requestBodyLength(request.getHeaders());
@@ -114,8 +119,18 @@ final class ProxyRoute implements RouteHandler {
         }
     }
 
+    /** Whether an observer listens, so that {@link #answered} and {@link #failed} are worth a clock. */
+    boolean observed() {
+        return observer.listens();
+    }
+
+    /** The upstream call failed before its status line: the observer is told. */
+    void failed(UpstreamFailure failure, long nanos) {
+        observer.upstream(new UpstreamEvent(id, client.config().name(), UpstreamOutcome.of(failure), 0, nanos));
+    }
+
     /** The upstream's status line came {@code nanos} after the call began: the observer and the tally are told. */
-    private void answered(Request request, int status, long nanos) {
+    void answered(Request request, int status, long nanos) {
         observer.upstream(new UpstreamEvent(id, client.config().name(), UpstreamOutcome.of(status), status, nanos));
         ExchangeTally tally = Requests.tally(request);
         if (tally != null) {
@@ -127,7 +142,7 @@ final class ProxyRoute implements RouteHandler {
         return client.send(out);
     }
 
-    private void relay(UpstreamResponse upstream, Response response, ByteBufferPool pool)
+    void relay(UpstreamResponse upstream, Response response, ByteBufferPool pool)
             throws IOException, UpstreamException {
         response.setStatus(upstream.status());
         HttpFields.Mutable headers = response.getHeaders();

@@ -32,6 +32,8 @@ final class ClientRequest {
     private TraceContext trace;
     /** Made only when an observer listens. */
     private ExchangeTally tally;
+    /** Set for a valid WebSocket upgrade on a proxy route: the tunnel's idle timeout. */
+    private java.time.Duration websocketIdle;
     /** What the route's policies add to and take from its upstream requests: set once, before the route runs. */
     private UpstreamEdits edits = UpstreamEdits.NONE;
 
@@ -162,6 +164,19 @@ final class ClientRequest {
             trace = t;
         }
         return t;
+    }
+
+    /**
+     * Marks the request a valid WebSocket upgrade on a proxy route ({@link
+     * dev.sluice.http.WebSocketUpgrade}), with the tunnel's idle timeout: before the route runs.
+     */
+    void websocket(java.time.Duration idle) {
+        this.websocketIdle = idle;
+    }
+
+    /** The tunnel's idle timeout of a valid WebSocket upgrade, or null for any other request. */
+    java.time.Duration websocketIdle() {
+        return websocketIdle;
     }
 
     /** Notes the exchange's tally: when an observer listens, before the route runs. */

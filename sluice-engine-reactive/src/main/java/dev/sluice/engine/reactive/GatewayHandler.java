@@ -8,6 +8,7 @@ import dev.sluice.engine.GatewaySnapshot;
 import dev.sluice.http.BodyLimit;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
+import dev.sluice.http.WebSocketUpgrade;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
@@ -46,12 +47,15 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
 
     private final GatewaySnapshot.Holder<RouteHandler> snapshots;
     private final GatewayObserver observer;
+    /** {@code server.limits.websocket-idle-timeout}: how long a silent WebSocket tunnel stays open. */
+    private final java.time.Duration websocketIdle;
 
     /** The policies' Redis connection and rate limits: for the gateway's life, across reloads. */
     private final PolicyResources resources;
 
     GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
         this.observer = observer;
+        this.websocketIdle = config.server().limits().websocketIdleTimeout();
         this.resources = PolicyResources.of(config);
         this.snapshots = new GatewaySnapshot.Holder<>(compile(config, resources, upstreams, observer));
     }
@@ -143,6 +147,15 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                         if (refused != null) {
                             yield refused;
                         }
+                    }
+                    WebSocketUpgrade upgrade =
+                            WebSocketUpgrade.of(in.method, in.request.version().text(), in.headers()::getAll);
+                    if (upgrade.requested()) {
+                        String refusal = upgrade.refusal(matched.route().target());
+                        if (refusal != null) {
+                            yield Responses.error(response, 400, ErrorBody.badRequest(refusal));
+                        }
+                        in.websocket(websocketIdle);
                     }
                     PolicyChain policies = compiled.policies();
                     RouteHandler handler = compiled.handler();

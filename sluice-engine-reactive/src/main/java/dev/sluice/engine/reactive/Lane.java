@@ -138,6 +138,14 @@ final class Lane {
         return loop;
     }
 
+    /**
+     * A bootstrap for one connection outside the pool (a WebSocket tunnel's): the lane's address,
+     * resolver and options, on {@code on}, its handler the caller's to set.
+     */
+    Bootstrap unpooled(EventLoop on) {
+        return bootstrap.clone(on);
+    }
+
     /** Finds {@code acquirer} a connection, now or later; or fails it. */
     void acquire(Acquirer acquirer) {
         if (!loop.inEventLoop()) {

@@ -79,6 +79,11 @@ final class ProxyRoute {
         String uri = upstreamTarget(in, match);
         EventLoop home = channel.eventLoop();
         long began = observer.listens() ? System.nanoTime() : 0;
+        if (in.websocketIdle() != null) {
+            return new WebSocketRelay(id, upstream, rules, observer)
+                    .relay(in, response, channel, uri)
+                    .onErrorResume(error -> failed(error, in, response, channel, began));
+        }
         Mono<Void> exchange = Mono.create(sink -> new Call(in, response, channel, uri, sink, began).start());
         long wait = upstream.reserveStart();
         if (wait > 0) { // the pacing wait, on this request's loop, where the call then starts
