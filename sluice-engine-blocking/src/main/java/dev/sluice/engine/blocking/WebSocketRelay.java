@@ -1,12 +1,16 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.config.UpstreamConfig;
+import dev.sluice.engine.blocking.upstream.GuardedUpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpgradeCall;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.UpstreamFailure;
 import dev.sluice.http.WebSocketUpgrade;
 import dev.sluice.policy.UpstreamEdits;
+import dev.sluice.upstream.Attempt;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
@@ -44,14 +48,34 @@ final class WebSocketRelay {
         Requests.forwardHeaders(request, client.config(), rules, edits, out);
         WebSocketUpgrade.UPSTREAM_HEADERS.forEach(out::header);
         long began = System.nanoTime();
+        UpstreamConfig endpoint = client.config();
+        Attempt attempt = null;
+        if (client instanceof GuardedUpstreamClient guarded) { // the endpoint, its breaker's permission taken
+            attempt = guarded.guard().begin(null);
+            if (attempt == null) {
+                UpstreamException open = new UpstreamException(UpstreamFailure.CIRCUIT_OPEN, endpoint.name(), null);
+                if (route.observed()) {
+                    route.failed(open.failure(), System.nanoTime() - began);
+                }
+                throw open;
+            }
+            endpoint = endpoint.endpoint(attempt.endpoint().index());
+        }
+        out.header("Host", endpoint.authority());
         UpgradeCall call;
         try {
-            call = UpgradeCall.open(client.config(), out);
+            call = UpgradeCall.open(endpoint, out);
         } catch (UpstreamException e) {
+            if (attempt != null) {
+                attempt.failed(e.failure());
+            }
             if (route.observed()) {
                 route.failed(e.failure(), System.nanoTime() - began);
             }
             throw e;
+        }
+        if (attempt != null) {
+            attempt.answered(call.status());
         }
         if (route.observed()) {
             route.answered(request, call.status(), System.nanoTime() - began);

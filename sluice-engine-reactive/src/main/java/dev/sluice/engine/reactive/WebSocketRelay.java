@@ -5,6 +5,7 @@ import dev.sluice.http.WebSocketUpgrade;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.UpstreamEvent;
 import dev.sluice.observe.UpstreamOutcome;
+import dev.sluice.upstream.Attempt;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -71,13 +72,18 @@ final class WebSocketRelay {
     Mono<Void> relay(ClientRequest in, HttpServerResponse response, Channel client, String uri) {
         return Mono.create(sink -> {
             EventLoop loop = client.eventLoop();
+            Attempt attempt = upstream.guard().begin(null); // the endpoint; its breaker's permission taken
+            if (attempt == null) {
+                sink.error(Failures.CircuitOpen.INSTANCE);
+                return;
+            }
             HttpHeaders headers = UpstreamConnection.newHeaders();
             in.copyHeaders(rules, headers);
-            in.addForwarding(rules, upstream.authority(), headers);
+            in.addForwarding(rules, upstream.authority(attempt.endpoint()), headers);
             WebSocketUpgrade.UPSTREAM_HEADERS.forEach(headers::set);
-            Handshake handshake = new Handshake(in, response, client, sink);
+            Handshake handshake = new Handshake(in, response, client, sink, attempt);
             long readTimeout = Math.max(1, upstream.config().readTimeout().toNanos());
-            ChannelFuture connect = upstream.lane(loop)
+            ChannelFuture connect = upstream.lane(attempt.endpoint(), loop)
                     .unpooled(loop)
                     .option(ChannelOption.ALLOW_HALF_CLOSURE, true) // a close passes on as a half close
                     .handler(new ChannelInitializer<Channel>() {
@@ -90,9 +96,13 @@ final class WebSocketRelay {
                         }
                     })
                     .connect();
-            sink.onCancel(() -> connect.channel().close());
+            sink.onCancel(() -> {
+                attempt.abandoned(); // nothing if its answer came
+                connect.channel().close();
+            });
             connect.addListener(connected -> {
                 if (!connected.isSuccess()) {
+                    attempt.failed(Failures.classify(connected.cause()));
                     sink.error(connected.cause());
                     return;
                 }
@@ -126,8 +136,10 @@ final class WebSocketRelay {
         private FluxSink<ByteBuf> body; // after any other answer, once the server subscribed to it
         private final java.util.ArrayDeque<HttpContent> early = new java.util.ArrayDeque<>(2); // before that
         private boolean bodyEnded;
+        private final Attempt attempt;
 
-        Handshake(ClientRequest in, HttpServerResponse response, Channel client, MonoSink<Void> sink) {
+        Handshake(ClientRequest in, HttpServerResponse response, Channel client, MonoSink<Void> sink, Attempt attempt) {
+            this.attempt = attempt;
             this.in = in;
             this.response = response;
             this.client = client;
@@ -150,6 +162,7 @@ final class WebSocketRelay {
                     return; // 100 or 103: the real answer follows
                 }
                 answered = true;
+                attempt.answered(status);
                 told(status);
                 if (WebSocketUpgrade.switched(status, head.headers().getAll(HttpHeaderNames.UPGRADE))) {
                     switchOver(ctx, head);
