@@ -144,6 +144,16 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                             yield refused;
                         }
                     }
+                    if (compiled.compression().isOn()) {
+                        ResponseCompressor.arm(
+                                channel(in),
+                                compiled.compression(),
+                                compiled.compression()
+                                        .wanted(
+                                                in.request.version().text(),
+                                                in.method,
+                                                in.headers().get(HttpHeaderNames.ACCEPT_ENCODING)));
+                    }
                     PolicyChain policies = compiled.policies();
                     RouteHandler handler = compiled.handler();
                     yield policies.isEmpty()
