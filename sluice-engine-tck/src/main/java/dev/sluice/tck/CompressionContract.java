@@ -151,30 +151,9 @@ public abstract class CompressionContract extends ContractFixture {
     @Test
     void aCompressedCompositionsFirstPartDecompressesBeforeTheSlowPartAnswers() throws Exception {
         byte[] fast = GeneratedBody.json(3000).bytes();
-        byte[] slow = "{\"late\":true}".getBytes(StandardCharsets.UTF_8);
-        CountDownLatch seen = new CountDownLatch(1);
-        CountDownLatch asked = new CountDownLatch(1);
-        HttpServer slowServer = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-        ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
-        slowServer.setExecutor(threads);
-        slowServer.createContext("/slow", exchange -> {
-            asked.countDown();
-            try {
-                seen.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            exchange.getResponseHeaders().set("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, slow.length);
-            exchange.getResponseBody().write(slow);
-            exchange.close();
-        });
-        slowServer.start();
-        try (TestGateway gw = gateway()
-                        .upstream(
-                                "slow",
-                                URI.create("http://127.0.0.1:"
-                                        + slowServer.getAddress().getPort()))
+        try (HeldUpstream slow = new HeldUpstream(new byte[0], "{\"late\":true}".getBytes(StandardCharsets.UTF_8));
+                TestGateway gw = gateway()
+                        .upstream("slow", slow.url())
                         .route(
                                 "page",
                                 on("/page"),
@@ -182,52 +161,135 @@ public abstract class CompressionContract extends ContractFixture {
                                         .order(Order.ARRIVAL)
                                         .timeout(Duration.ofSeconds(40)) // longer than the client waits
                                         .part("fast", APP, "/json/3000")
-                                        .part("late", "slow", "/slow"),
+                                        .part("late", "slow", "/held"),
                                 JSON)
                         .start();
                 Socket socket = new Socket(InetAddress.getLoopbackAddress(), gw.port())) {
-            socket.setSoTimeout(15_000); // a gateway that holds the first part back fails here
-            socket.getOutputStream()
-                    .write(("GET /page HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n\r\n")
-                            .getBytes(StandardCharsets.US_ASCII));
-            InputStream in = new BufferedInputStream(socket.getInputStream());
-            Map<String, String> head = head(in);
-            assertThat(head.get(":status")).startsWith("HTTP/1.1 200");
-            assertThat(head.get("content-encoding")).isEqualTo("gzip");
-            assertThat(head.get("transfer-encoding")).isEqualTo("chunked");
+            InputStream in = gzipResponse(socket, "/page");
             StreamingGunzip gunzip = new StreamingGunzip();
             ByteArrayOutputStream raw = new ByteArrayOutputStream();
             byte[] firstPart = concat("{\"fast\":".getBytes(StandardCharsets.UTF_8), fast);
-            while (!startsWith(gunzip.decoded(), firstPart)) {
-                byte[] chunk;
-                try {
-                    chunk = chunk(in);
-                } catch (SocketTimeoutException e) {
-                    throw new AssertionError(
-                            "the first part never reached the client while the slow part was"
-                                    + " pending; decompressed so far: " + gunzip.decoded().length + " bytes",
-                            e);
-                }
-                assertThat(chunk)
-                        .as("the body ended before its first part was seen")
-                        .isNotEmpty();
-                raw.writeBytes(chunk);
-                gunzip.feed(chunk);
-            }
-            assertThat(asked.await(10, TimeUnit.SECONDS))
+            readUntilDecoded(in, gunzip, raw, firstPart, "the first part");
+            assertThat(slow.asked.await(10, TimeUnit.SECONDS))
                     .as("the slow part was asked for")
                     .isTrue();
-            seen.countDown(); // only now may the slow part answer
+            slow.release(); // only now may the slow part answer
             for (byte[] chunk = chunk(in); chunk.length > 0; chunk = chunk(in)) {
                 raw.writeBytes(chunk);
             }
             String whole = new String(gunzip(raw.toByteArray()), StandardCharsets.UTF_8);
             assertThat(whole).startsWith(new String(firstPart, StandardCharsets.UTF_8) + ",\"late\":{\"late\":true}");
             assertThat(whole).contains("\"_meta\"").endsWith("}");
-        } finally {
-            seen.countDown();
-            slowServer.stop(0);
+        }
+    }
+
+    /** A proxied body is flushed as it is relayed: its first half decompresses before the second is sent. */
+    @Test
+    void aCompressedProxiedBodyDecompressesAsItIsRelayed() throws Exception {
+        byte[] body = GeneratedBody.json(20_000).bytes();
+        byte[] first = java.util.Arrays.copyOf(body, 10_000);
+        byte[] rest = java.util.Arrays.copyOfRange(body, 10_000, body.length);
+        try (HeldUpstream held = new HeldUpstream(first, rest);
+                TestGateway gw = gateway()
+                        .upstream("held", held.url())
+                        .route("api", on("/held"), proxy("held"), JSON)
+                        .start();
+                Socket socket = new Socket(InetAddress.getLoopbackAddress(), gw.port())) {
+            InputStream in = gzipResponse(socket, "/held");
+            StreamingGunzip gunzip = new StreamingGunzip();
+            ByteArrayOutputStream raw = new ByteArrayOutputStream();
+            readUntilDecoded(in, gunzip, raw, first, "the body's first half");
+            held.release();
+            for (byte[] chunk = chunk(in); chunk.length > 0; chunk = chunk(in)) {
+                raw.writeBytes(chunk);
+            }
+            assertThat(gunzip(raw.toByteArray())).isEqualTo(body);
+        }
+    }
+
+    /**
+     * An upstream at {@code /held} that sends {@code first} (chunked, as a streamed JSON body), then
+     * waits for {@link #release()} before it sends {@code rest}.
+     */
+    private static final class HeldUpstream implements AutoCloseable {
+        final CountDownLatch asked = new CountDownLatch(1);
+        private final CountDownLatch released = new CountDownLatch(1);
+        private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+        private final HttpServer server;
+
+        HeldUpstream(byte[] first, byte[] rest) throws IOException {
+            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+            server.setExecutor(threads);
+            server.createContext("/held", exchange -> {
+                asked.countDown();
+                exchange.getResponseHeaders().set("Content-Type", "application/json");
+                OutputStream out = exchange.getResponseBody();
+                if (first.length > 0) {
+                    exchange.sendResponseHeaders(200, 0);
+                    out.write(first);
+                    out.flush();
+                }
+                try {
+                    released.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                if (first.length == 0) {
+                    exchange.sendResponseHeaders(200, rest.length);
+                }
+                out.write(rest);
+                exchange.close();
+            });
+            server.start();
+        }
+
+        URI url() {
+            return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+        }
+
+        void release() {
+            released.countDown();
+        }
+
+        @Override
+        public void close() {
+            released.countDown();
+            server.stop(0);
             threads.shutdownNow();
+        }
+    }
+
+    /** Sends a GET asking for gzip and reads the head: a 200, gzip, chunked. */
+    private static InputStream gzipResponse(Socket socket, String target) throws IOException {
+        socket.setSoTimeout(15_000); // a gateway that holds bytes back fails in readUntilDecoded
+        socket.getOutputStream()
+                .write(("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+        InputStream in = new BufferedInputStream(socket.getInputStream());
+        Map<String, String> head = head(in);
+        assertThat(head.get(":status")).startsWith("HTTP/1.1 200");
+        assertThat(head.get("content-encoding")).isEqualTo("gzip");
+        assertThat(head.get("transfer-encoding")).isEqualTo("chunked");
+        return in;
+    }
+
+    /** Reads chunks, decompressing them as they come, until what is decompressed begins with {@code prefix}. */
+    private static void readUntilDecoded(
+            InputStream in, StreamingGunzip gunzip, ByteArrayOutputStream raw, byte[] prefix, String what)
+            throws IOException, DataFormatException {
+        while (!startsWith(gunzip.decoded(), prefix)) {
+            byte[] chunk;
+            try {
+                chunk = chunk(in);
+            } catch (SocketTimeoutException e) {
+                throw new AssertionError(
+                        what + " never reached the client while the upstream held the rest back;"
+                                + " decompressed so far: " + gunzip.decoded().length + " bytes",
+                        e);
+            }
+            assertThat(chunk).as("the body ended before %s was seen", what).isNotEmpty();
+            raw.writeBytes(chunk);
+            gunzip.feed(chunk);
         }
     }
 
