@@ -309,4 +309,33 @@ public sealed interface FilterConfig {
             ROUTE
         }
     }
+
+    /**
+     * Compresses the route's responses for clients that accept it: {@code compression: {types:
+     * [application/json], min-size: 1KiB, level: 1}} (see {@code dev.sluice.compress.Compression}).
+     *
+     * @param types media types compressed, lower case: {@code type/subtype} or {@code type/*}
+     * @param minSize responses of a known length below it are sent as they are
+     * @param level the Deflater level, 1 (fastest) to 9 (smallest)
+     */
+    record Compression(List<String> types, long minSize, int level) implements FilterConfig {
+        public static final List<String> DEFAULT_TYPES = List.of("application/json");
+        public static final long DEFAULT_MIN_SIZE = 1024;
+        public static final int DEFAULT_LEVEL = 1;
+
+        public Compression {
+            types = List.copyOf(types);
+            if (minSize < 0) {
+                throw new IllegalArgumentException("minSize: " + minSize + " (expected: >= 0)");
+            }
+            if (level < 1 || level > 9) {
+                throw new IllegalArgumentException("level: " + level + " (expected: 1 to 9)");
+            }
+        }
+
+        /** {@code compression: {}}: JSON of 1 KiB or more, at level 1 (nginx's default: the least CPU). */
+        public static Compression defaults() {
+            return new Compression(DEFAULT_TYPES, DEFAULT_MIN_SIZE, DEFAULT_LEVEL);
+        }
+    }
 }

@@ -144,6 +144,7 @@ final class TargetBinder {
 
     List<FilterConfig> filters(List<?> items, String path) {
         List<FilterConfig> filters = new ArrayList<>();
+        boolean compression = false;
         for (int i = 0; i < items.size(); i++) {
             String at = path + "[" + i + "]";
             Object item = items.get(i);
@@ -171,11 +172,21 @@ final class TargetBinder {
                 case "rate-limit" -> rateLimit(body, at + "." + kind).ifPresent(filters::add);
                 case "ip-filter" -> ipFilter(body, at + "." + kind).ifPresent(filters::add);
                 case "cors" -> cors.cors(body, at + "." + kind).ifPresent(filters::add);
+                case "compression" -> {
+                    if (compression) {
+                        problems.add(
+                                new Problem(at + "." + kind, "a second compression filter (expected: one per route)"));
+                    } else {
+                        CompressionBinder.compression(body, at + "." + kind, problems)
+                                .ifPresent(filters::add);
+                    }
+                    compression = true;
+                }
                 default ->
                     problems.add(new Problem(
                             at + "." + kind,
                             "unknown filter (expected: one of request-headers, response-headers, concurrency,"
-                                    + " max-body, jwt, api-key, rate-limit, ip-filter, cors)"));
+                                    + " max-body, jwt, api-key, rate-limit, ip-filter, cors, compression)"));
             }
         }
         return filters;

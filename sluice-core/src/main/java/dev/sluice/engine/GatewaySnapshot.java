@@ -2,6 +2,7 @@ package dev.sluice.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.compress.Compression;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.config.ServerLimits;
@@ -32,9 +33,19 @@ public final class GatewaySnapshot<H> {
 
     /**
      * A route compiled: the engine's handler, the core's policies for it (the server's {@code
-     * max-requests} first, when set) and the largest request body it takes ({@link BodyLimit}).
+     * max-requests} first, when set), the largest request body it takes ({@link BodyLimit}) and its
+     * response {@link Compression} ({@link Compression#NONE} without a {@code compression} filter).
      */
-    public record Compiled<H>(H handler, PolicyChain policies, long maxBody) {}
+    public record Compiled<H>(H handler, PolicyChain policies, long maxBody, Compression compression) {
+        public Compiled {
+            requireNonNull(compression, "compression");
+        }
+
+        /** A route without compression. */
+        public Compiled(H handler, PolicyChain policies, long maxBody) {
+            this(handler, policies, maxBody, Compression.NONE);
+        }
+    }
 
     private GatewaySnapshot(GatewayConfig config, RouteTable table, Map<RouteConfig, Compiled<H>> routes) {
         this.config = config;
@@ -73,7 +84,7 @@ public final class GatewaySnapshot<H> {
             if (inFlight != null) {
                 policies = policies.after(inFlight);
             }
-            routes.put(route, new Compiled<>(handler, policies, BodyLimit.of(route, limits)));
+            routes.put(route, new Compiled<>(handler, policies, BodyLimit.of(route, limits), Compression.of(route)));
         }
         resources.compiled();
         return new GatewaySnapshot<>(config, new RouteTable(config.routes()), routes);

@@ -59,6 +59,7 @@ public final class PolicyChain {
                 }
                 case FilterConfig.Cors c -> policies.addFirst(new Cors(c)); // a preflight carries no credentials
                 case FilterConfig.ResponseHeaders h -> {}
+                case FilterConfig.Compression c -> {}
             }
         }
         return policies.isEmpty() ? NONE : new PolicyChain(policies.toArray(InboundPolicy[]::new));

@@ -189,39 +189,56 @@ final class GatewayHandler extends Handler.Abstract {
                     String refusedUpgrade = upgradeRefusal(request, matched);
                     if (refusedUpgrade != null) {
                         error(response, 400, ErrorBody.badRequest(refusedUpgrade));
-                    } else if (compiled.policies().isEmpty()) {
-                        compiled.handler().handle(request, response, matched, UpstreamEdits.NONE);
-                    } else {
-                        switch (decide(compiled.policies(), request, matched)) {
-                            case Decision.Proceed proceed -> {
-                                if (!proceed.response().isEmpty()) {
-                                    answer = new EditedResponse(request, response, proceed.response());
+                        callback.succeeded();
+                        return false;
+                    }
+                    CompressedResponse compressed = compiled.compression().isOn()
+                            ? new CompressedResponse(request, response, compiled.compression())
+                            : null; // no route without the filter pays for it
+                    Response routed = compressed == null ? response : compressed;
+                    try {
+                        if (compiled.policies().isEmpty()) {
+                            compiled.handler().handle(request, routed, matched, UpstreamEdits.NONE);
+                        } else {
+                            switch (decide(compiled.policies(), request, matched)) {
+                                case Decision.Proceed proceed -> {
+                                    Response edited = routed;
+                                    if (!proceed.response().isEmpty()) {
+                                        edited = new EditedResponse(request, routed, proceed.response());
+                                        answer = compressed == null
+                                                ? edited
+                                                : new EditedResponse(request, response, proceed.response());
+                                    }
+                                    try {
+                                        compiled.handler().handle(request, edited, matched, proceed.edits());
+                                    } finally {
+                                        proceed.permit().release();
+                                    }
                                 }
-                                try {
-                                    compiled.handler().handle(request, answer, matched, proceed.edits());
-                                } finally {
-                                    proceed.permit().release();
+                                case Decision.Reject reject -> {
+                                    ExchangeTally tally = Requests.tally(request);
+                                    if (tally != null) {
+                                        tally.refused(reject.policy());
+                                    }
+                                    reject.headers()
+                                            .forEach((name, value) ->
+                                                    response.getHeaders().put(name, value));
+                                    error(response, reject.status(), reject.body());
                                 }
-                            }
-                            case Decision.Reject reject -> {
-                                ExchangeTally tally = Requests.tally(request);
-                                if (tally != null) {
-                                    tally.refused(reject.policy());
+                                case Decision.Answer given -> {
+                                    response.setStatus(given.status());
+                                    given.headers()
+                                            .forEach((name, value) ->
+                                                    response.getHeaders().put(name, value));
+                                    ClientOutput.send(response, true, ByteBuffer.allocate(0));
                                 }
-                                reject.headers()
-                                        .forEach((name, value) ->
-                                                response.getHeaders().put(name, value));
-                                error(response, reject.status(), reject.body());
+                                case Decision.Pending pending ->
+                                    throw new IllegalStateException("a pending decision decided nothing");
                             }
-                            case Decision.Answer given -> {
-                                response.setStatus(given.status());
-                                given.headers()
-                                        .forEach((name, value) ->
-                                                response.getHeaders().put(name, value));
-                                ClientOutput.send(response, true, ByteBuffer.allocate(0));
-                            }
-                            case Decision.Pending pending ->
-                                throw new IllegalStateException("a pending decision decided nothing");
+                        }
+                    } finally {
+                        if (compressed != null) {
+                            compressed.close();
                         }
                     }
                 }

@@ -157,6 +157,16 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                         }
                         in.websocket(websocketIdle);
                     }
+                    if (compiled.compression().isOn()) {
+                        ResponseCompressor.arm(
+                                channel(in),
+                                compiled.compression(),
+                                compiled.compression()
+                                        .wanted(
+                                                in.request.version().text(),
+                                                in.method,
+                                                in.headers().get(HttpHeaderNames.ACCEPT_ENCODING)));
+                    }
                     PolicyChain policies = compiled.policies();
                     RouteHandler handler = compiled.handler();
                     yield policies.isEmpty()

@@ -1,0 +1,44 @@
+package dev.sluice.compress;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class AcceptEncodingTest {
+
+    @ParameterizedTest(name = "[{0}] -> {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "gzip | true",
+                "GZip | true",
+                "x-gzip | true",
+                "gzip, deflate, br, zstd | true",
+                "br;q=1.0, gzip;q=0.8, *;q=0.1 | true",
+                "deflate , gzip ; q=0.5 | true",
+                "gzip;q=0 | false",
+                "gzip;q=0.000 | false",
+                "gzip;Q=0.0, *;q=1 | false",
+                "*;q=0.1 | true",
+                "* | true",
+                "*;q=0 | false",
+                "identity | false",
+                "identity;q=0 | false",
+                "identity;q=0, gzip | true",
+                "br, deflate | false",
+                "gzipx | false",
+                "gzip;q=2 | false",
+                "gzip;q=0.5x | false",
+                "gzip;level=1;q=0.3 | true",
+                "'' | false",
+            })
+    void gzipIsAcceptedByItsQValueOrTheWildcards(String header, boolean accepted) {
+        assertThat(AcceptEncoding.acceptsGzip(header)).isEqualTo(accepted);
+    }
+
+    @org.junit.jupiter.api.Test
+    void noHeaderAcceptsNone() {
+        assertThat(AcceptEncoding.acceptsGzip(null)).isFalse();
+    }
+}
