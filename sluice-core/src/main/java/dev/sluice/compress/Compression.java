@@ -193,5 +193,28 @@ public final class Compression {
         void set(String name, String value);
 
         void remove(String name);
+
+        /** A head over an engine's own header type, given its three operations. */
+        static ResponseHead of(
+                java.util.function.Function<String, String> get,
+                java.util.function.BiConsumer<String, String> set,
+                java.util.function.Consumer<String> remove) {
+            return new ResponseHead() {
+                @Override
+                public String get(String name) {
+                    return get.apply(name);
+                }
+
+                @Override
+                public void set(String name, String value) {
+                    set.accept(name, value);
+                }
+
+                @Override
+                public void remove(String name) {
+                    remove.accept(name);
+                }
+            };
+        }
     }
 }

@@ -73,21 +73,6 @@ final class CompressedResponse extends Response.Wrapper implements AutoCloseable
     }
 
     private static Compression.ResponseHead head(HttpFields.Mutable fields) {
-        return new Compression.ResponseHead() {
-            @Override
-            public String get(String name) {
-                return fields.get(name);
-            }
-
-            @Override
-            public void set(String name, String value) {
-                fields.put(name, value);
-            }
-
-            @Override
-            public void remove(String name) {
-                fields.remove(name);
-            }
-        };
+        return Compression.ResponseHead.of(fields::get, fields::put, fields::remove);
     }
 }

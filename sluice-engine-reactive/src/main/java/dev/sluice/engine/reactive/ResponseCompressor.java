@@ -126,21 +126,6 @@ final class ResponseCompressor extends ChannelOutboundHandlerAdapter {
     }
 
     private static Compression.ResponseHead head(HttpHeaders headers) {
-        return new Compression.ResponseHead() {
-            @Override
-            public String get(String name) {
-                return headers.get(name);
-            }
-
-            @Override
-            public void set(String name, String value) {
-                headers.set(name, value);
-            }
-
-            @Override
-            public void remove(String name) {
-                headers.remove(name);
-            }
-        };
+        return Compression.ResponseHead.of(headers::get, headers::set, headers::remove);
     }
 }
