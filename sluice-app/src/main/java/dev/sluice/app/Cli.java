@@ -278,6 +278,17 @@ public final class Cli {
                     out.println("warning: " + warning);
                 }
             }
+            for (var upstream : config.upstreams().values()) { // insecure-skip-verify, a client certificate expiring
+                if (upstream.tls().isPresent()) {
+                    for (Problem warning : dev.sluice.tls.UpstreamTls.load(
+                                    upstream.tls().get(),
+                                    "upstreams." + upstream.name() + ".tls",
+                                    java.time.Instant.now())
+                            .warnings()) {
+                        out.println("warning: " + warning);
+                    }
+                }
+            }
             out.println("ok: " + config.routes().size() + " routes, "
                     + config.upstreams().size() + " upstreams");
             return 0;

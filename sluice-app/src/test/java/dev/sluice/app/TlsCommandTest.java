@@ -147,6 +147,27 @@ class TlsCommandTest {
         assertThat(lines.get(1)).isEqualTo("ok: 1 routes, 1 upstreams");
     }
 
+    @Test
+    void anUpstreamsInsecureSkipVerifyIsAWarning() throws Exception {
+        Path file = write("insecure.yaml", """
+        upstreams:
+          secure:
+            url: https://127.0.0.1:8443
+            tls: { insecure-skip-verify: true }
+        routes:
+          - id: s
+            match: { path: "/s/**" }
+            proxy: { upstream: secure }
+        """);
+        CliRunner.Result result = CliRunner.run("check", "-c", file.toString());
+        assertThat(result.exitCode()).isZero();
+        List<String> lines = result.out().lines().toList();
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0))
+                .startsWith("warning: upstreams.secure.tls.insecure-skip-verify: true: the upstream's certificate");
+        assertThat(lines.get(1)).isEqualTo("ok: 1 routes, 1 upstreams");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"virtual", "platform", "reactive"})
     void theStartedLineAndHealthSayWhichListenersAreTls(String engine) throws Exception {

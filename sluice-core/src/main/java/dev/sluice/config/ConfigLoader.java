@@ -156,7 +156,7 @@ public final class ConfigLoader {
         Optional<AdminConfig> admin = admin(r);
         Optional<RedisConfig> redis = redis(r);
         Set<String> declared = new LinkedHashSet<>();
-        Map<String, UpstreamConfig> upstreams = upstreams(r, declared);
+        Map<String, UpstreamConfig> upstreams = upstreams(r, declared, base);
         List<RouteConfig> routes = new RouteBinder(declared, base, r.has("redis"), problems).routes(r);
         LoggingConfig logging = logging(r);
         Optional<TracingConfig> tracing = tracing(r);
@@ -263,6 +263,19 @@ public final class ConfigLoader {
                     "set, but client-auth is none, so no client is asked for a certificate (expected: client-auth"
                             + " optional or require, or no client-ca)");
         }
+        List<String> protocols = protocols(m);
+        if (certificate.isEmpty() || m.problems().size() != before) {
+            return Optional.empty();
+        }
+        TlsConfig tls = new TlsConfig(certificate.get(), sni, clientAuth, clientCa, protocols);
+        dev.sluice.tls.ServerCertificates.Checked checked =
+                dev.sluice.tls.ServerCertificates.load(tls, m.path(), java.time.Instant.now());
+        m.problems().addAll(checked.problems());
+        return checked.problems().isEmpty() ? Optional.of(tls) : Optional.empty();
+    }
+
+    /** {@code protocols}: a subset of TLS 1.3 and 1.2 ({@code server.tls}, {@code upstreams.NAME.tls}). */
+    static List<String> protocols(Mapping m) {
         List<String> protocols = TlsConfig.DEFAULT_PROTOCOLS;
         String protocolsExpected = "a list of TLSv1.3 and TLSv1.2";
         Optional<List<?>> listed = m.list("protocols", protocolsExpected);
@@ -285,17 +298,10 @@ public final class ConfigLoader {
             }
             protocols = chosen;
         }
-        if (certificate.isEmpty() || m.problems().size() != before) {
-            return Optional.empty();
-        }
-        TlsConfig tls = new TlsConfig(certificate.get(), sni, clientAuth, clientCa, protocols);
-        dev.sluice.tls.ServerCertificates.Checked checked =
-                dev.sluice.tls.ServerCertificates.load(tls, m.path(), java.time.Instant.now());
-        m.problems().addAll(checked.problems());
-        return checked.problems().isEmpty() ? Optional.of(tls) : Optional.empty();
+        return protocols;
     }
 
-    private static Optional<TlsConfig.CertificateFiles> certificateFiles(Mapping m, Path base) {
+    static Optional<TlsConfig.CertificateFiles> certificateFiles(Mapping m, Path base) {
         Optional<String> certificate = m.requiredString("certificate", "a PEM file: the certificate chain, leaf first");
         Optional<String> key = m.requiredString("key", "a PEM file: the certificate's PKCS#8 private key");
         if (certificate.isEmpty() || key.isEmpty()) {
@@ -510,7 +516,7 @@ public final class ConfigLoader {
     }
 
     /** Binds {@code upstreams:}; every name is added to {@code declared}, even when its settings are bad. */
-    private static Map<String, UpstreamConfig> upstreams(Mapping root, Set<String> declared) {
+    private static Map<String, UpstreamConfig> upstreams(Mapping root, Set<String> declared, Path base) {
         Map<String, UpstreamConfig> upstreams = new LinkedHashMap<>();
         Optional<Mapping> section = root.mapping("upstreams", "a mapping of upstream name to settings");
         if (section.isEmpty()) {
@@ -524,13 +530,13 @@ public final class ConfigLoader {
                 root.problems().add(new Problem(path, "'" + name + "' (expected: " + NAME_EXPECTED + ")"));
             }
             Mapping.of(e.getValue(), path, "a mapping with url and pool settings", root.problems())
-                    .flatMap(m -> upstream(name, m))
+                    .flatMap(m -> upstream(name, m, base))
                     .ifPresent(u -> upstreams.put(name, u));
         }
         return upstreams;
     }
 
-    private static Optional<UpstreamConfig> upstream(String name, Mapping m) {
+    private static Optional<UpstreamConfig> upstream(String name, Mapping m, Path base) {
         m.allowOnly(
                 "url",
                 "endpoints",
@@ -545,6 +551,8 @@ public final class ConfigLoader {
                 "acquire-timeout",
                 "max-pending",
                 "idle-timeout",
+                "max-lifetime",
+                "tls",
                 "pace");
         int before = m.problems().size();
         Optional<List<URI>> endpoints = ResilienceBinder.endpoints(m);
@@ -555,6 +563,8 @@ public final class ConfigLoader {
         Duration acquire = m.duration("acquire-timeout", d.acquireTimeout());
         int maxPending = m.integer("max-pending", d.maxPending(), 0, Integer.MAX_VALUE, "an integer >= 0");
         Duration idle = m.duration("idle-timeout", d.idleTimeout());
+        Optional<Duration> maxLifetime = m.duration("max-lifetime");
+        Optional<UpstreamTlsConfig> tls = UpstreamTlsBinder.bind(m, endpoints, base);
         Optional<Pace> pace =
                 m.mapping("pace", "a mapping such as {permits: 1, per: 200ms}").flatMap(ConfigLoader::pace);
         // bound even when the endpoints are bad, so that every problem is listed at once
@@ -565,7 +575,18 @@ public final class ConfigLoader {
         }
         URI url = endpoints.get().getFirst();
         return Optional.of(new UpstreamConfig(
-                name, url, maxConnections, connect, read, acquire, maxPending, idle, pace, resilience.get()));
+                name,
+                url,
+                maxConnections,
+                connect,
+                read,
+                acquire,
+                maxPending,
+                idle,
+                pace,
+                resilience.get(),
+                tls,
+                maxLifetime));
     }
 
     private static Optional<Pace> pace(Mapping m) {
@@ -589,25 +610,21 @@ public final class ConfigLoader {
             m.problem(
                     key,
                     "'" + text + "' is not a URL: " + e.getReason()
-                            + " (expected: an http:// URL such as http://127.0.0.1:8081)");
+                            + " (expected: an http:// or https:// URL such as http://127.0.0.1:8081)");
             return Optional.empty();
         }
         String scheme = uri.getScheme();
-        if ("https".equalsIgnoreCase(scheme)) {
-            m.problem(key, "'" + text + "': https is not supported yet (expected: an http:// URL)");
-            return Optional.empty();
-        }
         String problem = null;
-        if (!"http".equalsIgnoreCase(scheme)) {
-            problem = "an http:// URL such as http://127.0.0.1:8081";
+        if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme)) {
+            problem = "an http:// or https:// URL such as http://127.0.0.1:8081";
         } else if (uri.getHost() == null || uri.getHost().isEmpty()) {
-            problem = "an http:// URL with a host";
+            problem = "a URL with a host";
         } else if (uri.getPort() > 65535) {
-            problem = "an http:// URL with a port 1..65535";
+            problem = "a URL with a port 1..65535";
         } else if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
-            problem = "an http:// URL without query or fragment";
+            problem = "a URL without query or fragment";
         } else if (uri.getRawUserInfo() != null) {
-            problem = "an http:// URL without user info";
+            problem = "a URL without user info";
         }
         if (problem != null) {
             m.problem(key, "'" + text + "' (expected: " + problem + ")");

@@ -23,7 +23,7 @@ final class ResilienceBinder {
 
     private ResilienceBinder() {}
 
-    /** Exactly one of {@code url} and {@code endpoints}; every endpoint a valid http:// URL, one base path. */
+    /** Exactly one of {@code url} and {@code endpoints}; every endpoint a valid http:// or https:// URL, one scheme, one base path. */
     static Optional<List<URI>> endpoints(Mapping m) {
         boolean hasUrl = m.has("url");
         boolean hasEndpoints = m.has("endpoints");
@@ -32,16 +32,16 @@ final class ResilienceBinder {
             return Optional.empty();
         }
         if (!hasEndpoints) {
-            return m.requiredString("url", "an http:// URL such as http://127.0.0.1:8081")
+            return m.requiredString("url", "an http:// or https:// URL such as http://127.0.0.1:8081")
                     .flatMap(u -> ConfigLoader.url("url", u, m))
                     .map(List::of);
         }
-        Optional<List<?>> list = m.list("endpoints", "a list of http:// URLs");
+        Optional<List<?>> list = m.list("endpoints", "a list of http:// or https:// URLs");
         if (list.isEmpty()) {
             return Optional.empty();
         }
         if (list.get().isEmpty()) {
-            m.problem("endpoints", "empty (expected: a list of at least one http:// URL)");
+            m.problem("endpoints", "empty (expected: a list of at least one http:// or https:// URL)");
             return Optional.empty();
         }
         List<URI> endpoints = new ArrayList<>();
@@ -50,7 +50,10 @@ final class ResilienceBinder {
             String key = "endpoints[" + i + "]";
             Object item = list.get().get(i);
             if (!(item instanceof String text)) {
-                m.problem(key, Mapping.describe(item) + " (expected: an http:// URL such as http://10.0.0.7:8081)");
+                m.problem(
+                        key,
+                        Mapping.describe(item)
+                                + " (expected: an http:// or https:// URL such as http://10.0.0.7:8081)");
                 bad = true;
                 continue;
             }
@@ -61,6 +64,15 @@ final class ResilienceBinder {
             }
             if (endpoints.contains(url.get())) {
                 m.problem(key, "'" + text + "' is listed twice");
+                bad = true;
+                continue;
+            }
+            if (!endpoints.isEmpty()
+                    && UpstreamConfig.isHttps(url.get()) != UpstreamConfig.isHttps(endpoints.getFirst())) {
+                m.problem(
+                        key,
+                        "'" + text + "' is " + url.get().getScheme() + " (expected: the first endpoint's scheme, "
+                                + endpoints.getFirst().getScheme() + ": one upstream, one way to reach it)");
                 bad = true;
                 continue;
             }

@@ -21,6 +21,9 @@ import java.util.Optional;
  * @param pace optional pacing of calls to a rate-limited upstream
  * @param resilience its endpoints (the first is {@code url}), balancing, health checks, outlier
  *     ejection, retries and circuit breakers
+ * @param tls how its {@code https://} endpoints are reached; present exactly when they are https
+ *     (defaults when none is given)
+ * @param maxLifetime connections older than this are closed instead of reused (default: none)
  */
 public record UpstreamConfig(
         String name,
@@ -32,10 +35,30 @@ public record UpstreamConfig(
         int maxPending,
         Duration idleTimeout,
         Optional<Pace> pace,
-        UpstreamResilience resilience) {
+        UpstreamResilience resilience,
+        Optional<UpstreamTlsConfig> tls,
+        Optional<Duration> maxLifetime) {
 
     public UpstreamConfig {
         requireNonNull(resilience, "resilience");
+        requireNonNull(tls, "tls");
+        requireNonNull(maxLifetime, "maxLifetime");
+        boolean https = isHttps(url);
+        for (URI endpoint : resilience.endpoints()) {
+            if (isHttps(endpoint) != https) {
+                throw new IllegalArgumentException(
+                        "endpoint " + endpoint + " (expected: the scheme of the first endpoint, " + url + ")");
+            }
+        }
+        if (https && tls.isEmpty()) {
+            tls = Optional.of(UpstreamTlsConfig.DEFAULTS);
+        } else if (!https && tls.isPresent()) {
+            throw new IllegalArgumentException("tls: set for " + url + " (expected: an https:// upstream)");
+        }
+        if (maxLifetime.isPresent()
+                && (maxLifetime.get().isNegative() || maxLifetime.get().isZero())) {
+            throw new IllegalArgumentException("maxLifetime: " + maxLifetime.get() + " (expected: > 0)");
+        }
         if (!resilience.endpoints().getFirst().equals(url)) {
             throw new IllegalArgumentException("url " + url + " is not the first endpoint");
         }
@@ -46,6 +69,33 @@ public record UpstreamConfig(
         requireNonNull(acquireTimeout, "acquireTimeout");
         requireNonNull(idleTimeout, "idleTimeout");
         requireNonNull(pace, "pace");
+    }
+
+    /** Without TLS settings of its own (the defaults for an https {@code url}) and no max-lifetime. */
+    public UpstreamConfig(
+            String name,
+            URI url,
+            int maxConnections,
+            Duration connectTimeout,
+            Duration readTimeout,
+            Duration acquireTimeout,
+            int maxPending,
+            Duration idleTimeout,
+            Optional<Pace> pace,
+            UpstreamResilience resilience) {
+        this(
+                name,
+                url,
+                maxConnections,
+                connectTimeout,
+                readTimeout,
+                acquireTimeout,
+                maxPending,
+                idleTimeout,
+                pace,
+                resilience,
+                Optional.empty(),
+                Optional.empty());
     }
 
     /** One endpoint, {@code url}, with default outlier ejection and no retries or breakers. */
@@ -84,7 +134,43 @@ public record UpstreamConfig(
                 maxPending,
                 idleTimeout,
                 pace,
-                next);
+                next,
+                tls,
+                maxLifetime);
+    }
+
+    /** The same upstream with other TLS settings ({@code url} must be https). */
+    public UpstreamConfig withTls(UpstreamTlsConfig next) {
+        return new UpstreamConfig(
+                name,
+                url,
+                maxConnections,
+                connectTimeout,
+                readTimeout,
+                acquireTimeout,
+                maxPending,
+                idleTimeout,
+                pace,
+                resilience,
+                Optional.of(next),
+                maxLifetime);
+    }
+
+    /** The same upstream whose connections are closed instead of reused once older than {@code lifetime}. */
+    public UpstreamConfig withMaxLifetime(Duration lifetime) {
+        return new UpstreamConfig(
+                name,
+                url,
+                maxConnections,
+                connectTimeout,
+                readTimeout,
+                acquireTimeout,
+                maxPending,
+                idleTimeout,
+                pace,
+                resilience,
+                tls,
+                Optional.of(lifetime));
     }
 
     /**
@@ -112,7 +198,9 @@ public record UpstreamConfig(
                         resilience.healthCheck(),
                         resilience.outlier(),
                         resilience.retry(),
-                        resilience.circuitBreaker()));
+                        resilience.circuitBreaker()),
+                tls,
+                maxLifetime);
     }
 
     /** An upstream with every default, for tests and the builder API. */
@@ -134,7 +222,17 @@ public record UpstreamConfig(
     }
 
     public int port() {
-        return url.getPort() == -1 ? 80 : url.getPort();
+        return defaultPort(url);
+    }
+
+    /** Whether {@code url} is {@code https://}. */
+    public static boolean isHttps(URI url) {
+        return "https".equalsIgnoreCase(url.getScheme());
+    }
+
+    /** The port of {@code url}: its own, else 443 for https and 80 for http. */
+    public static int defaultPort(URI url) {
+        return url.getPort() != -1 ? url.getPort() : isHttps(url) ? 443 : 80;
     }
 
     /** The base path without a trailing slash; empty when the URL has none. */

@@ -8,6 +8,8 @@ public enum UpstreamFailure {
     REFUSED(502, "upstream refused the connection"),
     RESET(502, "upstream connection reset"),
     BAD_RESPONSE(502, "upstream sent an invalid response"),
+    /** An https upstream's TLS handshake failed: its certificate or name not trusted, ours refused, no common protocol. */
+    TLS_HANDSHAKE(502, "upstream TLS handshake failed"),
     POOL_EXHAUSTED(503, "no upstream connection available"),
     CIRCUIT_OPEN(503, "circuit breaker open");
 

@@ -9,7 +9,7 @@ public enum UpstreamOutcome {
     OK,
     /** The upstream answered 500 or above. */
     STATUS_5XX,
-    /** The connection was refused or could not be made. */
+    /** The connection was refused or could not be made (its TLS handshake failed). */
     CONNECT_FAILURE,
     /** The connection was not made in time. */
     CONNECT_TIMEOUT,
@@ -36,7 +36,7 @@ public enum UpstreamOutcome {
         return switch (failure) {
             case CONNECT_TIMEOUT -> CONNECT_TIMEOUT;
             case READ_TIMEOUT, TIMEOUT -> TIMEOUT;
-            case REFUSED -> CONNECT_FAILURE;
+            case REFUSED, TLS_HANDSHAKE -> CONNECT_FAILURE;
             case RESET -> RESET;
             case BAD_RESPONSE -> INVALID;
             case POOL_EXHAUSTED -> POOL_EXHAUSTED;

@@ -41,19 +41,24 @@ public final class ServerCertificates {
 
         /** Whether a client asking for {@code serverName} (lower case) is served this one by name. */
         boolean covers(String serverName) {
-            for (String name : names) {
-                if (name.equals(serverName)) {
+            return ServerCertificates.covers(names, serverName);
+        }
+    }
+
+    /** Whether DNS names (lower case) cover {@code serverName}: exactly, or by one wildcard label (RFC 6125 section 6.4.3). */
+    static boolean covers(List<String> names, String serverName) {
+        for (String name : names) {
+            if (name.equals(serverName)) {
+                return true;
+            }
+            if (name.startsWith("*.")) {
+                int dot = serverName.indexOf('.');
+                if (dot > 0 && serverName.substring(dot).equals(name.substring(1))) {
                     return true;
                 }
-                if (name.startsWith("*.")) { // one label, as RFC 6125 section 6.4.3 allows
-                    int dot = serverName.indexOf('.');
-                    if (dot > 0 && serverName.substring(dot).equals(name.substring(1))) {
-                        return true;
-                    }
-                }
             }
-            return false;
         }
+        return false;
     }
 
     /** What reading found: the certificates when every file is usable, the problems and the warnings. */
@@ -116,7 +121,7 @@ public final class ServerCertificates {
         return new Checked(Optional.of(new ServerCertificates(entries, clientCa, digest.digest())), problems, warnings);
     }
 
-    private static Optional<Entry> entry(
+    static Optional<Entry> entry(
             TlsConfig.CertificateFiles files,
             String path,
             Instant now,
@@ -212,7 +217,7 @@ public final class ServerCertificates {
         }
     }
 
-    private static List<String> dnsNames(X509Certificate certificate) {
+    static List<String> dnsNames(X509Certificate certificate) {
         List<String> names = new ArrayList<>();
         try {
             var alternatives = certificate.getSubjectAlternativeNames();

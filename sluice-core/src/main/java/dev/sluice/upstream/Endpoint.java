@@ -29,7 +29,7 @@ public final class Endpoint {
         this.index = index;
         this.url = url;
         this.host = url.getHost();
-        this.port = url.getPort() == -1 ? 80 : url.getPort();
+        this.port = dev.sluice.config.UpstreamConfig.defaultPort(url);
         this.authority = url.getPort() == -1 ? host : host + ":" + url.getPort();
         this.breaker = breaker;
     }

@@ -33,15 +33,25 @@ final class HealthChecks implements AutoCloseable {
     private final List<ScheduledFuture<?>> schedules = new ArrayList<>();
     private volatile boolean closed;
 
-    HealthChecks(String upstream, Endpoint[] endpoints, HealthCheck check) {
+    /** @param tls how the upstream's https endpoints are reached: probes trust what calls trust */
+    HealthChecks(
+            String upstream,
+            Endpoint[] endpoints,
+            HealthCheck check,
+            java.util.Optional<dev.sluice.config.UpstreamTlsConfig> tls) {
         this.upstream = upstream;
         this.check = check;
-        this.client = HttpClient.newBuilder()
+        HttpClient.Builder builder = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(check.timeout())
                 .followRedirects(HttpClient.Redirect.NEVER)
-                .executor(Executors.newVirtualThreadPerTaskExecutor())
-                .build();
+                .executor(Executors.newVirtualThreadPerTaskExecutor());
+        if (tls.isPresent()) {
+            dev.sluice.tls.UpstreamTls.load(tls.get(), "upstreams." + upstream + ".tls", java.time.Instant.now())
+                    .tls()
+                    .ifPresent(t -> builder.sslContext(t.probeContext()).sslParameters(t.probeParameters()));
+        }
+        this.client = builder.build();
         long every = check.interval().toNanos();
         for (Endpoint e : endpoints) {
             URI target = e.url().resolve(base(e.url()) + check.path());

@@ -112,7 +112,7 @@ public final class UpstreamGuard implements AutoCloseable {
         this.retryOnReset = reset;
         this.retryOnTimeout = timeout;
         this.health = checks && r.healthCheck().isPresent()
-                ? new HealthChecks(name, endpoints, r.healthCheck().get())
+                ? new HealthChecks(name, endpoints, r.healthCheck().get(), config.tls())
                 : null;
     }
 
@@ -332,7 +332,7 @@ public final class UpstreamGuard implements AutoCloseable {
             return false; // abandoned
         }
         return switch (f) {
-            case REFUSED, CONNECT_TIMEOUT -> retryOnConnect;
+            case REFUSED, CONNECT_TIMEOUT, TLS_HANDSHAKE -> retryOnConnect;
             case RESET, BAD_RESPONSE -> retryOnReset;
             case READ_TIMEOUT -> retryOnTimeout;
             case TIMEOUT, POOL_EXHAUSTED, CIRCUIT_OPEN -> false;

@@ -236,6 +236,18 @@ public final class Routes {
             return this;
         }
 
+        /** How its https endpoints are reached. */
+        public UpstreamSpec tls(dev.sluice.config.UpstreamTlsConfig tls) {
+            config = config.withTls(tls);
+            return this;
+        }
+
+        /** Connections older than {@code lifetime} closed instead of reused. */
+        public UpstreamSpec maxLifetime(Duration lifetime) {
+            config = config.withMaxLifetime(lifetime);
+            return this;
+        }
+
         /** Its endpoints, balancing, checks, retries and breakers ({@code url} becomes the first endpoint). */
         public UpstreamSpec resilience(dev.sluice.config.UpstreamResilience resilience) {
             config = config.withResilience(resilience);

@@ -95,6 +95,39 @@ public final class TestCertificates {
         return issue(type, Duration.ofDays(1), true, dnsNames);
     }
 
+    /** A certificate this CA signs for a server with these DNS names only (no IP address): valid for a day. */
+    public Issued serverNamedOnly(String... dnsNames) {
+        return issue(KeyType.EC, Duration.ofDays(1), true, false, dnsNames);
+    }
+
+    /** A server context presenting {@code identity}; with {@code clientCa}, trusting the clients it signs. */
+    public static SSLContext serverContext(Issued identity, Optional<TestCertificates> clientCa) {
+        try {
+            KeyStore keys = KeyStore.getInstance("PKCS12");
+            keys.load(null, null);
+            keys.setKeyEntry(
+                    "server", identity.keys().getPrivate(), new char[0], new X509Certificate[] {identity.certificate()
+                    });
+            javax.net.ssl.KeyManagerFactory kmf =
+                    javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(keys, new char[0]);
+            javax.net.ssl.TrustManager[] trust = null;
+            if (clientCa.isPresent()) {
+                KeyStore store = KeyStore.getInstance("PKCS12");
+                store.load(null, null);
+                store.setCertificateEntry("ca", clientCa.get().certificate());
+                TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX");
+                tmf.init(store);
+                trust = tmf.getTrustManagers();
+            }
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(kmf.getKeyManagers(), trust, null);
+            return context;
+        } catch (GeneralSecurityException | IOException e) {
+            throw new IllegalStateException("server TLS context: " + e, e);
+        }
+    }
+
     /** A certificate for a client (no names), valid for a day. */
     public Issued client(String commonName) {
         return issue(KeyType.EC, Duration.ofDays(1), false, commonName);
@@ -106,6 +139,10 @@ public final class TestCertificates {
      * @param names the first is the common name; all are DNS names when {@code server}
      */
     public Issued issue(KeyType type, Duration validity, boolean server, String... names) {
+        return issue(type, validity, server, true, names);
+    }
+
+    private Issued issue(KeyType type, Duration validity, boolean server, boolean loopback, String... names) {
         KeyPair leaf = keyPair(type);
         Instant now = Instant.now();
         Instant notBefore =
@@ -123,7 +160,9 @@ public final class TestCertificates {
                 for (String name : names) {
                     alternatives.add(new GeneralName(GeneralName.dNSName, name));
                 }
-                alternatives.add(new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
+                if (loopback) {
+                    alternatives.add(new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
+                }
                 builder.addExtension(
                         Extension.subjectAlternativeName,
                         false,

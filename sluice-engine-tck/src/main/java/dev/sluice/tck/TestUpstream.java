@@ -74,6 +74,33 @@ public final class TestUpstream implements AutoCloseable {
         this.server = server;
     }
 
+    /**
+     * Starts an https upstream on {@code 127.0.0.1} and a free port (the JDK's {@code HttpsServer}),
+     * serving the certificate of {@code context}; with {@code needClientAuth}, clients without a
+     * certificate that {@code context} trusts are refused in the handshake (mTLS).
+     */
+    public static TestUpstream startTls(javax.net.ssl.SSLContext context, boolean needClientAuth) {
+        try {
+            com.sun.net.httpserver.HttpsServer server = com.sun.net.httpserver.HttpsServer.create(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
+            server.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(context) {
+                @Override
+                public void configure(com.sun.net.httpserver.HttpsParameters parameters) {
+                    javax.net.ssl.SSLParameters ssl = getSSLContext().getDefaultSSLParameters();
+                    ssl.setNeedClientAuth(needClientAuth);
+                    parameters.setSSLParameters(ssl);
+                }
+            });
+            TestUpstream upstream = new TestUpstream(server);
+            server.setExecutor(upstream.executor);
+            server.createContext("/", upstream::handle);
+            server.start();
+            return upstream;
+        } catch (IOException e) {
+            throw new UncheckedIOException("upstream: cannot listen on 127.0.0.1", e);
+        }
+    }
+
     /** Starts an upstream on {@code 127.0.0.1} and a free port. */
     public static TestUpstream start() {
         return startOn(0);
@@ -98,7 +125,8 @@ public final class TestUpstream implements AutoCloseable {
 
     /** {@code http://127.0.0.1:<port>}. */
     public URI url() {
-        return URI.create("http://127.0.0.1:" + port());
+        return URI.create(
+                (server instanceof com.sun.net.httpserver.HttpsServer ? "https" : "http") + "://127.0.0.1:" + port());
     }
 
     public int port() {
@@ -239,6 +267,19 @@ public final class TestUpstream implements AutoCloseable {
         String query = exchange.getRequestURI().getRawQuery();
         json.append(",\"query\":").append(query == null ? "null" : JsonSplice.quote(query));
         json.append(",\"framing\":").append(JsonSplice.quote(framing));
+        json.append(",\"peer-port\":").append(exchange.getRemoteAddress().getPort());
+        if (exchange instanceof com.sun.net.httpserver.HttpsExchange tls) {
+            String client;
+            try {
+                client = JsonSplice.quote(((java.security.cert.X509Certificate)
+                                tls.getSSLSession().getPeerCertificates()[0])
+                        .getSubjectX500Principal()
+                        .getName());
+            } catch (javax.net.ssl.SSLPeerUnverifiedException none) {
+                client = "null";
+            }
+            json.append(",\"client-certificate\":").append(client);
+        }
         json.append(",\"length\":").append(length);
         json.append(",\"sha256\":").append(JsonSplice.quote(HexFormat.of().formatHex(digest.digest())));
         json.append(",\"headers\":{");

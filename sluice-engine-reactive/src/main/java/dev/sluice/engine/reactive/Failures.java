@@ -3,10 +3,13 @@ package dev.sluice.engine.reactive;
 import dev.sluice.http.UpstreamFailure;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.nio.channels.ClosedChannelException;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 
 /** Which {@link UpstreamFailure} an exception from the upstream client ({@link Lane}, {@link UpstreamConnection}) stands for. */
 final class Failures {
@@ -56,6 +59,16 @@ final class Failures {
     }
 
     private static UpstreamFailure direct(Throwable t) {
+        if (t instanceof SslHandshakeTimeoutException) {
+            return UpstreamFailure.CONNECT_TIMEOUT;
+        }
+        if (t instanceof Lane.TlsHandshakeFailed || t instanceof SSLHandshakeException) {
+            // the second: a TLS 1.3 server refuses a client certificate after the client's handshake is done
+            return UpstreamFailure.TLS_HANDSHAKE;
+        }
+        if (t instanceof DecoderException && t.getCause() instanceof SSLException) {
+            return null; // SslHandler's: its cause says what failed
+        }
         if (t instanceof Deadline) {
             return UpstreamFailure.TIMEOUT;
         }

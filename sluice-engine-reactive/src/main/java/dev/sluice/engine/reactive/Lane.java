@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.http.ResponseHeadCheck;
+import dev.sluice.tls.UpstreamTls;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -9,6 +10,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.resolver.AddressResolverGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
@@ -27,7 +30,11 @@ import java.util.concurrent.TimeUnit;
  *           ──► else wait in line (at most max-pending), for a release or a free slot
  * </pre>
  *
- * State lives on the lane's loop; {@link #acquire} may be called from any thread, and its callback
+ * For an https upstream a connection starts with Netty's {@link SslHandler} (the core's {@link
+ * UpstreamTls} engine) and is handed out only once its handshake is done, within {@code
+ * connect-timeout}; a connection older than {@code max-lifetime} is closed instead of reused.
+ *
+ * <p>State lives on the lane's loop; {@link #acquire} may be called from any thread, and its callback
  * runs on the lane's loop.
  */
 final class Lane {
@@ -46,6 +53,15 @@ final class Lane {
         }
     }
 
+    /** The TLS handshake with an https upstream failed (not in time: a {@link SslHandshakeTimeoutException}). */
+    static final class TlsHandshakeFailed extends java.io.IOException {
+        TlsHandshakeFailed(Throwable cause) {
+            super("TLS handshake failed: " + cause.getMessage(), cause);
+        }
+    }
+
+    private static final String TLS = "sluice.tls";
+
     /** Largest body piece the response decoder hands over: a whole socket read, not 8 KB slices of it. */
     private static final int MAX_CHUNK = 64 * 1024;
 
@@ -55,6 +71,7 @@ final class Lane {
     private final int maxPending;
     private final long acquireTimeoutNanos;
     private final long idleTimeoutNanos;
+    private final long maxLifetimeNanos; // Long.MAX_VALUE: none
     private final ArrayDeque<UpstreamConnection> idle = new ArrayDeque<>(); // most recent first
     private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
     private int open; // connections open or being opened
@@ -98,8 +115,12 @@ final class Lane {
             int maxConnections,
             int maxPending,
             long acquireTimeoutNanos,
-            long idleTimeoutNanos) {
+            long idleTimeoutNanos,
+            long maxLifetimeNanos,
+            UpstreamTls tls,
+            String host) {
         this.loop = loop;
+        this.maxLifetimeNanos = maxLifetimeNanos;
         this.maxConnections = maxConnections;
         this.maxPending = maxPending;
         this.acquireTimeoutNanos = acquireTimeoutNanos;
@@ -123,6 +144,11 @@ final class Lane {
                     @Override
                     protected void initChannel(Channel channel) {
                         ReadStall stall = new ReadStall(readTimeoutNanos);
+                        if (tls != null) {
+                            SslHandler ssl = new SslHandler(tls.engine(host, address.getPort()));
+                            ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
+                            channel.pipeline().addLast(TLS, ssl);
+                        }
                         channel.pipeline()
                                 .addLast(new HttpClientCodec(decoding, false, false))
                                 .addLast(ReadStall.NAME, stall)
@@ -158,7 +184,9 @@ final class Lane {
         }
         UpstreamConnection connection;
         while ((connection = idle.pollFirst()) != null) {
-            if (connection.channel.isActive()) {
+            if (tooOld(connection)) {
+                connection.channel.close();
+            } else if (connection.channel.isActive()) {
                 acquirer.acquired(connection);
                 return;
             }
@@ -210,6 +238,21 @@ final class Lane {
         channel.closeFuture().addListener(f -> closed(channel));
         future.addListener(f -> {
             if (f.isSuccess() && channel.pipeline().get(UpstreamConnection.NAME) instanceof UpstreamConnection c) {
+                if (channel.pipeline().get(TLS) instanceof SslHandler ssl) {
+                    // handed out only once the handshake is done: no request waits in SslHandler's queue
+                    ssl.handshakeFuture().addListener(h -> {
+                        if (h.isSuccess()) {
+                            acquirer.acquired(c);
+                        } else {
+                            channel.close();
+                            acquirer.failed(
+                                    h.cause() instanceof SslHandshakeTimeoutException
+                                            ? h.cause()
+                                            : new TlsHandshakeFailed(h.cause()));
+                        }
+                    });
+                    return;
+                }
                 acquirer.acquired(c);
             } else {
                 channel.close();
@@ -218,9 +261,14 @@ final class Lane {
         });
     }
 
+    /** Whether {@code connection} is older than {@code max-lifetime}: closed instead of reused. */
+    private boolean tooOld(UpstreamConnection connection) {
+        return maxLifetimeNanos != Long.MAX_VALUE && System.nanoTime() - connection.openedAt > maxLifetimeNanos;
+    }
+
     /** {@code connection} finished its exchange cleanly and may carry another. On the lane's loop. */
     void release(UpstreamConnection connection) {
-        if (closed || !connection.channel.isActive()) {
+        if (closed || !connection.channel.isActive() || tooOld(connection)) {
             connection.channel.close();
             return;
         }

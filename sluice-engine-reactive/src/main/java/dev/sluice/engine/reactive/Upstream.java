@@ -88,6 +88,10 @@ final class Upstream {
         int laneCount = config.maxConnections() >= MIN_CONNECTIONS_PER_LANE * executors.size() ? executors.size() : 1;
         int count = config.resilience().endpoints().size();
         Endpoint[] endpoints = new Endpoint[count];
+        dev.sluice.tls.UpstreamTls tls = config.tls()
+                .map(t -> dev.sluice.tls.UpstreamTls.create(t, "upstreams." + config.name() + ".tls"))
+                .orElse(null); // one context for the upstream: its endpoints' connections share its sessions
+        long maxLifetime = config.maxLifetime().map(Duration::toNanos).orElse(Long.MAX_VALUE);
         for (int e = 0; e < count; e++) {
             UpstreamConfig endpoint = config.endpoint(e);
             byte[] literal = NetUtil.createByteArrayFromIpAddressString(endpoint.host());
@@ -112,7 +116,10 @@ final class Upstream {
                         share(config.maxConnections(), laneCount),
                         share(config.maxPending(), laneCount),
                         config.acquireTimeout().toNanos(),
-                        config.idleTimeout().toNanos());
+                        config.idleTimeout().toNanos(),
+                        maxLifetime,
+                        tls,
+                        endpoint.host());
                 if (laneCount > 1) {
                     lanes.put(executors.get(i), all[i]);
                 }

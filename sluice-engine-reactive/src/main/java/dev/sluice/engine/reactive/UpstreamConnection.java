@@ -72,6 +72,7 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     final Channel channel;
     final ReadStall stall;
     long idleSince; // while in the lane's idle deque
+    final long openedAt = System.nanoTime(); // for max-lifetime
 
     // on the event loop
     private Exchange exchange;

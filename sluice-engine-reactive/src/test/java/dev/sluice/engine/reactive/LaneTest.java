@@ -73,7 +73,10 @@ class LaneTest {
                 maxConnections,
                 maxPending,
                 acquireTimeout.toNanos(),
-                idleTimeout.toNanos());
+                idleTimeout.toNanos(),
+                Long.MAX_VALUE,
+                null,
+                "127.0.0.1");
     }
 
     /**
@@ -203,7 +206,10 @@ class LaneTest {
                 1,
                 0,
                 TimeUnit.SECONDS.toNanos(5),
-                TimeUnit.SECONDS.toNanos(20));
+                TimeUnit.SECONDS.toNanos(20),
+                Long.MAX_VALUE,
+                null,
+                "127.0.0.1");
         for (int i = 0; i < 3; i++) { // with max-connections 1 and no waiting, a leaked slot fails as exhausted
             Throwable error = Call.start(lane, "/ok").error.get(10, TimeUnit.SECONDS);
             assertThat(Failures.classify(error)).isEqualTo(dev.sluice.http.UpstreamFailure.REFUSED);

@@ -1,6 +1,7 @@
 package dev.sluice.engine.blocking.upstream;
 
 import dev.sluice.config.UpstreamConfig;
+import dev.sluice.tls.UpstreamTls;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,10 +9,12 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import javax.net.ssl.SSLSocket;
 
 /**
- * One pool slot of {@link Http1UpstreamClient}: a socket to the upstream when open, with its read
- * buffer. Only the thread holding the slot reads and writes; {@link #close()} may come from any
+ * One pool slot of {@link Http1UpstreamClient}: a socket to the upstream when open (an {@link
+ * SSLSocket} layered over it for an https upstream, whose streams the exchange reads and writes as a
+ * plain socket's), with its read buffer. Only the thread holding the slot reads and writes; {@link #close()} may come from any
  * thread (an abort) and wakes a blocked read.
  */
 final class Http1Connection {
@@ -23,7 +26,10 @@ final class Http1Connection {
     static final int HEAD_LIMIT = dev.sluice.http.ResponseHeadCheck.MAX_HEAD_BYTES;
 
     private final UpstreamConfig config;
+    private final UpstreamTls tls; // null for http
     private volatile Socket socket;
+    private volatile Socket raw; // the TCP socket under an SSLSocket; null for http
+    private long openedAt;
     private InputStream in;
     private OutputStream out;
     byte[] buffer;
@@ -32,8 +38,14 @@ final class Http1Connection {
     private long idleSince;
     private ResponseParser parser;
 
-    Http1Connection(UpstreamConfig config) {
+    Http1Connection(UpstreamConfig config, UpstreamTls tls) {
         this.config = config;
+        this.tls = tls;
+    }
+
+    /** When the current connection was opened ({@link System#nanoTime()}): for {@code max-lifetime}. */
+    long openedAt() {
+        return openedAt;
     }
 
     boolean isOpen() {
@@ -52,9 +64,13 @@ final class Http1Connection {
         return parser;
     }
 
-    /** The socket of the current connection, or null. */
+    /**
+     * The TCP socket of the current connection, or null: under TLS the one below the {@link SSLSocket},
+     * so that closing it (an abort, a stalled write) wakes a blocked read or write at once.
+     */
     Socket socket() {
-        return socket;
+        Socket under = raw;
+        return under != null ? under : socket;
     }
 
     /** Back in the pool after a clean exchange (nothing buffered beyond it). */
@@ -66,6 +82,7 @@ final class Http1Connection {
 
     void connect() throws IOException {
         Socket s = new Socket();
+        Socket under = null;
         try {
             s.setTcpNoDelay(true);
             s.setKeepAlive(true);
@@ -75,6 +92,10 @@ final class Http1Connection {
             } catch (SocketTimeoutException e) {
                 throw new ConnectTimeout(e);
             }
+            if (tls != null) {
+                under = s;
+                s = handshake(s);
+            }
             s.setSoTimeout((int)
                     Math.max(1, Math.min(Integer.MAX_VALUE, config.readTimeout().toMillis())));
             in = s.getInputStream();
@@ -83,12 +104,31 @@ final class Http1Connection {
             s.close();
             throw e;
         }
+        openedAt = System.nanoTime();
         if (buffer == null || buffer.length != BUFFER) {
             buffer = new byte[BUFFER];
         }
         pos = 0;
         limit = 0;
+        raw = under;
         socket = s;
+    }
+
+    /** TLS over {@code connected}, its handshake done within connect-timeout (the socket's read timeout meanwhile). */
+    private SSLSocket handshake(Socket connected) throws IOException {
+        SSLSocket s = tls.layer(connected, config.host(), config.port());
+        try {
+            s.setSoTimeout((int) Math.max(
+                    1, Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
+            s.startHandshake();
+            return s;
+        } catch (SocketTimeoutException e) {
+            s.close();
+            throw new ConnectTimeout(e);
+        } catch (IOException e) {
+            s.close();
+            throw new TlsHandshakeFailed(e);
+        }
     }
 
     /**
@@ -197,6 +237,15 @@ final class Http1Connection {
     void close() {
         Socket s = socket;
         socket = null;
+        Socket under = raw;
+        raw = null;
+        if (under != null) {
+            try {
+                under.close(); // first: a close_notify could wait behind a blocked write, this wakes it
+            } catch (IOException ignored) {
+                // closing a socket we are dropping: nothing to report
+            }
+        }
         if (s != null) {
             try {
                 s.close();
@@ -210,6 +259,13 @@ final class Http1Connection {
     static final class ConnectTimeout extends IOException {
         ConnectTimeout(SocketTimeoutException cause) {
             super("connect timeout", cause);
+        }
+    }
+
+    /** An https upstream's TLS handshake failed: its certificate refused, ours refused, no common protocol. */
+    static final class TlsHandshakeFailed extends IOException {
+        TlsHandshakeFailed(IOException cause) {
+            super("TLS handshake failed: " + cause.getMessage(), cause);
         }
     }
 

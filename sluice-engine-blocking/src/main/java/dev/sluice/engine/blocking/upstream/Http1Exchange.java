@@ -84,8 +84,8 @@ final class Http1Exchange implements UpstreamResponse {
                 if (status == 0) {
                     readHead();
                 }
-            } catch (BadResponse | RefusedHead | SocketTimeoutException e) {
-                throw e;
+            } catch (BadResponse | RefusedHead | SocketTimeoutException | javax.net.ssl.SSLHandshakeException e) {
+                throw e; // the last: a TLS 1.3 server refusing the client's certificate, not a stale connection
             } catch (IOException e) {
                 if (connection.limit == before && status == 0 && !request.isCancelled()) {
                     throw new StaleConnection(e);

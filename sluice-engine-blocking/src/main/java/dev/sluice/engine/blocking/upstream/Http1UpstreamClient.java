@@ -6,18 +6,21 @@ import dev.sluice.config.UpstreamConfig;
 import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.policy.Pacer;
+import dev.sluice.tls.UpstreamTls;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
  * Sluice's own HTTP/1.1 client for one upstream: blocking socket I/O (on a virtual thread it parks,
@@ -54,6 +57,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
     private final long acquireNanos;
     private final long idleNanos;
     private final long validateAfterNanos;
+    private final long maxLifetimeNanos; // Long.MAX_VALUE: none
     private final ScheduledFuture<?> sweep;
     private volatile boolean closed;
 
@@ -71,9 +75,13 @@ public final class Http1UpstreamClient implements UpstreamClient {
         this.name = config.name();
         this.admission = new Semaphore(config.maxConnections() + config.maxPending());
         this.slots = new LinkedBlockingDeque<>(config.maxConnections());
+        UpstreamTls tls = config.tls()
+                .map(t -> UpstreamTls.create(t, "upstreams." + name + ".tls"))
+                .orElse(null);
         for (int i = 0; i < config.maxConnections(); i++) {
-            slots.addLast(new Http1Connection(config));
+            slots.addLast(new Http1Connection(config, tls));
         }
+        this.maxLifetimeNanos = config.maxLifetime().map(Duration::toNanos).orElse(Long.MAX_VALUE);
         this.pacer = config.pace().map(Pacer::new).orElse(null);
         this.acquireNanos = config.acquireTimeout().toNanos();
         this.idleNanos = config.idleTimeout().toNanos();
@@ -191,7 +199,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
             }
             if (slot.isOpen()) {
                 long idle = System.nanoTime() - slot.idleSince();
-                if (idle > idleNanos || (idle > validateAfterNanos && !slot.stillOpen())) {
+                if (idle > idleNanos || tooOld(slot) || (idle > validateAfterNanos && !slot.stillOpen())) {
                     slot.close();
                 }
             }
@@ -202,7 +210,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
     /** Called by an exchange when it ends: a connection fit for reuse goes back first in line, a closed slot last. */
     void release(Http1Connection connection, boolean reusable) {
         try {
-            if (reusable && !closed) {
+            if (reusable && !closed && !tooOld(connection)) {
                 connection.markIdle();
                 slots.addFirst(connection);
             } else {
@@ -214,10 +222,17 @@ public final class Http1UpstreamClient implements UpstreamClient {
         }
     }
 
+    /** Whether {@code connection} is older than {@code max-lifetime}: closed instead of reused. */
+    private boolean tooOld(Http1Connection connection) {
+        return maxLifetimeNanos != Long.MAX_VALUE && System.nanoTime() - connection.openedAt() > maxLifetimeNanos;
+    }
+
     private void closeIdle() {
         long now = System.nanoTime();
         for (Http1Connection slot : slots) {
-            if (slot.isOpen() && now - slot.idleSince() > idleNanos && slots.removeFirstOccurrence(slot)) {
+            if (slot.isOpen()
+                    && (now - slot.idleSince() > idleNanos || tooOld(slot))
+                    && slots.removeFirstOccurrence(slot)) {
                 slot.close();
                 slots.addLast(slot);
             }
@@ -251,6 +266,9 @@ public final class Http1UpstreamClient implements UpstreamClient {
             failure = UpstreamFailure.REFUSED;
         } else if (e instanceof SocketTimeoutException) {
             failure = UpstreamFailure.READ_TIMEOUT;
+        } else if (e instanceof Http1Connection.TlsHandshakeFailed || e instanceof SSLHandshakeException) {
+            // the second: a TLS 1.3 server refuses a client certificate after the client's handshake is done
+            failure = UpstreamFailure.TLS_HANDSHAKE;
         } else if (e instanceof Http1Connection.BadResponse) {
             failure = UpstreamFailure.BAD_RESPONSE;
         } else if (e instanceof InterruptedIOException) {
