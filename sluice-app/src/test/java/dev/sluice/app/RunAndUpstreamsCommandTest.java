@@ -70,7 +70,7 @@ class RunAndUpstreamsCommandTest {
                     .matches("sluice started in \\d+ ms: listening on 127\\.0\\.0\\.1:"
                             + gateway.get().getPort()
                             + " \\(http://127\\.0\\.0\\.1:" + gateway.get().getPort()
-                            + "\\); engine platform on nio, 2 routes");
+                            + "\\); h2c, http/1.1; engine platform on nio, 2 routes");
             assertThat(lines.getLast()).isEqualTo("sluice stopped");
         }
     }
