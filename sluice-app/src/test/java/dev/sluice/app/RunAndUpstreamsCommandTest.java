@@ -109,7 +109,7 @@ class RunAndUpstreamsCommandTest {
             assertThat(started)
                     .startsWith("sluice started in ")
                     .contains(" ms: listening on 0.0.0.0:" + port.get() + " (http://127.0.0.1:" + port.get())
-                    .matches(".*\\); engine reactive on \\w+, 1 route");
+                    .matches(".*\\); h2c, http/1.1; engine reactive on \\w+, 1 route");
             assertThat(statuses.get())
                     .isNotEmpty()
                     .allSatisfy(status -> assertThat(status).isEqualTo(200));
