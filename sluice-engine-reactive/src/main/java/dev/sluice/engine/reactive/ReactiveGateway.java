@@ -355,8 +355,12 @@ final class ReactiveGateway implements RunningGateway {
         try {
             server.disposeNow(grace.isZero() || grace.isNegative() ? Duration.ofMillis(1) : grace);
         } catch (RuntimeException gracePassedOrLoopGone) { // the grace passed, or a loop died under it
-            connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
+            // closed below
         } finally {
+            // whatever is still open closes now, on its loops, before they stop: a loop that stops
+            // under an open channel logs its close as a rejected task (seen on listeners offering h2c,
+            // whose idle HTTP/1.1 connections could still be open after disposeNow)
+            connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
             handler.close();
             if (tls != null) {
                 tls.close();
