@@ -29,8 +29,9 @@ import java.util.stream.Collectors;
  * gateway's event loops or request threads.
  *
  * <pre>
- *   GET /health         200 {"status":"up","listeners":[{"name":"gateway","port":8443,"tls":true},
- *                       {"name":"admin","port":9090,"tls":false}]}: the liveness, and which
+ *   GET /health         200 {"status":"up","listeners":[{"name":"gateway","port":8443,"tls":true,
+ *                       "protocols":["h2","http/1.1"]},{"name":"admin","port":9090,"tls":false,
+ *                       "protocols":["http/1.1"]}]}: the liveness, and which
  *                       listeners are TLS (503 and "down" as /health/live)
  *   GET /health/live    200 {"status":"up"}, or 503 {"status":"down","reason":...} once the engine
  *                       can no longer serve (RunningGateway.failure(): restart the process)
@@ -128,9 +129,14 @@ final class AdminServer implements AutoCloseable {
             switch (path) {
                 case "/health" -> {
                     Optional<String> failure = gateway.failure();
+                    dev.sluice.config.ServerConfig server = reloader.running().server();
+                    String protocols = server.http2().protocols(server.tls().isPresent()).stream()
+                            .map(p -> "\"" + p + "\"")
+                            .collect(java.util.stream.Collectors.joining(","));
                     String listeners = ",\"listeners\":[{\"name\":\"gateway\",\"port\":" + gateway.port()
-                            + ",\"tls\":" + reloader.running().server().tls().isPresent()
-                            + "},{\"name\":\"admin\",\"port\":" + port() + ",\"tls\":false}]}";
+                            + ",\"tls\":" + server.tls().isPresent() + ",\"protocols\":[" + protocols
+                            + "]},{\"name\":\"admin\",\"port\":" + port()
+                            + ",\"tls\":false,\"protocols\":[\"http/1.1\"]}]}";
                     if (failure.isEmpty()) {
                         json(exchange, 200, "{\"status\":\"up\"" + listeners);
                     } else {

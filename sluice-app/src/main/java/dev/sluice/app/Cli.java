@@ -322,7 +322,8 @@ public final class Cli {
                 config.server().engine().key(),
                 session.transport().orElseThrow(),
                 config.routes().size(),
-                config.server().tls().isPresent()));
+                config.server().tls().isPresent(),
+                config.server().http2().protocols(config.server().tls().isPresent())));
         more.forEach(out::println);
         out.flush();
         return await(session);
@@ -330,18 +331,27 @@ public final class Cli {
 
     /**
      * {@code sluice started in 812 ms: listening on 0.0.0.0:8080 (http://127.0.0.1:8080,
-     * http://10.0.0.5:8080); engine virtual on nio, 11 routes}: the address really bound, and every URL
-     * it is reached at when that is a wildcard; {@code listening on 0.0.0.0:8443 with TLS
-     * (https://...)} with {@code server.tls}. The time counts from the JVM's start, not the launcher's
+     * http://10.0.0.5:8080); h2c, http/1.1; engine virtual on nio, 11 routes}: the address really bound,
+     * and every URL it is reached at when that is a wildcard, then the protocols it speaks ({@code
+     * server.http2}); {@code listening on 0.0.0.0:8443 with TLS (https://...); h2, http/1.1} with {@code
+     * server.tls}. The time counts from the JVM's start, not the launcher's
      * (which may have built the project first).
      */
     static String startedLine(
-            long millis, String host, int port, String engine, String transport, int routes, boolean tls) {
+            long millis,
+            String host,
+            int port,
+            String engine,
+            String transport,
+            int routes,
+            boolean tls,
+            List<String> protocols) {
         String urls = ListenAddresses.urls(tls ? "https" : "http", host, port).stream()
                 .map(URI::toString)
                 .collect(Collectors.joining(", "));
         return "sluice started in " + millis + " ms: listening on " + ListenAddresses.authority(host, port)
-                + (tls ? " with TLS" : "") + " (" + urls + "); engine " + engine + " on " + transport + ", " + routes
+                + (tls ? " with TLS" : "") + " (" + urls + "); " + String.join(", ", protocols) + "; engine " + engine
+                + " on " + transport + ", " + routes
                 + (routes == 1 ? " route" : " routes");
     }
 

@@ -109,8 +109,9 @@ class AdminListenerTest {
                         assertThat(health.statusCode()).isEqualTo(200);
                         assertThat(health.body())
                                 .isEqualTo("{\"status\":\"up\",\"listeners\":[{\"name\":\"gateway\",\"port\":"
-                                        + gateway.getPort() + ",\"tls\":false},{\"name\":\"admin\",\"port\":"
-                                        + admin.get().getPort() + ",\"tls\":false}]}");
+                                        + gateway.getPort()
+                                        + ",\"tls\":false,\"protocols\":[\"h2c\",\"http/1.1\"]},{\"name\":\"admin\",\"port\":"
+                                        + admin.get().getPort() + ",\"tls\":false,\"protocols\":[\"http/1.1\"]}]}");
                         HttpResponse<String> ready = Http.get(admin.get(), "/health/ready");
                         assertThat(ready.statusCode()).isEqualTo(200);
                         assertThat(ready.body()).isEqualTo("{\"status\":\"ready\"}");

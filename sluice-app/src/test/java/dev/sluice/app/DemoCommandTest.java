@@ -28,7 +28,7 @@ class DemoCommandTest {
 
     private static final Pattern STARTED = Pattern.compile(
             "sluice started in (\\d+) ms: listening on 127\\.0\\.0\\.1:(\\d+) \\(http://127\\.0\\.0\\.1:\\2\\);"
-                    + " engine (\\w+) on (\\w+), 11 routes");
+                    + " h2c, http/1.1; engine (\\w+) on (\\w+), 11 routes");
 
     /** Every engine mode on the class path. */
     static Stream<String> modes() {

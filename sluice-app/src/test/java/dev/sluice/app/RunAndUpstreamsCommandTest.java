@@ -70,7 +70,7 @@ class RunAndUpstreamsCommandTest {
                     .matches("sluice started in \\d+ ms: listening on 127\\.0\\.0\\.1:"
                             + gateway.get().getPort()
                             + " \\(http://127\\.0\\.0\\.1:" + gateway.get().getPort()
-                            + "\\); engine platform on nio, 2 routes");
+                            + "\\); h2c, http/1.1; engine platform on nio, 2 routes");
             assertThat(lines.getLast()).isEqualTo("sluice stopped");
         }
     }
@@ -109,7 +109,7 @@ class RunAndUpstreamsCommandTest {
             assertThat(started)
                     .startsWith("sluice started in ")
                     .contains(" ms: listening on 0.0.0.0:" + port.get() + " (http://127.0.0.1:" + port.get())
-                    .matches(".*\\); engine reactive on \\w+, 1 route");
+                    .matches(".*\\); h2c, http/1.1; engine reactive on \\w+, 1 route");
             assertThat(statuses.get())
                     .isNotEmpty()
                     .allSatisfy(status -> assertThat(status).isEqualTo(200));

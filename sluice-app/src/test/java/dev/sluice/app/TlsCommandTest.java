@@ -209,8 +209,9 @@ class TlsCommandTest {
                         assertThat(health.statusCode()).isEqualTo(200);
                         assertThat(health.body())
                                 .isEqualTo("{\"status\":\"up\",\"listeners\":[{\"name\":\"gateway\",\"port\":"
-                                        + gateway.get().getPort() + ",\"tls\":true},{\"name\":\"admin\",\"port\":"
-                                        + admin.getPort() + ",\"tls\":false}]}");
+                                        + gateway.get().getPort()
+                                        + ",\"tls\":true,\"protocols\":[\"h2\",\"http/1.1\"]},{\"name\":\"admin\",\"port\":"
+                                        + admin.getPort() + ",\"tls\":false,\"protocols\":[\"http/1.1\"]}]}");
                     },
                     "run",
                     "-c",
@@ -222,7 +223,7 @@ class TlsCommandTest {
                     .matches("sluice started in \\d+ ms: listening on 127\\.0\\.0\\.1:"
                             + gateway.get().getPort()
                             + " with TLS \\(https://127\\.0\\.0\\.1:"
-                            + gateway.get().getPort() + "\\); engine "
+                            + gateway.get().getPort() + "\\); h2, http/1.1; engine "
                             + engine + " on .*");
         }
     }

@@ -85,6 +85,7 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
         differs(problems, "server.transport", a.transport(), b.transport());
         differs(problems, "server.limits", a.limits(), b.limits());
         differs(problems, "server.tls", a.tls(), b.tls()); // the files' contents rotate live; their paths do not
+        differs(problems, "server.http2", a.http2().enabled(), b.http2().enabled());
         differs(problems, "admin", running.admin(), next.admin());
         differs(problems, "logging", running.logging(), next.logging());
         differs(problems, "tracing", running.tracing(), next.tracing());

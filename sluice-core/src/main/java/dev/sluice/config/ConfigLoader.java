@@ -198,7 +198,8 @@ public final class ConfigLoader {
                 "read-ahead",
                 "transport",
                 "limits",
-                "tls");
+                "tls",
+                "http2");
         String host = m.string("host", "a host name or address").orElse(d.host());
         if (host.isBlank()) {
             m.problem("host", "'' (expected: a host name or address)");
@@ -223,8 +224,9 @@ public final class ConfigLoader {
                 .orElse(d.limits());
         Optional<TlsConfig> tls = m.mapping("tls", "a mapping with certificate and key (PEM files)")
                 .flatMap(t -> tls(t, base));
+        Http2Settings http2 = d.http2().enabled(m.bool("http2", d.http2().enabled()));
         return new ServerConfig(
-                host, port, engine, platformThreads, fanoutThreads, grace, readAhead, transport, limits, tls);
+                host, port, engine, platformThreads, fanoutThreads, grace, readAhead, transport, limits, tls, http2);
     }
 
     /** {@code server.tls}: its keys, then every file it names, checked as the listener will read them. */

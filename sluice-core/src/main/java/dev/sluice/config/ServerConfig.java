@@ -20,6 +20,7 @@ import java.util.Optional;
  *     reactive} where the kernel allows it, NIO otherwise)
  * @param limits what one client may take: sizes, timeouts, connections, requests in flight
  * @param tls TLS on the listener, when configured ({@code server.tls}); plain HTTP otherwise
+ * @param http2 HTTP/2 on the listener ({@code server.http2}): h2 with TLS, h2c without
  */
 public record ServerConfig(
         String host,
@@ -31,7 +32,8 @@ public record ServerConfig(
         int readAhead,
         Transport transport,
         ServerLimits limits,
-        Optional<TlsConfig> tls) {
+        Optional<TlsConfig> tls,
+        Http2Settings http2) {
 
     public static final int DEFAULT_PORT = 8080;
 
@@ -42,6 +44,33 @@ public record ServerConfig(
         requireNonNull(transport, "transport");
         requireNonNull(limits, "limits");
         requireNonNull(tls, "tls");
+        requireNonNull(http2, "http2");
+    }
+
+    /** A server with HTTP/2's defaults ({@link Http2Settings#defaults()}). */
+    public ServerConfig(
+            String host,
+            int port,
+            EngineMode engine,
+            int platformThreads,
+            int fanoutThreads,
+            Duration shutdownGrace,
+            int readAhead,
+            Transport transport,
+            ServerLimits limits,
+            Optional<TlsConfig> tls) {
+        this(
+                host,
+                port,
+                engine,
+                platformThreads,
+                fanoutThreads,
+                shutdownGrace,
+                readAhead,
+                transport,
+                limits,
+                tls,
+                Http2Settings.defaults());
     }
 
     /** A plain-HTTP server. */
@@ -97,12 +126,32 @@ public record ServerConfig(
 
     public ServerConfig with(EngineMode engine, int port) {
         return new ServerConfig(
-                host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport, limits, tls);
+                host,
+                port,
+                engine,
+                platformThreads,
+                fanoutThreads,
+                shutdownGrace,
+                readAhead,
+                transport,
+                limits,
+                tls,
+                http2);
     }
 
     public ServerConfig with(ServerLimits limits) {
         return new ServerConfig(
-                host, port, engine, platformThreads, fanoutThreads, shutdownGrace, readAhead, transport, limits, tls);
+                host,
+                port,
+                engine,
+                platformThreads,
+                fanoutThreads,
+                shutdownGrace,
+                readAhead,
+                transport,
+                limits,
+                tls,
+                http2);
     }
 
     /** The same server with TLS on its listener. */
@@ -117,7 +166,24 @@ public record ServerConfig(
                 readAhead,
                 transport,
                 limits,
-                Optional.of(tls));
+                Optional.of(tls),
+                http2);
+    }
+
+    /** The same server with these HTTP/2 settings. */
+    public ServerConfig with(Http2Settings http2) {
+        return new ServerConfig(
+                host,
+                port,
+                engine,
+                platformThreads,
+                fanoutThreads,
+                shutdownGrace,
+                readAhead,
+                transport,
+                limits,
+                tls,
+                http2);
     }
 
     /** {@code https} with TLS on the listener, else {@code http}. */

@@ -123,17 +123,15 @@ public final class RequestFraming {
         return Optional.empty();
     }
 
-    /** The head's rejection, or empty when its framing is sound. */
+    /** The rejection of a head read from an HTTP/1.x connection, or empty when its framing is sound. */
     public static Optional<Rejection> check(Head head) {
         String version = head.version();
         if (!version.equals("HTTP/1.1") && !version.equals("HTTP/1.0")) {
             return Optional.of(Rejection.forParserStatus(505));
         }
-        for (int i = 0; i < head.target().length(); i++) {
-            char c = head.target().charAt(i);
-            if (c <= 0x20 || c == 0x7F) {
-                return bad("the request target contains a control byte (0x" + Integer.toHexString(c) + ")");
-            }
+        Optional<Rejection> target = checkTarget(head.target());
+        if (target.isPresent()) {
+            return target;
         }
         Optional<Rejection> host = checkHost(version, head.hosts());
         if (host.isPresent()) {
@@ -150,6 +148,38 @@ public final class RequestFraming {
             return bad("Transfer-Encoding on an HTTP/1.0 request (RFC 9112 6.1)");
         }
         return checkTransferEncoding(head.transferEncodings());
+    }
+
+    /**
+     * The rejection of the head of an HTTP/2 stream, or empty: its version is the stream's, whatever
+     * the engine calls it (Jetty {@code HTTP/2.0}; Netty's translation to HTTP/1.1 objects {@code
+     * HTTP/1.1}); its Host, when it has one, comes from {@code :authority}; a DATA frame's END_STREAM
+     * ends its body, so a Transfer-Encoding is refused (RFC 9113 section 8.2.2).
+     */
+    public static Optional<Rejection> checkStream(Head head) {
+        Optional<Rejection> target = checkTarget(head.target());
+        if (target.isPresent()) {
+            return target;
+        }
+        Optional<Rejection> host = checkHost("HTTP/2", head.hosts());
+        if (host.isPresent()) {
+            return host;
+        }
+        Optional<Rejection> length = checkContentLength(head.contentLengths());
+        if (length.isPresent() || head.transferEncodings().isEmpty()) {
+            return length;
+        }
+        return bad("Transfer-Encoding on an HTTP/2 request (RFC 9113 8.2.2)");
+    }
+
+    private static Optional<Rejection> checkTarget(String target) {
+        for (int i = 0; i < target.length(); i++) {
+            char c = target.charAt(i);
+            if (c <= 0x20 || c == 0x7F) {
+                return bad("the request target contains a control byte (0x" + Integer.toHexString(c) + ")");
+            }
+        }
+        return Optional.empty();
     }
 
     private static Optional<Rejection> checkHost(String version, List<String> hosts) {

@@ -85,4 +85,18 @@ class ConfigChangeTest {
                 .containsExactly("server.tls");
         assertThat(ConfigChange.restartOnly(tls, tls)).isEmpty();
     }
+
+    @Test
+    void http2ChangesOnlyOnARestart() throws Exception {
+        GatewayConfig on = parse("""
+                server: { port: 8080 }
+                upstreams: { a: { url: "http://127.0.0.1:1" } }
+                """ + ROUTES);
+        GatewayConfig off = parse("""
+                server: { port: 8080, http2: false }
+                upstreams: { a: { url: "http://127.0.0.1:1" } }
+                """ + ROUTES);
+        assertThat(on.server().http2().enabled()).as("on by default").isTrue();
+        assertThat(ConfigChange.restartOnly(on, off)).extracting(Problem::path).containsExactly("server.http2");
+    }
 }

@@ -29,24 +29,25 @@ class ConfigLoaderTest {
 
         assertThat(config.server())
                 .isEqualTo(new ServerConfig(
-                        "127.0.0.1",
-                        18080,
-                        EngineMode.REACTIVE,
-                        64,
-                        32,
-                        Duration.ofSeconds(2),
-                        65536,
-                        Transport.AUTO,
-                        new ServerLimits(
-                                4096,
-                                32768,
-                                50,
-                                10L * 1024 * 1024,
-                                Duration.ofSeconds(5),
-                                Duration.ofSeconds(30),
-                                500,
-                                400,
-                                Duration.ofSeconds(90))));
+                                "127.0.0.1",
+                                18080,
+                                EngineMode.REACTIVE,
+                                64,
+                                32,
+                                Duration.ofSeconds(2),
+                                65536,
+                                Transport.AUTO,
+                                new ServerLimits(
+                                        4096,
+                                        32768,
+                                        50,
+                                        10L * 1024 * 1024,
+                                        Duration.ofSeconds(5),
+                                        Duration.ofSeconds(30),
+                                        500,
+                                        400,
+                                        Duration.ofSeconds(90)))
+                        .with(Http2Settings.disabled()));
         assertThat(config.admin()).isEmpty();
         assertThat(config.upstreams()).containsOnlyKeys("catalog", "maps");
         assertThat(config.upstreams().keySet()).containsExactly("catalog", "maps");

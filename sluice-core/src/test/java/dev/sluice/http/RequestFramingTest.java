@@ -59,13 +59,28 @@ class RequestFramingTest {
     }
 
     @Test
-    void onlyHttp1xIsSupported() {
+    void onlyHttp1xIsSupportedOnAnHttp1Connection() {
         for (String version : List.of("HTTP/2.0", "HTTP/3.1", "HTTP/1.2", "HTTP/0.9")) {
             assertRejected(
                     RequestFraming.check(head(version, List.of("h"), List.of(), List.of())),
                     505,
                     "version_not_supported");
         }
+    }
+
+    @Test
+    void anHttp2StreamNeedsNoHostAndHasNoTransferEncoding() {
+        assertThat(RequestFraming.checkStream(head("HTTP/2.0", List.of(), List.of(), List.of("5"))))
+                .as(":authority stands for Host")
+                .isEmpty();
+        assertRejected(
+                RequestFraming.checkStream(head("HTTP/2.0", List.of("h"), List.of("chunked"), List.of())),
+                400,
+                "bad_request");
+        assertRejected(
+                RequestFraming.checkStream(head("HTTP/2.0", List.of("h"), List.of(), List.of("1", "2"))),
+                400,
+                "bad_request");
     }
 
     @Test

@@ -328,6 +328,19 @@ public abstract class EngineContract {
     }
 
     @Nested
+    class Http2 extends Http2Contract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
     class CorsFilters extends CorsContract {
         @Override
         protected EngineMode mode() {

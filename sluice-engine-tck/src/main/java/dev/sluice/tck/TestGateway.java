@@ -106,6 +106,7 @@ public final class TestGateway implements AutoCloseable {
         private GatewayObserver observer = GatewayObserver.NONE;
         private Optional<dev.sluice.config.RedisConfig> redis = Optional.empty();
         private Optional<dev.sluice.config.TlsConfig> tls = Optional.empty();
+        private dev.sluice.config.Http2Settings http2 = dev.sluice.config.Http2Settings.defaults();
 
         private Builder(EngineMode mode) {
             this.mode = requireNonNull(mode, "mode");
@@ -176,9 +177,15 @@ public final class TestGateway implements AutoCloseable {
             return this;
         }
 
+        /** {@code server.http2}: HTTP/2 on the listener (on by default, as in a configuration file). */
+        public Builder http2(dev.sluice.config.Http2Settings http2) {
+            this.http2 = requireNonNull(http2, "http2");
+            return this;
+        }
+
         public GatewayConfig config() {
-            ServerConfig server =
-                    new ServerConfig("127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead, transport, limits, tls);
+            ServerConfig server = new ServerConfig(
+                    "127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead, transport, limits, tls, http2);
             return new GatewayConfig(
                     server,
                     Optional.<AdminConfig>empty(),

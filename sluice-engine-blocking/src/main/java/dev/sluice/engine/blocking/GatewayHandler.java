@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -161,7 +162,10 @@ final class GatewayHandler extends Handler.Abstract {
                 }
                 return true;
             }
-            Optional<RequestFraming.Rejection> rejection = RequestFraming.check(head(request));
+            Optional<RequestFraming.Rejection> rejection =
+                    request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_2
+                            ? RequestFraming.checkStream(head(request))
+                            : RequestFraming.check(head(request));
             if (rejection.isEmpty()) {
                 rejection = RequestFraming.checkSize(
                         request.getHttpURI().getPathQuery().length(), headers.size(), limits);

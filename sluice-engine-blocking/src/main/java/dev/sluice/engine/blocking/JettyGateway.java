@@ -3,6 +3,7 @@ package dev.sluice.engine.blocking;
 import dev.sluice.config.ConfigChange;
 import dev.sluice.config.EngineMode;
 import dev.sluice.config.GatewayConfig;
+import dev.sluice.config.Http2Settings;
 import dev.sluice.config.ServerConfig;
 import dev.sluice.config.ServerLimits;
 import dev.sluice.config.TlsConfig;
@@ -22,7 +23,14 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
 import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.http2.RateControl;
+import org.eclipse.jetty.http2.WindowRateControl;
+import org.eclipse.jetty.http2.server.AbstractHTTP2ServerConnectionFactory;
+import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
+import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
@@ -109,14 +117,12 @@ final class JettyGateway implements RunningGateway {
         if (tls != null) { // the request's scheme is https (X-Forwarded-Proto); no SNI-to-Host check (see below)
             http.addCustomizer(new SecureRequestCustomizer(false, false, -1, false));
         }
+        http.addCustomizer(new AuthorityAsHost());
         timer = new ScheduledThreadPoolExecutor(
                 1, Thread.ofPlatform().name("sluice-timer").daemon(true).factory());
         timer.setRemoveOnCancelPolicy(true);
         HeadTimedConnection.Factory http1 = new HeadTimedConnection.Factory(http, timer, limits.headerTimeout());
-        connector = tls == null
-                ? new ServerConnector(server, 1, -1, http1)
-                : new ServerConnector(
-                        server, 1, -1, new SslConnectionFactory(sslContextFactory(tls), "http/1.1"), http1);
+        connector = new ServerConnector(server, 1, -1, connectionFactories(sc.http2(), tls, http, http1));
         connector.setHost(sc.host());
         connector.setPort(sc.port());
         connector.setAcceptQueueSize(1024);
@@ -136,6 +142,59 @@ final class JettyGateway implements RunningGateway {
         server.setHandler(graceful);
         server.setErrorHandler(new JsonErrorHandler()); // the contract's JSON, never Jetty's HTML page
         server.setStopTimeout(sc.shutdownGrace().toMillis());
+    }
+
+    /**
+     * What the listener speaks, in the order a connection goes through them:
+     *
+     * <pre>
+     *   plain, http2 off   HTTP/1.1
+     *   plain, http2 on    HTTP/1.1, which hands over to h2c on the h2 preface (prior knowledge)
+     *                      or on Upgrade: h2c
+     *   TLS,   http2 off   TLS, HTTP/1.1
+     *   TLS,   http2 on    TLS, ALPN (h2, else http/1.1), then h2 or HTTP/1.1
+     * </pre>
+     */
+    private static ConnectionFactory[] connectionFactories(
+            Http2Settings settings, ServerTls tls, HttpConfiguration http, HeadTimedConnection.Factory http1) {
+        if (!settings.enabled()) {
+            return tls == null
+                    ? new ConnectionFactory[] {http1}
+                    : new ConnectionFactory[] {new SslConnectionFactory(sslContextFactory(tls), "http/1.1"), http1};
+        }
+        if (tls == null) {
+            return new ConnectionFactory[] {http1, http2(settings, new HTTP2CServerConnectionFactory(http))};
+        }
+        ALPNServerConnectionFactory alpn = new ALPNServerConnectionFactory("h2", "http/1.1");
+        alpn.setDefaultProtocol("http/1.1");
+        return new ConnectionFactory[] {
+            new SslConnectionFactory(sslContextFactory(tls), alpn.getProtocol()),
+            alpn,
+            http2(settings, new HTTP2ServerConnectionFactory(http)),
+            http1
+        };
+    }
+
+    /**
+     * The core's HTTP/2 bounds on Jetty's factory. Jetty's rate control counts, per connection, the
+     * frames an attacker sends for nothing (stream resets, empty DATA, PING and SETTINGS floods,
+     * CONTINUATION fragments) and closes a connection past the rate: the rapid-reset defence, at the
+     * core's resets per window. The header list is capped by {@code HttpConfiguration}'s request
+     * header size, as for HTTP/1.1.
+     */
+    private static AbstractHTTP2ServerConnectionFactory http2(
+            Http2Settings settings, AbstractHTTP2ServerConnectionFactory factory) {
+        factory.setMaxConcurrentStreams(settings.maxConcurrentStreams());
+        factory.setInitialStreamRecvWindow(settings.streamWindow());
+        factory.setInitialSessionRecvWindow(settings.connectionWindow());
+        java.time.Duration window = java.time.Duration.ofSeconds(settings.resetWindowSeconds());
+        factory.setRateControlFactory(new RateControl.Factory() {
+            @Override
+            public RateControl newRateControl(org.eclipse.jetty.io.EndPoint endPoint) {
+                return new WindowRateControl(settings.maxResetsPerWindow(), window);
+            }
+        });
+        return factory;
     }
 
     /**

@@ -11,6 +11,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import reactor.netty.NettyPipeline;
 
 /**
  * The first handler of every client connection, below the HTTP codec (it sees raw bytes): carries
@@ -50,6 +51,7 @@ final class ConnectionGuard extends ChannelDuplexHandler {
     private ScheduledFuture<?> idleTimer;
     private long lastActivity;
     private boolean counted;
+    private boolean h2; // a stream opened: the connection speaks h2, and its heads are not timed
 
     ConnectionGuard(ServerLimits limits, Connections connections) {
         this.headerTimeoutNanos = limits.headerTimeout().toNanos();
@@ -137,7 +139,7 @@ final class ConnectionGuard extends ChannelDuplexHandler {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (inFlight == 0 && !headBegun && msg instanceof ByteBuf bytes && bytes.isReadable()) {
+        if (inFlight == 0 && !headBegun && !h2 && msg instanceof ByteBuf bytes && bytes.isReadable()) {
             headBegun = true; // the first byte of a head
         }
         ctx.fireChannelRead(msg);
@@ -160,6 +162,21 @@ final class ConnectionGuard extends ChannelDuplexHandler {
     public void flush(ChannelHandlerContext ctx) {
         lastActivity = System.nanoTime();
         ctx.flush();
+    }
+
+    /**
+     * An h2 stream opened (told by {@link ClientPipeline}): from now on this connection's bytes are
+     * frames, and no head is timed (the client's first stream came within the header timeout; after
+     * it, HTTP/2's own bounds and the idle timeout hold the connection). A stream counts as a request
+     * in flight until it closes, however it ends; the idle timeout closes an h2 connection with no
+     * stream open, or one whose client takes no bytes.
+     */
+    void streamOpened() {
+        h2 = true;
+        inFlight++;
+        headBegun = false;
+        cancel(headTimer);
+        headTimer = null;
     }
 
     /** A request head arrived whole (told by {@link RequestHeadCheck}). */
@@ -188,6 +205,10 @@ final class ConnectionGuard extends ChannelDuplexHandler {
             return;
         }
         headBegun = false;
+        if (ctx.pipeline().get(NettyPipeline.H2MultiplexHandler) != null) {
+            ctx.close(); // an h2 connection that opened no stream in time: no HTTP/1.1 answer on it
+            return;
+        }
         inFlight++; // nothing more is read as a request: the 408 is this connection's last answer
         ctx.pipeline().fireUserEventTriggered(HeadTimedOut.INSTANCE); // RequestHeadCheck reads no more
         ctx.writeAndFlush(Unpooled.wrappedBuffer(TIMED_OUT)).addListener(ChannelFutureListener.CLOSE);

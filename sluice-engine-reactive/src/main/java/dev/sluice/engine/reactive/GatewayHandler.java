@@ -21,6 +21,7 @@ import dev.sluice.routing.RouteTable;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -53,9 +54,13 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     /** The policies' Redis connection and rate limits: for the gateway's life, across reloads. */
     private final PolicyResources resources;
 
+    /** {@code server.limits}, for the heads of h2 streams (restart-only: a reload keeps them). */
+    private final ServerLimits limits;
+
     GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
         this.observer = observer;
         this.websocketIdle = config.server().limits().websocketIdleTimeout();
+        this.limits = config.server().limits();
         this.resources = PolicyResources.of(config);
         this.snapshots = new GatewaySnapshot.Holder<>(compile(config, resources, upstreams, observer));
     }
@@ -86,6 +91,14 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     public Publisher<Void> apply(HttpServerRequest request, HttpServerResponse response) {
         ClientRequest in = ClientRequest.of(request);
         HttpHeaders headers = request.requestHeaders();
+        if (channel(in) instanceof Http2StreamChannel) { // an HTTP/1.1 head was checked by RequestHeadCheck
+            Optional<RequestFraming.Rejection> refused =
+                    RequestHeadCheck.streamRejection(request.uri(), headers, limits);
+            if (refused.isPresent()) {
+                return Responses.error(
+                        response, refused.get().status(), refused.get().errorBody());
+            }
+        }
         GatewaySnapshot<RouteHandler> snapshot = snapshots.current(); // this request's, to its end
         RouteTable.Result result = snapshot.match(in.method, headers.get(HttpHeaderNames.HOST), in.path, headers::get);
         if (!observer.listens()) {

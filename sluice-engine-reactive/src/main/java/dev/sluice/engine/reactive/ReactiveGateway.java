@@ -3,6 +3,7 @@ package dev.sluice.engine.reactive;
 import dev.sluice.config.ConfigChange;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.GatewayConfig;
+import dev.sluice.config.Http2Settings;
 import dev.sluice.config.ServerConfig;
 import dev.sluice.config.ServerLimits;
 import dev.sluice.config.Transport;
@@ -11,13 +12,13 @@ import dev.sluice.engine.RunningGateway;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.tls.ServerTls;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.uring.IoUring;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.IdentityCipherSuiteFilter;
 import io.netty.handler.ssl.JdkSslContext;
@@ -39,7 +40,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.netty.DisposableServer;
-import reactor.netty.NettyPipeline;
+import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.resources.LoopResources;
 
@@ -133,9 +134,11 @@ final class ReactiveGateway implements RunningGateway {
 
     /**
      * Netty's TLS on the core's context: the JDK's {@code SSLEngine} with the protocols, cipher suites
-     * and client authentication the core chose; the core's key manager chooses the certificate.
+     * and client authentication the core chose; the core's key manager chooses the certificate. ALPN
+     * offers {@code alpn} ({@code h2} first when HTTP/2 is on; a client that names neither gets
+     * HTTP/1.1).
      */
-    private static SslContext sslContext(ServerTls tls) {
+    private static SslContext sslContext(ServerTls tls, List<String> alpn) {
         ClientAuth clientAuth = switch (tls.clientAuth()) {
             case NONE -> ClientAuth.NONE;
             case OPTIONAL -> ClientAuth.OPTIONAL;
@@ -146,7 +149,13 @@ final class ReactiveGateway implements RunningGateway {
                 false,
                 List.of(tls.cipherSuites()),
                 IdentityCipherSuiteFilter.INSTANCE,
-                null,
+                alpn.contains("h2")
+                        ? new ApplicationProtocolConfig(
+                                ApplicationProtocolConfig.Protocol.ALPN,
+                                ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                                ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                                alpn)
+                        : null, // HTTP/1.1 only: no ALPN
                 clientAuth,
                 tls.protocols(),
                 false);
@@ -172,11 +181,21 @@ final class ReactiveGateway implements RunningGateway {
                 upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo, resolver));
             }
             handler = new GatewayHandler(config, upstreams, observer);
+            Http2Settings h2 = settings.http2();
             HttpServer http = HttpServer.create();
             if (tls != null) {
-                SslContext ssl = sslContext(tls);
+                SslContext ssl = sslContext(tls, h2.protocols(true));
                 // a handshake not done within header-timeout is closed, as a head not whole by then is
                 http = http.secure(spec -> spec.sslContext(ssl).handshakeTimeout(limits.headerTimeout()));
+            }
+            if (h2.enabled()) {
+                http = http.protocol(tls != null ? HttpProtocol.H2 : HttpProtocol.H2C, HttpProtocol.HTTP11)
+                        .http2Settings(spec -> spec.maxConcurrentStreams(h2.maxConcurrentStreams())
+                                .initialWindowSize(h2.streamWindow())
+                                // the header list, pseudo-headers (the path) included: both HTTP/1.1 limits
+                                .maxHeaderListSize(limits.maxHeaderBytes() + limits.maxRequestLine())
+                                // the rapid-reset defence: a connection past it is closed (GOAWAY)
+                                .maxDecodedRstFramesPerWindow(h2.maxResetsPerWindow(), h2.resetWindowSeconds()));
             }
             DisposableServer server = http.runOn(loops, nativeIo)
                     .host(settings.host())
@@ -188,25 +207,9 @@ final class ReactiveGateway implements RunningGateway {
                             // (RequestFraming.checkSize): room here for the method and version around it
                             .maxInitialLineLength(limits.maxRequestLine() + 64)
                             .maxHeaderSize(limits.maxHeaderBytes()))
-                    .doOnChannelInit((connectionObserver, channel, remote) -> {
-                        ConnectionGuard guard = new ConnectionGuard(limits, open);
-                        channel.pipeline()
-                                .addBefore(NettyPipeline.HttpCodec, ConnectionGuard.NAME, guard)
-                                .addAfter(
-                                        NettyPipeline.HttpCodec,
-                                        RequestHeadCheck.NAME,
-                                        new RequestHeadCheck(limits, guard));
-                    })
-                    .doOnConnection(
-                            connection -> { // once per request: the gate stays for the connection's life
-                                ChannelPipeline pipeline = connection.channel().pipeline();
-                                if (pipeline.get(WriteGate.NAME) == null
-                                        && pipeline.get(ConnectionGuard.NAME) instanceof ConnectionGuard guard) {
-                                    pipeline.addBefore(NettyPipeline.ReactiveBridge, WriteGate.NAME, new WriteGate());
-                                    pipeline.addAfter(
-                                            RequestHeadCheck.NAME, RequestBodyCheck.NAME, new RequestBodyCheck(guard));
-                                }
-                            })
+                    .doOnChannelInit((connectionObserver, channel, remote) ->
+                            ClientPipeline.install(channel.pipeline(), limits, open))
+                    .doOnConnection(ClientPipeline::installPerRequest)
                     .handle(handler)
                     .bindNow();
             return new ReactiveGateway(
@@ -357,8 +360,12 @@ final class ReactiveGateway implements RunningGateway {
         try {
             server.disposeNow(grace.isZero() || grace.isNegative() ? Duration.ofMillis(1) : grace);
         } catch (RuntimeException gracePassedOrLoopGone) { // the grace passed, or a loop died under it
-            connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
+            // closed below
         } finally {
+            // whatever is still open closes now, on its loops, before they stop: a loop that stops
+            // under an open channel logs its close as a rejected task (seen on listeners offering h2c,
+            // whose idle HTTP/1.1 connections could still be open after disposeNow)
+            connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
             handler.close();
             if (tls != null) {
                 tls.close();

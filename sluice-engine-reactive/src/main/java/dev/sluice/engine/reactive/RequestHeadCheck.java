@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -59,13 +60,15 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
             ReferenceCountUtil.release(msg);
             return;
         }
+        if (!(msg instanceof HttpObject)) { // h2c began (prior knowledge or upgrade): heads arrive per stream
+            ctx.pipeline().remove(this);
+            ctx.fireChannelRead(msg);
+            return;
+        }
         if (msg instanceof HttpRequest request) {
             RequestFraming.Rejection rejection = request.decoderResult().isFailure()
                     ? decoderRejection(request.decoderResult().cause())
-                    : RequestFraming.check(head(request))
-                            .or(() -> RequestFraming.checkSize(
-                                    request.uri().length(), request.headers().size(), limits))
-                            .orElse(null);
+                    : rejection(request, limits).orElse(null);
             guard.headArrived(); // a refused head is answered too: its clock stops either way
             if (rejection != null) {
                 ReferenceCountUtil.release(msg);
@@ -148,11 +151,27 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
         }
     }
 
-    private static RequestFraming.Head head(HttpRequest request) {
-        HttpHeaders headers = request.headers();
+    /**
+     * The core's rejection of a decoded head, or empty: its framing ({@link RequestFraming#check}) and
+     * its size by {@code server.limits}.
+     */
+    static java.util.Optional<RequestFraming.Rejection> rejection(HttpRequest request, ServerLimits limits) {
+        return RequestFraming.check(head(request.protocolVersion().text(), request.uri(), request.headers()))
+                .or(() -> RequestFraming.checkSize(
+                        request.uri().length(), request.headers().size(), limits));
+    }
+
+    /** The same for the head of an HTTP/2 stream ({@link RequestFraming#checkStream}). */
+    static java.util.Optional<RequestFraming.Rejection> streamRejection(
+            String target, HttpHeaders headers, ServerLimits limits) {
+        return RequestFraming.checkStream(head("HTTP/2.0", target, headers))
+                .or(() -> RequestFraming.checkSize(target.length(), headers.size(), limits));
+    }
+
+    private static RequestFraming.Head head(String version, String target, HttpHeaders headers) {
         return new RequestFraming.Head(
-                request.protocolVersion().text(),
-                request.uri(),
+                version,
+                target,
                 headers.getAll(HttpHeaderNames.HOST),
                 all(headers, HttpHeaderNames.TRANSFER_ENCODING),
                 all(headers, HttpHeaderNames.CONTENT_LENGTH));

@@ -1,0 +1,406 @@
+package dev.sluice.tck;
+
+import static dev.sluice.tck.Routes.compose;
+import static dev.sluice.tck.Routes.on;
+import static dev.sluice.tck.Routes.proxy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.ComposeTarget.Order;
+import dev.sluice.config.Http2Settings;
+import dev.sluice.config.ServerLimits;
+import dev.sluice.config.TlsConfig;
+import dev.sluice.config.TlsConfig.CertificateFiles;
+import dev.sluice.tck.TestCertificates.Issued;
+import dev.sluice.tck.TestCertificates.KeyType;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * HTTP/2 on the listener ({@code server.http2}) in every engine, with real clients on loopback: the
+ * JDK's HttpClient (h2 through ALPN over TLS with a CA made in the test, h2c by upgrade) and curl (h2
+ * over TLS, h2c by prior knowledge and by upgrade). Each stream is one HTTP/1.1 exchange with the
+ * upstream; bodies stream both ways under flow control, a composition's parts leave as they arrive,
+ * and one stream whose client stops reading holds up none of the others on its connection.
+ */
+public abstract class Http2Contract extends ContractFixture {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+
+    private final TestCertificates ca = TestCertificates.authority("sluice h2 test CA");
+
+    private TlsConfig tls() {
+        Issued server = ca.server(KeyType.EC, "gateway.test");
+        return TlsConfig.of(new CertificateFiles(
+                server.writeCertificate(dir.resolve("server.pem")), server.writeKey(dir.resolve("server-key.pem"))));
+    }
+
+    private HttpClient h2Client() {
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_2)
+                .sslContext(ca.clientContext(Optional.empty()))
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+    }
+
+    @Test
+    void h2ChosenByAlpnIsTranslatedToHttp11AndStreamsARequestBodyLargerThanItsWindow() throws Exception {
+        try (TestGateway gw =
+                        gateway().tls(tls()).route("all", on("/**"), proxy(APP)).start();
+                HttpClient client = h2Client()) {
+            HttpResponse<byte[]> get = send(client, HttpRequest.newBuilder(gw.httpsUri("/inspect/h2?x=1")));
+            assertThat(get.version()).as("ALPN chose h2").isEqualTo(HttpClient.Version.HTTP_2);
+            Map<String, Object> seen = inspected(get);
+            assertThat(seen.get("path")).isEqualTo("/inspect/h2");
+            assertThat(seen.get("query")).isEqualTo("x=1");
+            assertThat(headerValues(seen, "x-forwarded-proto")).containsExactly("https");
+            assertThat(headerValues(seen, "x-forwarded-host"))
+                    .as(":authority is the client's Host")
+                    .containsExactly(gw.authority());
+
+            // 3 MiB: many times the stream's 64 KiB window and the connection's 1 MiB one
+            GeneratedBody body = GeneratedBody.binary(3 << 20);
+            HttpResponse<byte[]> post = send(
+                    client,
+                    HttpRequest.newBuilder(gw.httpsUri("/inspect/upload"))
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(body.bytes())));
+            assertThat(post.version()).isEqualTo(HttpClient.Version.HTTP_2);
+            Map<String, Object> uploaded = inspected(post);
+            assertThat(((Number) uploaded.get("length")).longValue()).isEqualTo(body.length());
+            assertThat(uploaded.get("sha256")).isEqualTo(body.sha256());
+        }
+    }
+
+    @Test
+    void curlSpeaksH2OverTlsAndH2cByPriorKnowledgeAndByUpgrade() throws Exception {
+        Path curl = Path.of("/usr/bin/curl");
+        Assumptions.assumeTrue(Files.isExecutable(curl) && curlHasHttp2(curl), "curl with HTTP2 is not installed");
+        Path caFile = ca.writeCertificate(dir.resolve("ca.pem"));
+        try (TestGateway tls =
+                        gateway().tls(tls()).route("all", on("/**"), proxy(APP)).start();
+                TestGateway plain =
+                        gateway().route("all", on("/**"), proxy(APP)).start()) {
+            assertThat(curl(
+                            curl,
+                            "--http2",
+                            "--cacert",
+                            caFile.toString(),
+                            tls.httpsUri("/json/20").toString()))
+                    .isEqualTo("200 2 " + json(20));
+            assertThat(curl(
+                            curl,
+                            "--http2-prior-knowledge",
+                            plain.uri("/json/21").toString()))
+                    .isEqualTo("200 2 " + json(21));
+            assertThat(curl(curl, "--http2", plain.uri("/json/22").toString()))
+                    .as("HTTP/1.1 Upgrade: h2c")
+                    .isEqualTo("200 2 " + json(22));
+        }
+    }
+
+    @Test
+    void theJdkClientUpgradesAPlainConnectionToH2c() throws Exception {
+        try (TestGateway gw = gateway().route("all", on("/**"), proxy(APP)).start();
+                HttpClient client = h2Client()) {
+            for (int i = 0; i < 3; i++) { // the first by Upgrade: h2c, the others as streams of that connection
+                HttpResponse<byte[]> response = send(client, HttpRequest.newBuilder(gw.uri("/json/7")));
+                assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_2);
+                assertThat(response.body()).isEqualTo(GeneratedBody.json(7).bytes());
+            }
+        }
+    }
+
+    /**
+     * The slow part answers only when the test, having read the fast part through the gateway, calls
+     * it: a gateway that held the composition back until every part was in would never let that
+     * happen, and the slow part would answer {@code "met":false} after its 5 s.
+     */
+    @Test
+    void aCompositionStreamsItsPartsAsDataFramesAsTheyArrive() throws Exception {
+        String key = "h2-" + Long.toString(System.nanoTime(), 36);
+        try (TestGateway gw = gateway()
+                        .tls(tls())
+                        .route(
+                                "page",
+                                on("/page"),
+                                compose()
+                                        .order(Order.ARRIVAL)
+                                        .part("slow", APP, "/rendezvous/" + key + "/2")
+                                        .part("fast", APP, "/json/40"))
+                        .start();
+                HttpClient client = h2Client()) {
+            HttpResponse<InputStream> response = client.send(
+                    HttpRequest.newBuilder(gw.httpsUri("/page"))
+                            .timeout(TIMEOUT)
+                            .build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_2);
+            ByteArrayOutputStream received = new ByteArrayOutputStream();
+            try (InputStream in = response.body()) {
+                String fast = json(40);
+                byte[] buffer = new byte[4096];
+                while (!received.toString(StandardCharsets.UTF_8).contains(fast)) {
+                    int n = in.read(buffer);
+                    assertThat(n)
+                            .as("the fast part arrives before the body ends")
+                            .isPositive();
+                    received.write(buffer, 0, n);
+                }
+                try (HttpClient direct = HttpClient.newHttpClient()) { // the slow part's other half
+                    HttpResponse<String> met = direct.send(
+                            HttpRequest.newBuilder(URI.create(upstream.url() + "/rendezvous/" + key + "/2"))
+                                    .timeout(TIMEOUT)
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    assertThat(met.body()).contains("\"met\":true");
+                }
+                received.write(in.readAllBytes());
+            }
+            String page = received.toString(StandardCharsets.UTF_8);
+            assertThat(page).contains("\"met\":true");
+            assertThat(Json.object(received.toByteArray())).containsKeys("slow", "fast");
+        }
+    }
+
+    /**
+     * One connection, 100 streams (the advertised maximum): one asks for 24 MiB and reads none of it,
+     * which fills its stream's window and leaves it stalled, and the other 99 are answered all the same;
+     * then the stalled one is read to its end, whole.
+     */
+    @Test
+    void aHundredStreamsOnOneConnectionWithOneStalledReaderAllComplete() throws Exception {
+        long big = 24L << 20; // beyond the JDK client's own 16 MiB stream window: the gateway must wait
+        try (TestGateway gw =
+                        gateway().tls(tls()).route("all", on("/**"), proxy(APP)).start();
+                HttpClient client = h2Client()) {
+            // one stream first, so that every later one shares its connection
+            assertThat(send(client, HttpRequest.newBuilder(gw.httpsUri("/json/2")))
+                            .version())
+                    .isEqualTo(HttpClient.Version.HTTP_2);
+            HttpResponse<InputStream> stalled = client.send(
+                    HttpRequest.newBuilder(gw.httpsUri("/bytes/" + big)).build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            List<CompletableFuture<HttpResponse<byte[]>>> others = new ArrayList<>();
+            for (int i = 0; i < 99; i++) {
+                others.add(client.sendAsync(
+                        HttpRequest.newBuilder(gw.httpsUri("/json/" + (1000 + i)))
+                                .timeout(TIMEOUT)
+                                .build(),
+                        HttpResponse.BodyHandlers.ofByteArray()));
+            }
+            for (int i = 0; i < others.size(); i++) {
+                HttpResponse<byte[]> response = others.get(i).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(response.version()).isEqualTo(HttpClient.Version.HTTP_2);
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(response.body())
+                        .isEqualTo(GeneratedBody.json(1000 + i).bytes());
+            }
+            MessageDigest digest = GeneratedBody.sha256Digest();
+            long length = 0;
+            try (InputStream in = stalled.body()) {
+                byte[] buffer = new byte[64 * 1024];
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                    digest.update(buffer, 0, n);
+                    length += n;
+                }
+            }
+            assertThat(length).isEqualTo(big);
+            assertThat(HexFormat.of().formatHex(digest.digest()))
+                    .isEqualTo(GeneratedBody.binary(big).sha256());
+        }
+    }
+
+    @Test
+    void aStreamsHeadAndBodyAreHeldToTheListenersLimits() throws Exception {
+        ServerLimits d = ServerLimits.defaults();
+        ServerLimits limits = new ServerLimits(
+                d.maxRequestLine(),
+                d.maxHeaderBytes(),
+                20,
+                10_000,
+                d.headerTimeout(),
+                d.idleTimeout(),
+                d.maxConnections(),
+                d.maxRequests());
+        try (TestGateway gw = gateway()
+                        .tls(tls())
+                        .limits(limits)
+                        .route("all", on("/**"), proxy(APP))
+                        .start();
+                HttpClient client = h2Client()) {
+            HttpRequest.Builder many = HttpRequest.newBuilder(gw.httpsUri("/json/2"));
+            for (int i = 0; i < 30; i++) {
+                many.header("x-field-" + i, "v");
+            }
+            HttpResponse<byte[]> tooMany = send(client, many);
+            assertThat(tooMany.version()).isEqualTo(HttpClient.Version.HTTP_2);
+            assertError(
+                    431,
+                    tooMany.headers().firstValue("content-type").orElse(null),
+                    tooMany.body(),
+                    "headers_too_large");
+
+            HttpResponse<byte[]> tooLarge = send(
+                    client,
+                    // 100-continue: the refusal comes before the body is sent, so no reset of the
+                    // stream's unread body can overtake the answer
+                    HttpRequest.newBuilder(gw.httpsUri("/inspect/big"))
+                            .expectContinue(true)
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[50_000])));
+            assertError(
+                    413,
+                    tooLarge.headers().firstValue("content-type").orElse(null),
+                    tooLarge.body(),
+                    "content_too_large");
+            HttpResponse<byte[]> after = send(client, HttpRequest.newBuilder(gw.httpsUri("/json/3")));
+            assertThat(after.statusCode())
+                    .as("the connection serves on after refused streams")
+                    .isEqualTo(200);
+        }
+    }
+
+    @Test
+    void withHttp2OffTheListenerSpeaksHttp11Only() throws Exception {
+        try (TestGateway gw = gateway()
+                        .tls(tls())
+                        .http2(Http2Settings.disabled())
+                        .route("all", on("/**"), proxy(APP))
+                        .start();
+                HttpClient client = h2Client()) {
+            HttpResponse<byte[]> response = send(client, HttpRequest.newBuilder(gw.httpsUri("/json/5")));
+            assertThat(response.version()).as("ALPN offers no h2").isEqualTo(HttpClient.Version.HTTP_1_1);
+            assertThat(response.body()).isEqualTo(GeneratedBody.json(5).bytes());
+        }
+        try (TestGateway gw = gateway()
+                        .http2(Http2Settings.disabled())
+                        .route("all", on("/**"), proxy(APP))
+                        .start();
+                HttpClient client = h2Client()) {
+            HttpResponse<byte[]> response = send(client, HttpRequest.newBuilder(gw.uri("/json/6")));
+            assertThat(response.version()).as("Upgrade: h2c is not taken").isEqualTo(HttpClient.Version.HTTP_1_1);
+            assertThat(response.body()).isEqualTo(GeneratedBody.json(6).bytes());
+        }
+    }
+
+    /** The bounds a client learns from the server's first SETTINGS frame, on an h2c connection. */
+    @Test
+    void theServersSettingsBoundStreamsAndTheStreamWindow() throws Exception {
+        try (TestGateway gw = gateway().route("all", on("/**"), proxy(APP)).start();
+                H2Wire wire = H2Wire.connect(gw.port())) {
+            H2Wire.Frame settings = wire.read().orElseThrow();
+            assertThat(settings.type())
+                    .as("the server's preface is a SETTINGS frame")
+                    .isEqualTo(H2Wire.SETTINGS);
+            assertThat(settings.settings())
+                    .containsEntry(H2Wire.SETTINGS_MAX_CONCURRENT_STREAMS, 100L)
+                    .containsEntry(H2Wire.SETTINGS_INITIAL_WINDOW_SIZE, 65_536L);
+            ServerLimits limits = ServerLimits.defaults();
+            long headerList = settings.settings().getOrDefault(H2Wire.SETTINGS_MAX_HEADER_LIST_SIZE, -1L);
+            assertThat(headerList)
+                    .as("the header list bound, when announced, is the HTTP/1.1 head's")
+                    .isIn(-1L, (long) limits.maxHeaderBytes() + limits.maxRequestLine());
+            wire.get(1, gw.authority(), "/json/2");
+            wire.flush();
+            assertThat(wire.readUntil(H2Wire.HEADERS).orElseThrow().stream()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * The rapid-reset attack (CVE-2023-44487): streams opened and reset at once, so the server starts
+     * work the client never waits for. Up to 200 resets in 30 s a connection serves on; beyond, it is
+     * told to go away (ENHANCE_YOUR_CALM) and closed.
+     */
+    @Test
+    void aConnectionThatResetsStreamsFasterThanAllowedIsClosed() throws Exception {
+        try (TestGateway gw = gateway().route("app", on("/app/**"), proxy(APP)).start()) {
+            try (H2Wire calm = H2Wire.connect(gw.port())) {
+                for (int i = 0; i < 50; i++) {
+                    calm.get(1 + 2 * i, gw.authority(), "/elsewhere");
+                    calm.reset(1 + 2 * i);
+                }
+                calm.get(101, gw.authority(), "/elsewhere");
+                calm.flush();
+                Optional<H2Wire.Frame> answer = calm.readUntil(H2Wire.HEADERS);
+                while (answer.isPresent() && answer.get().stream() != 101) { // reset ones may be answered too
+                    answer = calm.readUntil(H2Wire.HEADERS);
+                }
+                assertThat(answer).as("50 resets: the connection serves on").isPresent();
+            }
+            try (H2Wire flood = H2Wire.connect(gw.port())) {
+                try {
+                    for (int i = 0; i < 1_000; i++) {
+                        flood.get(1 + 2 * i, gw.authority(), "/elsewhere");
+                        flood.reset(1 + 2 * i);
+                    }
+                    flood.flush();
+                } catch (IOException closedWhileWriting) {
+                    // the server may close before the flood is all written: that is the defence
+                }
+                Optional<H2Wire.Frame> goAway = flood.readUntil(H2Wire.GOAWAY);
+                goAway.ifPresent(frame ->
+                        assertThat(frame.errorCode()).as("ENHANCE_YOUR_CALM").isEqualTo(0xBL));
+                while (flood.read().isPresent()) { // a connection left open times out here and fails
+                }
+            }
+        }
+    }
+
+    private static String json(int length) {
+        return new String(GeneratedBody.json(length).bytes(), StandardCharsets.UTF_8);
+    }
+
+    private static HttpResponse<byte[]> send(HttpClient client, HttpRequest.Builder request) {
+        try {
+            return client.send(request.timeout(TIMEOUT).build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (IOException e) {
+            throw new UncheckedIOException("client: " + request.build() + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("client: interrupted", e);
+        }
+    }
+
+    private static boolean curlHasHttp2(Path curl) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(curl.toString(), "-V")
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        return p.waitFor(10, TimeUnit.SECONDS) && out.contains("HTTP2");
+    }
+
+    /** {@code "<status> <HTTP version> <body>"} of one curl request. */
+    private static String curl(Path curl, String... arguments) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(
+                List.of(curl.toString(), "-sS", "--max-time", "20", "-w", " %{http_code} %{http_version}", "-o", "-"));
+        command.addAll(List.of(arguments));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        int status = out.lastIndexOf(' ', out.lastIndexOf(' ') - 1);
+        assertThat(status).as("curl's output: %s", out).isPositive();
+        return out.substring(status + 1) + " " + out.substring(0, status);
+    }
+}
