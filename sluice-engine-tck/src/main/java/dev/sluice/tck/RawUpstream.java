@@ -36,6 +36,24 @@ public final class RawUpstream implements AutoCloseable {
     }
 
     /**
+     * Answers every request with {@code bytes}, then closes the connection, on {@code address} and
+     * {@code port} (another upstream's, to stand beside it at a second loopback address).
+     */
+    public static RawUpstream answering(String bytes, InetAddress address, int port) {
+        try {
+            return new RawUpstream(
+                    new ServerSocket(port, 50, address), bytes.getBytes(StandardCharsets.ISO_8859_1), false);
+        } catch (IOException e) {
+            throw new UncheckedIOException("raw upstream: cannot listen on " + address + ":" + port, e);
+        }
+    }
+
+    /** The port it listens on. */
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    /**
      * Answers the first request on each connection with {@code bytes} (a keep-alive response) and
      * keeps the connection open; closes it, answering nothing, when the next request's head arrives:
      * an upstream whose keep-alive timeout fired just as the gateway reused the connection.
