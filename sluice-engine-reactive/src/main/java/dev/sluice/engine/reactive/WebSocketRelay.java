@@ -14,6 +14,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
@@ -36,7 +37,6 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
-import reactor.netty.NettyPipeline;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
@@ -285,8 +285,17 @@ final class WebSocketRelay {
             response.status(101); // what the exchange is reported with; the head itself goes out raw
             ctx.pipeline().remove(TIMEOUT);
             tunnel = new WebSocketTunnel(ctx.channel(), sink, in.websocketIdle());
-            client.pipeline().addAfter(NettyPipeline.HttpCodec, WebSocketTunnel.NAME, tunnel);
-            client.pipeline().remove(NettyPipeline.HttpCodec); // bytes it held go on to the tunnel
+            // The server's codec: Reactor Netty's named one, or, on a listener that offers h2c, the one
+            // Netty's cleartext upgrade handling put in unnamed, with its HttpServerUpgradeHandler
+            ChannelPipeline pipeline = client.pipeline();
+            ChannelHandlerContext codec = pipeline.context(io.netty.handler.codec.http.HttpServerCodec.class);
+            pipeline.addAfter(codec.name(), WebSocketTunnel.NAME, tunnel);
+            ChannelHandlerContext upgrades =
+                    pipeline.context(io.netty.handler.codec.http.HttpServerUpgradeHandler.class);
+            if (upgrades != null) {
+                pipeline.remove(upgrades.name()); // raw bytes from now on
+            }
+            pipeline.remove(codec.name()); // bytes it held go on to the tunnel
             ctx.pipeline().remove(CODEC); // likewise on the upstream side: to this handler
             tunnel.start(Unpooled.wrappedBuffer(wire.toString().getBytes(StandardCharsets.ISO_8859_1)));
         }
