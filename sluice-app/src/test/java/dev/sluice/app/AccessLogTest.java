@@ -97,7 +97,11 @@ class AccessLogTest {
             CliRunner.Result result = CliRunner.run(
                     session -> {
                         URI gateway = session.gatewayUrl().orElseThrow();
-                        HttpClient client = HttpClient.newHttpClient();
+                        // HTTP/1.1: the JDK client would upgrade its first request to h2c, whose byte
+                        // counts the reactive engine does not report yet (docs/ENGINE-CONTRACT.md, Observer)
+                        HttpClient client = HttpClient.newBuilder()
+                                .version(HttpClient.Version.HTTP_1_1)
+                                .build();
                         HttpResponse<String> ok = client.send(
                                 HttpRequest.newBuilder(URI.create(gateway + "/products/1001?api_key=s3cret"))
                                         .header("X-Request-Id", "client-id-1")
