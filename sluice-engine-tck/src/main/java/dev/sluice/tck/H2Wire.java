@@ -11,6 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.eclipse.jetty.http.MetaData;
+import org.eclipse.jetty.http2.hpack.HpackDecoder;
+import org.eclipse.jetty.http2.hpack.HpackException;
 
 /**
  * HTTP/2 frames written and read by hand on a plain socket (h2c by prior knowledge), for what no
@@ -25,6 +28,9 @@ final class H2Wire implements AutoCloseable {
     static final int RST_STREAM = 0x3;
     static final int SETTINGS = 0x4;
     static final int GOAWAY = 0x7;
+    static final int CONTINUATION = 0x9;
+
+    static final int END_STREAM = 0x1;
 
     static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
     static final int SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
@@ -32,8 +38,34 @@ final class H2Wire implements AutoCloseable {
 
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
-    /** One frame as read: its type, flags, stream and payload. */
-    record Frame(int type, int flags, int stream, byte[] payload) {
+    /**
+     * One frame as read: its type, flags, stream and payload; a HEADERS frame (with its CONTINUATIONs
+     * folded in) also carries its header block decoded.
+     */
+    record Frame(int type, int flags, int stream, byte[] payload, MetaData head) {
+
+        Frame(int type, int flags, int stream, byte[] payload) {
+            this(type, flags, stream, payload, null);
+        }
+
+        boolean endsStream() {
+            return (flags & END_STREAM) != 0;
+        }
+
+        /** A response HEADERS frame's status. */
+        int status() {
+            return ((MetaData.Response) head).getStatus();
+        }
+
+        /** A HEADERS frame's field, or null. */
+        String header(String name) {
+            return head.getHttpFields().get(name);
+        }
+
+        /** A RST_STREAM frame's error code. */
+        long resetCode() {
+            return ByteBuffer.wrap(payload).getInt() & 0xFFFFFFFFL;
+        }
 
         /** A SETTINGS frame's parameters by identifier. */
         Map<Integer, Long> settings() {
@@ -54,6 +86,8 @@ final class H2Wire implements AutoCloseable {
     private final Socket socket;
     private final OutputStream out;
     private final DataInputStream in;
+    /** One per connection: HPACK's dynamic table spans the connection's header blocks. */
+    private final HpackDecoder hpack = new HpackDecoder(1 << 20, System::nanoTime);
 
     private H2Wire(Socket socket) throws IOException {
         this.socket = socket;
@@ -83,6 +117,28 @@ final class H2Wire implements AutoCloseable {
         block.put((byte) 0x04).put((byte) p.length).put(p); // :path (static 4), literal without indexing
         block.put((byte) 0x01).put((byte) a.length).put(a); // :authority (static 1), literal without indexing
         frame(HEADERS, 0x4 | 0x1, stream, java.util.Arrays.copyOf(block.array(), block.position()));
+    }
+
+    /**
+     * A POST of {@code path} on {@code stream} that declares {@code contentLength} body bytes: its head
+     * only (END_HEADERS, the stream left open), so the body is whatever {@link #data} sends later.
+     */
+    void post(int stream, String authority, String path, long contentLength) throws IOException {
+        byte[] a = authority.getBytes(StandardCharsets.US_ASCII);
+        byte[] p = path.getBytes(StandardCharsets.US_ASCII);
+        byte[] l = Long.toString(contentLength).getBytes(StandardCharsets.US_ASCII);
+        ByteBuffer block = ByteBuffer.allocate(12 + a.length + p.length + l.length);
+        block.put((byte) 0x83); // :method POST (static 3)
+        block.put((byte) 0x86); // :scheme http (static 6)
+        block.put((byte) 0x04).put((byte) p.length).put(p); // :path (static 4), literal without indexing
+        block.put((byte) 0x01).put((byte) a.length).put(a); // :authority (static 1), literal without indexing
+        block.put((byte) 0x0F).put((byte) 0x0D).put((byte) l.length).put(l); // content-length (static 28)
+        frame(HEADERS, 0x4, stream, java.util.Arrays.copyOf(block.array(), block.position()));
+    }
+
+    /** A DATA frame of {@code bytes} on {@code stream}, ending it when {@code last}. */
+    void data(int stream, byte[] bytes, boolean last) throws IOException {
+        frame(DATA, last ? END_STREAM : 0, stream, bytes);
     }
 
     /** Resets {@code stream} with CANCEL. */
@@ -115,9 +171,41 @@ final class H2Wire implements AutoCloseable {
             int stream = in.readInt() & 0x7FFFFFFF;
             byte[] payload = new byte[length];
             in.readFully(payload);
-            return Optional.of(new Frame(type, flags, stream, payload));
+            if (type != HEADERS) {
+                return Optional.of(new Frame(type, flags, stream, payload));
+            }
+            return Optional.of(headers(flags, stream, payload));
         } catch (EOFException | java.net.SocketException closed) {
             return Optional.empty();
+        }
+    }
+
+    /** A HEADERS frame read whole: its CONTINUATIONs read, padding and priority dropped, its block decoded. */
+    private Frame headers(int flags, int stream, byte[] payload) throws IOException {
+        int from = 0;
+        int to = payload.length;
+        if ((flags & 0x8) != 0) { // PADDED
+            from = 1;
+            to -= payload[0] & 0xFF;
+        }
+        if ((flags & 0x20) != 0) { // PRIORITY
+            from += 5;
+        }
+        java.io.ByteArrayOutputStream block = new java.io.ByteArrayOutputStream();
+        block.write(payload, from, to - from);
+        int endHeaders = flags & 0x4;
+        while (endHeaders == 0) {
+            Frame next = read().orElseThrow(() -> new EOFException("closed inside a header block"));
+            if (next.type() != CONTINUATION || next.stream() != stream) {
+                throw new IOException("a header block interrupted by frame type " + next.type());
+            }
+            block.write(next.payload());
+            endHeaders = next.flags() & 0x4;
+        }
+        try {
+            return new Frame(HEADERS, flags, stream, payload, hpack.decode(ByteBuffer.wrap(block.toByteArray())));
+        } catch (HpackException e) {
+            throw new IOException("an undecodable header block on stream " + stream, e);
         }
     }
 
