@@ -125,12 +125,23 @@ final class GatewayMetrics implements GatewayObserver {
             }
             String name = guard.name();
             if (guardCounters.putIfAbsent(name, Boolean.TRUE) == null) {
-                FunctionCounter.builder("sluice.upstream.retries", this, m -> m.guardCount(name, true))
+                FunctionCounter.builder(
+                                "sluice.upstream.retries", this, m -> m.guardCount(name, UpstreamGuard::retries))
                         .description("retries begun by the upstream's retry policy (a reload that replaces"
                                 + " the upstream starts it again)")
                         .tag("upstream", name)
                         .register(registry);
-                FunctionCounter.builder("sluice.upstream.circuit.open", this, m -> m.guardCount(name, false))
+                FunctionCounter.builder(
+                                "sluice.upstream.retries.over.budget",
+                                this,
+                                m -> m.guardCount(name, UpstreamGuard::retriesOverBudget))
+                        .description("retries the retry budget refused: the failed try's answer was relayed")
+                        .tag("upstream", name)
+                        .register(registry);
+                FunctionCounter.builder(
+                                "sluice.upstream.circuit.open",
+                                this,
+                                m -> m.guardCount(name, UpstreamGuard::refusedByBreakers))
                         .description("calls refused at once because every endpoint's circuit breaker was open")
                         .tag("upstream", name)
                         .register(registry);
@@ -140,15 +151,15 @@ final class GatewayMetrics implements GatewayObserver {
         breakersOpen.register(open, true);
     }
 
-    /** The current guard's retries (or breaker refusals) of upstream {@code name}; 0 once it is gone. */
-    private double guardCount(String name, boolean retries) {
+    /** One count of upstream {@code name}'s current guard; 0 once it is gone. */
+    private double guardCount(String name, java.util.function.ToLongFunction<UpstreamGuard> count) {
         RunningGateway g = gateway.get();
         if (g == null) {
             return 0;
         }
         for (UpstreamGuard guard : g.guards()) {
             if (guard.name().equals(name)) {
-                return retries ? guard.retries() : guard.refusedByBreakers();
+                return count.applyAsLong(guard);
             }
         }
         return 0;

@@ -62,6 +62,7 @@ class AdminListenerTest {
                                 .contains("sluice_upstream_endpoint_up{" + deadTags + "} 0.0")
                                 .contains("sluice_upstream_endpoint_breaker_open{" + liveTags + "} 0.0")
                                 .contains("sluice_upstream_retries_total{upstream=\"people\"} 1.0")
+                                .contains("sluice_upstream_retries_over_budget_total{upstream=\"people\"} 0.0")
                                 .contains("sluice_upstream_circuit_open_total{upstream=\"people\"} 0.0");
                     },
                     "run",

@@ -55,6 +55,7 @@ public final class UpstreamGuard implements AutoCloseable {
     private final AtomicInteger retriesInFlight = new AtomicInteger();
     private final java.util.concurrent.atomic.LongAdder retries = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder overBudget = new java.util.concurrent.atomic.LongAdder();
     private final Object ejection = new Object();
     private int ejectedCount; // guarded by ejection
     private final HealthChecks health; // null without health checks
@@ -316,6 +317,7 @@ public final class UpstreamGuard implements AutoCloseable {
         }
         int allowed = Math.max(retry.minRetryConcurrency(), (int) ((long) active * retry.budgetPercent() / 100));
         if (retriesInFlight.get() >= allowed) {
+            overBudget.increment();
             return -1; // the budget: retries would add more than their share of load
         }
         long base = retry.backoffBase().toNanos();
@@ -347,6 +349,11 @@ public final class UpstreamGuard implements AutoCloseable {
     /** Calls refused because every breaker that could take them was open ({@code 503 circuit_open}). */
     public long refusedByBreakers() {
         return refused.sum();
+    }
+
+    /** Retries the budget refused since the guard was made: their try's answer was relayed (Envoy's retry overflow). */
+    public long retriesOverBudget() {
+        return overBudget.sum();
     }
 
     /** Retries in flight now (the budget's count). */

@@ -333,6 +333,7 @@ class UpstreamGuardTest {
         }
         // about 19 calls in flight at each decision: retries at most 20 % of them (3), not 10
         assertThat(retries).hasSize(3);
+        assertThat(guard.retriesOverBudget()).as("the 7 refused, counted").isEqualTo(7);
         assertThat(guard.retriesInFlight()).isEqualTo(3);
         retries.forEach(r -> r.answered(200));
         assertThat(guard.retriesInFlight()).isZero();
