@@ -13,6 +13,9 @@
 #                       port and the upstreams' URLs; it must serve the --paths (A/B of a feature:
 #                       the same routes with and without a filter, metrics or an access log)
 #   --header NAME=H     wrk sends header H ("Authorization: Bearer ...") to subject NAME
+#   --tls NAME          subject NAME is spoken to over https (wrk's TLS, HTTP/1.1): its --config
+#                       holds @CERT@ and @KEY@, which stand for a P-256 certificate for 127.0.0.1
+#                       and its key, made once per run with openssl (A/B of TLS termination)
 #   webflux             the Spring WebFlux baseline of the lab (sluice-lab/baselines/spring-reactive;
 #                       build it with `./sluice lab paper` once, or mvn -f sluice-lab/baselines)
 # Paths: /compose (the demo's 16/5/7 KB APIs composed) and /16k (a 16 KB file proxied from nginx;
@@ -24,7 +27,7 @@
 # resident memory at the end (VmRSS) and at its peak (VmHWM).
 #
 # usage: interleave.sh --subject NAME=JAR[:ENGINE] [--subject webflux] ... [--flags NAME=FLAGS] ...
-#                      [--config NAME=FILE] ... [--header NAME=H] ... [--paths "/compose /16k"]
+#                      [--config NAME=FILE] ... [--header NAME=H] ... [--tls NAME] ... [--paths "/compose /16k"]
 #                      [--rounds 8] [--seconds 10] [--warmup 45] [--skip 0]
 #                      [--port 18481] [--upstream-port-base 19081] [--nginx-port 18090]
 # Installs nginx and wrk from Debian when missing (as root). Loopback only, bounded in time.
@@ -34,7 +37,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=sluice-lab/bench/bench-lib.sh
 source "$ROOT/sluice-lab/bench/bench-lib.sh"
 SUBJECTS=()
-declare -A FLAGS CONFIGS HEADERS
+declare -A FLAGS CONFIGS HEADERS TLS
 PATHS="/compose /16k"
 ROUNDS=8
 SECONDS_PER_RUN=10
@@ -49,6 +52,7 @@ while [[ $# -gt 0 ]]; do
     --flags) FLAGS[${2%%=*}]=${2#*=}; shift 2 ;;
     --config) CONFIGS[${2%%=*}]=${2#*=}; shift 2 ;;
     --header) HEADERS[${2%%=*}]=${2#*=}; shift 2 ;;
+    --tls) TLS[$2]=1; shift 2 ;;
     --paths) PATHS=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --seconds) SECONDS_PER_RUN=$2; shift 2 ;;
@@ -73,6 +77,11 @@ WORK=$(mktemp -d /tmp/interleave.XXXXXX)
 bench_need interleave wrk wrk
 bench_need interleave nginx nginx
 export PATH=$PATH:/usr/sbin
+
+if [[ ${#TLS[@]} -gt 0 ]]; then # one certificate for every TLS subject: P-256, as most sites serve
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
+fi
 
 # The upstreams: the demo's, from the first Sluice jar named, and nginx with a 16 KB file.
 UPSTREAM_JAR=
@@ -105,7 +114,8 @@ for s in "${SUBJECTS[@]}"; do
       [[ -f ${CONFIGS[$name]} ]] || { echo "interleave: ${CONFIGS[$name]} is missing" >&2; exit 1; }
       sed -e "s|@PORT@|$port|g" -e "s|@PRODUCTS@|http://127.0.0.1:$BASE|g" \
         -e "s|@CUSTOMERS@|http://127.0.0.1:$((BASE + 1))|g" -e "s|@REVIEWS@|http://127.0.0.1:$((BASE + 2))|g" \
-        -e "s|@WEB@|http://127.0.0.1:$NGINX_PORT|g" "${CONFIGS[$name]}" >"$WORK/$name.yaml"
+        -e "s|@WEB@|http://127.0.0.1:$NGINX_PORT|g" -e "s|@CERT@|$WORK/cert.pem|g" -e "s|@KEY@|$WORK/key.pem|g" \
+        "${CONFIGS[$name]}" >"$WORK/$name.yaml"
     else
       bench_gateway_yaml "$WORK/$name.yaml" "$port" "$BASE" "$NGINX_PORT"
     fi
@@ -115,6 +125,7 @@ for s in "${SUBJECTS[@]}"; do
   PID[$name]=$!
   BENCH_PIDS+=("$!")
   URL[$name]=http://127.0.0.1:$port
+  if [[ -n ${TLS[$name]:-} ]]; then URL[$name]=https://127.0.0.1:$port; fi
   port=$((port + 1))
 done
 
@@ -123,7 +134,7 @@ wrk_for() { if [[ -n ${HEADERS[$1]:-} ]]; then printf '%s\0%s\0' -H "${HEADERS[$
 for name in "${!URL[@]}"; do
   if [[ -n ${HEADERS[$name]:-} ]]; then
     for _ in $(seq 1 300); do
-      curl -sf -o /dev/null -H "${HEADERS[$name]}" "${URL[$name]}/compose" && break
+      curl -sfk -o /dev/null -H "${HEADERS[$name]}" "${URL[$name]}/compose" && break
       kill -0 "${PID[$name]}" 2>/dev/null || { echo "interleave: $name exited; see $WORK/$name.log" >&2; exit 1; }
       sleep 0.1
     done
@@ -140,6 +151,7 @@ for name in "${names[@]}"; do
   if [[ -n ${FLAGS[$name]:-} ]]; then echo "  $name: more flags: ${FLAGS[$name]}"; fi
   if [[ -n ${CONFIGS[$name]:-} ]]; then echo "  $name: config ${CONFIGS[$name]}"; fi
   if [[ -n ${HEADERS[$name]:-} ]]; then echo "  $name: header ${HEADERS[$name]:0:40}..."; fi
+  if [[ -n ${TLS[$name]:-} ]]; then echo "  $name: over TLS (${URL[$name]})"; fi
   mapfile -d '' -t WRK_ARGS < <(wrk_for "$name")
   for p in $PATHS; do
     applies "$name" "$p" && wrk -t2 -c100 "${WRK_ARGS[@]}" -d"${WARMUP}s" "${URL[$name]}$p" >/dev/null
