@@ -158,7 +158,7 @@ final class Composition {
                     ByteBuf chunk = part.poll();
                     plan.relayed(part.index, chunk.readableBytes());
                     if (pendingKey != null) {
-                        chunk = Unpooled.wrappedBuffer(pendingKey, chunk);
+                        emit(pendingKey);
                         pendingKey = null;
                     }
                     emit(chunk);
