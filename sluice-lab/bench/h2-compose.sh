@@ -67,17 +67,17 @@ TICK=$(getconf CLK_TCK)
 run() {
   local out
   case $1 in
-    h2) out=$(h2load -c10 -m10 -t2 -D "$3" "$2")
+    h2) out=$(h2load -c10 -m10 -t2 -D "$3" "$2" || true) # its status is not 0 when a request failed
         awk '/^finished in/ { r = $4 } /^requests:/ { n = $8; f = $10 + $12 + $14 }
-             /^status codes:/ { f += $6 + $8 + $10 } END { printf "%s %d %d", r, n, f }' <<<"$out" ;;
-    h1) out=$(h2load --h1 -c100 -m1 -t2 -D "$3" "$2")
+             /^status codes:/ { f += $7 + $9 } END { printf "%s %d %d\n", r, n, f }' <<<"$out" ;;
+    h1) out=$(h2load --h1 -c100 -m1 -t2 -D "$3" "$2" || true)
         awk '/^finished in/ { r = $4 } /^requests:/ { n = $8; f = $10 + $12 + $14 }
-             /^status codes:/ { f += $6 + $8 + $10 } END { printf "%s %d %d", r, n, f }' <<<"$out" ;;
-    wrk) out=$(wrk -t2 -c100 -d"${3}s" "$2")
+             /^status codes:/ { f += $7 + $9 } END { printf "%s %d %d\n", r, n, f }' <<<"$out" ;;
+    wrk) out=$(wrk -t2 -c100 -d"${3}s" "$2" || true)
         local bad
         bad=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\).*/\1/p' <<<"$out")
         awk -v bad="${bad:-0}" '/Requests\/sec/ { r = $2 } /requests in/ { n = $1 }
-             /Socket errors/ { gsub(/,/, ""); bad += $4 + $6 + $8 + $10 } END { printf "%s %d %d", r, n, bad }' <<<"$out" ;;
+             /Socket errors/ { gsub(/,/, ""); bad += $4 + $6 + $8 + $10 } END { printf "%s %d %d\n", r, n, bad }' <<<"$out" ;;
   esac
 }
 
