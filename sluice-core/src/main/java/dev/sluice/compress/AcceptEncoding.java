@@ -1,10 +1,11 @@
 package dev.sluice.compress;
 
 /**
- * Whether a request's {@code Accept-Encoding} (RFC 9110 section 12.5.3) lets the response be gzip:
- * {@code gzip} (or {@code x-gzip}) with a q-value above 0, or, when neither is named, {@code *} with a
- * q-value above 0. {@code gzip;q=0} refuses it whatever {@code *} says; no header, an empty one, or
- * only {@code identity} asks for none. Scanned in place: nothing is allocated per request.
+ * Which of the codings a route offers a request's {@code Accept-Encoding} (RFC 9110 section 12.5.3)
+ * takes: each offered coding's q-value is its own entry's ({@code gzip} also as {@code x-gzip}), or,
+ * when it is not named, {@code *}'s; the highest above 0 wins, and of equal ones the first offered.
+ * {@code gzip;q=0} refuses gzip whatever {@code *} says; no header, an empty one, or only {@code
+ * identity} asks for none. Scanned in place: nothing is allocated per request.
  */
 public final class AcceptEncoding {
 
@@ -12,10 +13,34 @@ public final class AcceptEncoding {
 
     /** Whether {@code header} (null when absent) accepts {@code gzip}. */
     public static boolean acceptsGzip(String header) {
+        return choose(header, GZIP_ONLY) != null;
+    }
+
+    private static final Coding[] GZIP_ONLY = {Coding.GZIP};
+
+    /**
+     * The coding of {@code offered} (in the route's order of preference) that {@code header} takes,
+     * or null for none (the body is sent as it is).
+     */
+    public static Coding choose(String header, Coding[] offered) {
         if (header == null) {
-            return false;
+            return null;
         }
-        int gzip = -1; // the q-value of gzip in thousandths, -1 when not named
+        Coding best = null;
+        int bestQ = 0;
+        for (Coding coding : offered) {
+            int q = quality(header, coding);
+            if (q > bestQ) {
+                best = coding;
+                bestQ = q;
+            }
+        }
+        return best;
+    }
+
+    /** {@code coding}'s q-value in {@code header}, in thousandths: its own entry's, else {@code *}'s, else 0. */
+    private static int quality(String header, Coding coding) {
+        int named = -1; // the q-value of the coding in thousandths, -1 when not named
         int star = -1;
         int n = header.length();
         int i = 0;
@@ -30,15 +55,15 @@ public final class AcceptEncoding {
             int to = trimEnd(header, from, nameEnd);
             int q = nameEnd < end ? quality(header, nameEnd + 1, end) : 1000;
             if (q >= 0) {
-                if (is(header, from, to, "gzip") || is(header, from, to, "x-gzip")) {
-                    gzip = Math.max(gzip, q);
+                if (is(header, from, to, coding.token()) || (coding == Coding.GZIP && is(header, from, to, "x-gzip"))) {
+                    named = Math.max(named, q);
                 } else if (is(header, from, to, "*")) {
                     star = Math.max(star, q);
                 }
             }
             i = end + 1;
         }
-        return gzip >= 0 ? gzip > 0 : star > 0;
+        return named >= 0 ? named : Math.max(star, 0);
     }
 
     /** The {@code q} parameter among {@code ;}-separated parameters in {@code [from, to)}: 0-1000, -1 when malformed. */

@@ -10,20 +10,23 @@ import java.util.Locale;
 
 /**
  * A route's {@code compression} filter, compiled once: the one place that decides whether a
- * response is gzip. An engine asks twice and carries out the answer:
+ * response is compressed, and how. An engine asks twice and carries out the answer:
  *
  * <pre>
- *   request matched ──► {@link #wanted}(version, method, Accept-Encoding)      (per request, no allocation)
- *   head leaving    ──► {@link #begin}(wanted, status, head) ── true ──► a {@link GzipEncoder} for the body
+ *   request matched ──► {@link #wanted}(version, method, Accept-Encoding) ─► a {@link Coding} or null   (no allocation)
+ *   head leaving    ──► {@link #begin}(wanted, status, head) ── true ──► {@link #encoder}(wanted) for the body
  *                                                         └─ false ─► the body as it is
  * </pre>
+ *
+ * The coding is the one of the route's {@code codings} the client's {@code Accept-Encoding} takes
+ * with the highest q-value, the route's order breaking ties ({@link AcceptEncoding#choose}).
  *
  * A response is <em>eligible</em> when its status has a body that may be transformed (2xx to 5xx,
  * not 204, 206 or 304), it has no {@code Content-Encoding} of its own (an upstream's gzip passes
  * through untouched), no {@code Content-Range}, no {@code Cache-Control: no-transform}, a listed
  * media type, and a {@code Content-Length} of at least {@code min-size} when it has one. An eligible
  * response always gets {@code Vary: Accept-Encoding}; it is compressed when the request wanted it:
- * {@code Content-Encoding: gzip}, no {@code Content-Length} (the body streams), a weak {@code ETag}
+ * {@code Content-Encoding} the coding, no {@code Content-Length} (the body streams), a weak {@code ETag}
  * (its bytes are no longer the upstream's, as nginx does).
  */
 public final class Compression {
@@ -35,6 +38,8 @@ public final class Compression {
     private final String[] prefixes; // "text/" for text/*
     private final long minSize;
     private final int level;
+    private final Coding[] codings;
+    private final int zstdLevel;
 
     private Compression(FilterConfig.Compression config) {
         List<String> exact = new ArrayList<>();
@@ -52,6 +57,10 @@ public final class Compression {
         this.prefixes = ranges.toArray(String[]::new);
         this.minSize = config == null ? Long.MAX_VALUE : config.minSize();
         this.level = config == null ? 0 : config.level();
+        this.codings = config == null
+                ? new Coding[0]
+                : config.codings().stream().map(c -> Coding.of(c).orElseThrow()).toArray(Coding[]::new);
+        this.zstdLevel = config == null ? 0 : config.zstdLevel();
     }
 
     /** The route's compression, {@link #NONE} when it has no {@code compression} filter. */
@@ -78,30 +87,38 @@ public final class Compression {
         return level;
     }
 
+    /** A new encoder for one body in {@code coding} (one {@link #begin} said yes to). */
+    public ResponseEncoder encoder(Coding coding) {
+        return switch (coding) {
+            case GZIP -> new GzipEncoder(level);
+            case ZSTD -> new ZstdEncoder(zstdLevel);
+        };
+    }
+
     /**
-     * Whether this request may get a gzip body: the route compresses, it is not a {@code HEAD}, the
-     * client speaks HTTP/1.1 or later (an HTTP/1.0 response would have to end with the connection),
-     * and its {@code Accept-Encoding} accepts gzip.
+     * The coding this request's body may get, or null: the route compresses, it is not a {@code
+     * HEAD}, the client speaks HTTP/1.1 or later (an HTTP/1.0 response would have to end with the
+     * connection), and its {@code Accept-Encoding} takes one of the route's codings.
      *
      * @param version the request's protocol, such as {@code HTTP/1.1}
      * @param acceptEncoding the request's {@code Accept-Encoding}, null when absent
      */
-    public boolean wanted(String version, String method, String acceptEncoding) {
-        return isOn()
-                && !"HEAD".equals(method)
-                && !"HTTP/1.0".equals(version)
-                && AcceptEncoding.acceptsGzip(acceptEncoding);
+    public Coding wanted(String version, String method, String acceptEncoding) {
+        if (!isOn() || "HEAD".equals(method) || "HTTP/1.0".equals(version)) {
+            return null;
+        }
+        return AcceptEncoding.choose(acceptEncoding, codings);
     }
 
     /**
      * Decides for a response whose head is about to leave, and edits the head for it: {@code Vary}
      * on every eligible response, and the compressed body's fields when it returns true. The engine
-     * then writes the body through a {@link GzipEncoder} of {@link #level()}, flushing it whenever it
-     * would have flushed the plain body, and finishing it at the body's end.
+     * then writes the body through {@link #encoder}{@code (wanted)}, flushing it whenever it would
+     * have flushed the plain body, and finishing it at the body's end.
      *
-     * @param wanted what {@link #wanted} said of the request
+     * @param wanted what {@link #wanted} said of the request (null: none)
      */
-    public boolean begin(boolean wanted, int status, ResponseHead head) {
+    public boolean begin(Coding wanted, int status, ResponseHead head) {
         if (!isOn() || !eligible(status, head)) {
             return false;
         }
@@ -111,11 +128,11 @@ public final class Compression {
         } else if (!mentions(vary, "accept-encoding") && !mentions(vary, "*")) {
             head.set("Vary", vary + ", Accept-Encoding");
         }
-        if (!wanted) {
+        if (wanted == null) {
             return false;
         }
         head.remove("Content-Length");
-        head.set("Content-Encoding", "gzip");
+        head.set("Content-Encoding", wanted.token());
         String etag = head.get("ETag");
         if (etag != null && etag.startsWith("\"")) {
             head.set("ETag", "W/" + etag);

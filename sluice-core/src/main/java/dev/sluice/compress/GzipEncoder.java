@@ -6,16 +6,10 @@ import java.util.zip.Deflater;
 
 /**
  * One response body as a gzip member (RFC 1952), compressed as it streams with the JDK's {@link
- * Deflater}: {@link #encode} takes each buffer the engine would have written and returns what to
- * write instead; with {@code flush}, everything given so far can be decompressed by the client
- * (Deflater's {@code SYNC_FLUSH}), so a composition's first part reaches it before a slow part
- * answers. {@link #finish} ends the member. Not thread-safe: one response, one writer at a time.
- *
- * <p>The returned buffer wraps an array the encoder reuses: it is valid until the next call, which
- * is how both engines write (the blocking one waits for each write; the reactive one copies).
- * {@link #close} frees the Deflater's native memory (about 256 KiB) at once.
+ * Deflater}; a flush is Deflater's {@code SYNC_FLUSH}. {@link #close} frees the Deflater's native
+ * memory (about 256 KiB) at once. See {@link ResponseEncoder}.
  */
-public final class GzipEncoder implements AutoCloseable {
+public final class GzipEncoder implements ResponseEncoder {
 
     private static final byte[] HEADER = {0x1f, (byte) 0x8b, Deflater.DEFLATED, 0, 0, 0, 0, 0, 0, (byte) 0xff};
 
@@ -30,12 +24,7 @@ public final class GzipEncoder implements AutoCloseable {
         this.deflater = new Deflater(level, true);
     }
 
-    /**
-     * Compresses all of {@code input} (its position is left as it was).
-     *
-     * @param flush whether what was given so far must reach the client now
-     * @return the bytes to write in its place; may be empty when nothing is flushed
-     */
+    @Override
     public ByteBuffer encode(ByteBuffer input, boolean flush) {
         begin();
         if (input.hasRemaining()) {
@@ -53,12 +42,8 @@ public final class GzipEncoder implements AutoCloseable {
         return ByteBuffer.wrap(out, 0, length);
     }
 
-    /** {@link #encode(ByteBuffer, boolean)} on an array. */
-    public ByteBuffer encode(byte[] input, int offset, int count, boolean flush) {
-        return encode(ByteBuffer.wrap(input, offset, count), flush);
-    }
-
     /** Compresses {@code input}, the body's last bytes, and ends the member (checksum and length). */
+    @Override
     public ByteBuffer finish(ByteBuffer input) {
         encode(input, false);
         deflater.finish();
@@ -72,7 +57,7 @@ public final class GzipEncoder implements AutoCloseable {
         return ByteBuffer.wrap(out, 0, length);
     }
 
-    /** Whether {@link #finish} has been called. */
+    @Override
     public boolean isFinished() {
         return finished;
     }

@@ -18,12 +18,13 @@ final class CompressionBinder {
         if (body == null) {
             return Optional.of(FilterConfig.Compression.defaults());
         }
-        Optional<Mapping> section = Mapping.of(body, path, "a mapping with types, min-size and level", problems);
+        Optional<Mapping> section =
+                Mapping.of(body, path, "a mapping with types, min-size, level, codings and zstd-level", problems);
         if (section.isEmpty()) {
             return Optional.empty();
         }
         Mapping m = section.get();
-        m.allowOnly("types", "min-size", "level");
+        m.allowOnly("types", "min-size", "level", "codings", "zstd-level");
         int before = problems.size();
         List<String> types = FilterConfig.Compression.DEFAULT_TYPES;
         Optional<List<?>> listed = m.list("types", "a list of " + TYPE_EXPECTED);
@@ -33,9 +34,46 @@ final class CompressionBinder {
         long minSize = m.longSize(
                 "min-size", FilterConfig.Compression.DEFAULT_MIN_SIZE, 0, "a size such as 1KiB (0: any size)");
         int level = m.integer("level", FilterConfig.Compression.DEFAULT_LEVEL, 1, 9, "a whole number from 1 to 9");
+        List<String> codings = FilterConfig.Compression.DEFAULT_CODINGS;
+        Optional<List<?>> offered = m.list("codings", "a list of " + CODING_EXPECTED);
+        if (offered.isPresent()) {
+            codings = codings(offered.get(), m.child("codings"), problems);
+        }
+        int zstdLevel = m.integer(
+                "zstd-level", FilterConfig.Compression.DEFAULT_ZSTD_LEVEL, 1, 19, "a whole number from 1 to 19");
         return problems.size() == before
-                ? Optional.of(new FilterConfig.Compression(types, minSize, level))
+                ? Optional.of(new FilterConfig.Compression(types, minSize, level, codings, zstdLevel))
                 : Optional.empty();
+    }
+
+    private static final String CODING_EXPECTED = "gzip or zstd, in the order the route prefers them";
+
+    private static List<String> codings(List<?> items, String path, List<Problem> problems) {
+        if (items.isEmpty()) {
+            problems.add(new Problem(path, "an empty list (expected: at least one of " + CODING_EXPECTED + ")"));
+        }
+        List<String> codings = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            Object item = items.get(i);
+            String coding = item instanceof String s ? s.trim().toLowerCase(Locale.ROOT) : null;
+            String at = path + "[" + i + "]";
+            if (coding == null || !(coding.equals("gzip") || coding.equals("zstd"))) {
+                problems.add(new Problem(at, Mapping.describe(item) + " (expected: " + CODING_EXPECTED + ")"));
+            } else if (codings.contains(coding)) {
+                problems.add(new Problem(at, "'" + coding + "' a second time (expected: each coding once)"));
+            } else if (coding.equals("zstd")
+                    && dev.sluice.compress.ZstdEncoder.unavailable().isPresent()) {
+                problems.add(new Problem(
+                        at,
+                        "zstd's native library cannot be loaded here ("
+                                + dev.sluice.compress.ZstdEncoder.unavailable().get()
+                                + ") (expected: gzip, or a machine where zstd-jni loads: it unpacks its"
+                                + " library to the temporary directory)"));
+            } else {
+                codings.add(coding);
+            }
+        }
+        return codings;
     }
 
     private static List<String> types(List<?> items, String path, List<Problem> problems) {

@@ -312,28 +312,47 @@ public sealed interface FilterConfig {
 
     /**
      * Compresses the route's responses for clients that accept it: {@code compression: {types:
-     * [application/json], min-size: 1KiB, level: 1}} (see {@code dev.sluice.compress.Compression}).
+     * [application/json], min-size: 1KiB, level: 1, codings: [gzip], zstd-level: 3}} (see {@code
+     * dev.sluice.compress.Compression}).
      *
      * @param types media types compressed, lower case: {@code type/subtype} or {@code type/*}
      * @param minSize responses of a known length below it are sent as they are
-     * @param level the Deflater level, 1 (fastest) to 9 (smallest)
+     * @param level the gzip (Deflater) level, 1 (fastest) to 9 (smallest)
+     * @param codings the codings offered, in the route's order of preference: {@code gzip}, {@code
+     *     zstd}
+     * @param zstdLevel the zstd level, 1 (fastest) to 19
      */
-    record Compression(List<String> types, long minSize, int level) implements FilterConfig {
+    record Compression(List<String> types, long minSize, int level, List<String> codings, int zstdLevel)
+            implements FilterConfig {
         public static final List<String> DEFAULT_TYPES = List.of("application/json");
         public static final long DEFAULT_MIN_SIZE = 1024;
         public static final int DEFAULT_LEVEL = 1;
+        public static final List<String> DEFAULT_CODINGS = List.of("gzip");
+        public static final int DEFAULT_ZSTD_LEVEL = 3;
 
         public Compression {
             types = List.copyOf(types);
+            codings = List.copyOf(codings);
             if (minSize < 0) {
                 throw new IllegalArgumentException("minSize: " + minSize + " (expected: >= 0)");
             }
             if (level < 1 || level > 9) {
                 throw new IllegalArgumentException("level: " + level + " (expected: 1 to 9)");
             }
+            if (zstdLevel < 1 || zstdLevel > 19) {
+                throw new IllegalArgumentException("zstdLevel: " + zstdLevel + " (expected: 1 to 19)");
+            }
+            if (codings.isEmpty() || !codings.stream().allMatch(c -> c.equals("gzip") || c.equals("zstd"))) {
+                throw new IllegalArgumentException("codings: " + codings + " (expected: gzip and/or zstd)");
+            }
         }
 
-        /** {@code compression: {}}: JSON of 1 KiB or more, at level 1 (nginx's default: the least CPU). */
+        /** gzip only, at {@code level}. */
+        public Compression(List<String> types, long minSize, int level) {
+            this(types, minSize, level, DEFAULT_CODINGS, DEFAULT_ZSTD_LEVEL);
+        }
+
+        /** {@code compression: {}}: JSON of 1 KiB or more, gzip at level 1 (nginx's default: the least CPU). */
         public static Compression defaults() {
             return new Compression(DEFAULT_TYPES, DEFAULT_MIN_SIZE, DEFAULT_LEVEL);
         }

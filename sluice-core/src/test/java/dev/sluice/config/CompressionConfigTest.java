@@ -32,6 +32,12 @@ class CompressionConfigTest {
                       - compression:
                 """, "test.yaml");
         assertThat(bare.routes().getFirst().filters()).containsExactly(FilterConfig.Compression.defaults());
+        GatewayConfig zstd = ConfigLoader.parse(HEAD + """
+                      - compression: { codings: [ZSTD, gzip], zstd-level: 6 }
+                """, "test.yaml");
+        assertThat(zstd.routes().getFirst().filters())
+                .containsExactly(
+                        new FilterConfig.Compression(List.of("application/json"), 1024, 1, List.of("zstd", "gzip"), 6));
     }
 
     @Test
@@ -56,6 +62,20 @@ class CompressionConfigTest {
                 """, "test.yaml"))
                 .extracting(Problem::path)
                 .containsExactly("routes[0].filters[0].compression.types", "routes[0].filters[1].compression");
+        assertThat(ConfigLoader.check(HEAD + """
+                      - compression: { codings: [gzip, br, gzip, 3], zstd-level: 20 }
+                """, "test.yaml"))
+                .extracting(Problem::path)
+                .containsExactlyInAnyOrder(
+                        "routes[0].filters[0].compression.codings[1]",
+                        "routes[0].filters[0].compression.codings[2]",
+                        "routes[0].filters[0].compression.codings[3]",
+                        "routes[0].filters[0].compression.zstd-level");
+        assertThat(ConfigLoader.check(HEAD + """
+                      - compression: { codings: [] }
+                """, "test.yaml"))
+                .extracting(Problem::path)
+                .containsExactly("routes[0].filters[0].compression.codings");
         assertThat(ConfigLoader.check(HEAD + """
                       - compression: [gzip]
                 """, "test.yaml"))

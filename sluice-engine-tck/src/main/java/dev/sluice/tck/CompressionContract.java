@@ -48,6 +48,9 @@ public abstract class CompressionContract extends ContractFixture {
     private static final FilterConfig.Compression JSON =
             new FilterConfig.Compression(List.of("application/json"), 1024, 6);
 
+    private static final FilterConfig.Compression ZSTD_FIRST =
+            new FilterConfig.Compression(List.of("application/json"), 1024, 6, List.of("zstd", "gzip"), 3);
+
     private TestGateway proxyGateway() {
         return gateway()
                 .route("api", on("/api/**"), proxy(APP).stripPrefix("/api"), JSON)
@@ -183,6 +186,82 @@ public abstract class CompressionContract extends ContractFixture {
         }
     }
 
+    /**
+     * A route offering {@code [zstd, gzip]} answers each client in the best coding it takes: zstd to
+     * one that accepts both (as browsers now send), gzip to one that takes only gzip, nothing to one
+     * that takes neither; each body decodes to the upstream's exact bytes.
+     */
+    @Test
+    void zstdIsChosenByAcceptEncodingAndDecodesToTheUpstreamsExactBytes() throws IOException {
+        long n = 3_000_000;
+        try (TestGateway gw = gateway()
+                .route("api", on("/api/**"), proxy(APP).stripPrefix("/api"), ZSTD_FIRST)
+                .start()) {
+            HttpResponse<byte[]> zstd = get(gw, "/api/json/" + n + "?chunked=1", "gzip, deflate, br, zstd");
+            assertThat(zstd.statusCode()).isEqualTo(200);
+            assertThat(zstd.headers().firstValue("content-encoding")).hasValue("zstd");
+            byte[] decoded = unzstd(zstd.body());
+            assertThat(decoded.length).isEqualTo(n);
+            assertThat(GeneratedBody.sha256(decoded))
+                    .isEqualTo(GeneratedBody.json(n).sha256());
+            assertThat(zstd.body().length).isLessThan((int) n);
+
+            HttpResponse<byte[]> gzip = get(gw, "/api/json/50000", "gzip");
+            assertThat(gzip.headers().firstValue("content-encoding")).hasValue("gzip");
+            assertThat(gunzip(gzip.body())).isEqualTo(GeneratedBody.json(50_000).bytes());
+
+            HttpResponse<byte[]> plain = get(gw, "/api/json/50000", "br, zstd;q=0");
+            assertThat(plain.headers().firstValue("content-encoding")).isEmpty();
+            assertThat(plain.body()).isEqualTo(GeneratedBody.json(50_000).bytes());
+        }
+    }
+
+    /** The composition of the gzip test above, in zstd: each flush ends a zstd block the client decodes at once. */
+    @Test
+    void aZstdCompositionsFirstPartDecodesBeforeTheSlowPartAnswers() throws Exception {
+        byte[] fast = GeneratedBody.json(3000).bytes();
+        try (HeldUpstream slow = new HeldUpstream(new byte[0], "{\"late\":true}".getBytes(StandardCharsets.UTF_8));
+                TestGateway gw = gateway()
+                        .upstream("slow", slow.url())
+                        .route(
+                                "page",
+                                on("/page"),
+                                compose()
+                                        .order(Order.ARRIVAL)
+                                        .timeout(Duration.ofSeconds(40)) // longer than the client waits
+                                        .part("fast", APP, "/json/3000")
+                                        .part("late", "slow", "/held"),
+                                ZSTD_FIRST)
+                        .start();
+                Socket socket = new Socket(InetAddress.getLoopbackAddress(), gw.port())) {
+            InputStream in = encodedResponse(socket, "/page", "zstd");
+            ByteArrayOutputStream raw = new ByteArrayOutputStream();
+            byte[] firstPart = concat("{\"fast\":".getBytes(StandardCharsets.UTF_8), fast);
+            while (!startsWith(unzstdSoFar(raw.toByteArray()), firstPart)) {
+                byte[] chunk;
+                try {
+                    chunk = chunk(in);
+                } catch (SocketTimeoutException e) {
+                    throw new AssertionError("the first part never reached the client while the slow part waited", e);
+                }
+                assertThat(chunk)
+                        .as("the body ended before the first part was seen")
+                        .isNotEmpty();
+                raw.writeBytes(chunk);
+            }
+            assertThat(slow.asked.await(10, TimeUnit.SECONDS))
+                    .as("the slow part was asked for")
+                    .isTrue();
+            slow.release(); // only now may the slow part answer
+            for (byte[] chunk = chunk(in); chunk.length > 0; chunk = chunk(in)) {
+                raw.writeBytes(chunk);
+            }
+            String whole = new String(unzstd(raw.toByteArray()), StandardCharsets.UTF_8);
+            assertThat(whole).startsWith(new String(firstPart, StandardCharsets.UTF_8) + ",\"late\":{\"late\":true}");
+            assertThat(whole).contains("\"_meta\"").endsWith("}");
+        }
+    }
+
     /** A proxied body is flushed as it is relayed: its first half decompresses before the second is sent. */
     @Test
     void aCompressedProxiedBodyDecompressesAsItIsRelayed() throws Exception {
@@ -261,14 +340,19 @@ public abstract class CompressionContract extends ContractFixture {
 
     /** Sends a GET asking for gzip and reads the head: a 200, gzip, chunked. */
     private static InputStream gzipResponse(Socket socket, String target) throws IOException {
+        return encodedResponse(socket, target, "gzip");
+    }
+
+    /** Sends a GET asking for {@code coding} and reads the head: a 200 in that coding, chunked. */
+    private static InputStream encodedResponse(Socket socket, String target, String coding) throws IOException {
         socket.setSoTimeout(15_000); // a gateway that holds bytes back fails in readUntilDecoded
         socket.getOutputStream()
-                .write(("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n\r\n")
+                .write(("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: " + coding + "\r\n\r\n")
                         .getBytes(StandardCharsets.US_ASCII));
         InputStream in = new BufferedInputStream(socket.getInputStream());
         Map<String, String> head = head(in);
         assertThat(head.get(":status")).startsWith("HTTP/1.1 200");
-        assertThat(head.get("content-encoding")).isEqualTo("gzip");
+        assertThat(head.get("content-encoding")).isEqualTo(coding);
         assertThat(head.get("transfer-encoding")).isEqualTo("chunked");
         return in;
     }
@@ -384,6 +468,25 @@ public abstract class CompressionContract extends ContractFixture {
         byte[] both = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, both, a.length, b.length);
         return both;
+    }
+
+    /** A whole zstd frame decoded (zstd-jni, the reference decoder). */
+    private static byte[] unzstd(byte[] zstd) throws IOException {
+        try (InputStream in = new com.github.luben.zstd.ZstdInputStreamNoFinalizer(new ByteArrayInputStream(zstd))) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** What the zstd bytes so far decode to: the frame is not over, so only its ended blocks count. */
+    private static byte[] unzstdSoFar(byte[] zstd) throws IOException {
+        if (zstd.length == 0) {
+            return zstd;
+        }
+        try (com.github.luben.zstd.ZstdInputStreamNoFinalizer in =
+                new com.github.luben.zstd.ZstdInputStreamNoFinalizer(new ByteArrayInputStream(zstd))) {
+            in.setContinuous(true);
+            return in.readAllBytes();
+        }
     }
 
     private static byte[] gunzip(byte[] gzip) throws IOException {

@@ -1,7 +1,8 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.compress.Coding;
 import dev.sluice.compress.Compression;
-import dev.sluice.compress.GzipEncoder;
+import dev.sluice.compress.ResponseEncoder;
 import java.nio.ByteBuffer;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.server.Request;
@@ -10,7 +11,7 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * A route's response with its {@link Compression} carried out: the write that commits the head asks
- * the core whether to compress, and from then on every write leaves gzip, flushed (each write here is
+ * the core whether to compress, and from then on every write leaves encoded (gzip or zstd), flushed (each write here is
  * a point where the route wants the client to see its bytes: a proxied chunk relayed, a composition's
  * staging buffer sent before it waits for a part). Used only on routes with a {@code compression}
  * filter; {@link #close()} frees the encoder once the route has returned (its writes block, so all
@@ -19,10 +20,10 @@ import org.eclipse.jetty.util.Callback;
 final class CompressedResponse extends Response.Wrapper implements AutoCloseable {
 
     private final Compression compression;
-    private final boolean wanted;
+    private final Coding wanted; // null: sent as it is
     private boolean decided;
     private boolean closed; // the route has returned: the gateway's own answers (errors) pass as they are
-    private GzipEncoder encoder; // while the body is compressed
+    private ResponseEncoder encoder; // while the body is compressed
 
     CompressedResponse(Request request, Response response, Compression compression) {
         super(request, response);
@@ -42,7 +43,7 @@ final class CompressedResponse extends Response.Wrapper implements AutoCloseable
         if (!decided) {
             decided = true;
             if (!isCommitted() && compression.begin(wanted, getStatus(), head(getHeaders()))) {
-                encoder = new GzipEncoder(compression.level());
+                encoder = compression.encoder(wanted);
             }
         }
         if (encoder == null) {

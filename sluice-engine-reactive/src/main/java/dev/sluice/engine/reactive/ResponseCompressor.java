@@ -1,7 +1,8 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.compress.Coding;
 import dev.sluice.compress.Compression;
-import dev.sluice.compress.GzipEncoder;
+import dev.sluice.compress.ResponseEncoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -36,14 +37,14 @@ final class ResponseCompressor extends ChannelOutboundHandlerAdapter {
     private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
 
     private Compression compression = Compression.NONE; // the next response's, until its head leaves
-    private boolean wanted;
-    private GzipEncoder encoder; // while a response body is compressed
+    private Coding wanted; // null: sent as it is
+    private ResponseEncoder encoder; // while a response body is compressed
 
     /**
      * The next response on {@code channel} is the answer to a request on a route that compresses;
      * on the connection's loop, before the route runs.
      */
-    static void arm(Channel channel, Compression compression, boolean wanted) {
+    static void arm(Channel channel, Compression compression, Coding wanted) {
         ChannelPipeline pipeline = channel.pipeline();
         ResponseCompressor compressor;
         if (pipeline.get(NAME) instanceof ResponseCompressor present) {
@@ -68,7 +69,7 @@ final class ResponseCompressor extends ChannelOutboundHandlerAdapter {
             if (!(msg instanceof FullHttpResponse)
                     && armed.begin(wanted, head.status().code(), head(head.headers()))) {
                 HttpUtil.setTransferEncodingChunked(head, true); // its length is not known any more
-                encoder = new GzipEncoder(armed.level());
+                encoder = armed.encoder(wanted);
             }
             ctx.write(msg, promise);
             return;
