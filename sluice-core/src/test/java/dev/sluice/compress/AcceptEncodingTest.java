@@ -37,6 +37,27 @@ class AcceptEncodingTest {
         assertThat(AcceptEncoding.acceptsGzip(header)).isEqualTo(accepted);
     }
 
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            nullValues = "-",
+            value = {
+                "zstd, gzip               | zstd",
+                "gzip, zstd               | zstd", // the route's order breaks the tie, not the client's
+                "gzip;q=1, zstd;q=0.9     | gzip",
+                "zstd;q=0, gzip;q=0.1     | gzip",
+                "x-gzip                   | gzip",
+                "*                        | zstd",
+                "*;q=0.5, zstd;q=0.2      | gzip", // gzip takes *'s 0.5
+                "zstd;q=0, *;q=0          | -",
+                "br, deflate, identity    | -",
+            })
+    void theRoutesCodingWithTheHighestQValueIsChosen(String header, String chosen) {
+        Coding[] offered = {Coding.ZSTD, Coding.GZIP};
+        Coding coding = AcceptEncoding.choose(header, offered);
+        assertThat(coding == null ? null : coding.token()).isEqualTo(chosen);
+    }
+
     @org.junit.jupiter.api.Test
     void noHeaderAcceptsNone() {
         assertThat(AcceptEncoding.acceptsGzip(null)).isFalse();
