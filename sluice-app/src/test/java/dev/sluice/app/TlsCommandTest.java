@@ -168,6 +168,85 @@ class TlsCommandTest {
         assertThat(lines.get(1)).isEqualTo("ok: 1 routes, 1 upstreams");
     }
 
+    /**
+     * The file watcher sees changes in the directories the configuration names; certificates replaced
+     * where it cannot see them (behind a symlink into another directory, as here; on a network file
+     * system) come in on a reload: {@code POST /reload} (and SIGHUP, the same path) reads them again.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"virtual", "platform", "reactive"})
+    void aReloadReadsCertificatesTheWatcherCannotSee(String engine) throws Exception {
+        Issued first = ca.server(KeyType.EC, "gateway.test");
+        Issued second = ca.server(KeyType.EC, "gateway.test");
+        Path data = Files.createDirectories(dir.resolve("data"));
+        Path live = Files.createDirectories(dir.resolve("live"));
+        first.writeCertificate(data.resolve("cert.pem"));
+        first.writeKey(data.resolve("key.pem"));
+        Files.createSymbolicLink(live.resolve("server.pem"), data.resolve("cert.pem"));
+        Files.createSymbolicLink(live.resolve("server-key.pem"), data.resolve("key.pem"));
+        try (DemoUpstreams upstreams = DemoUpstreams.start("127.0.0.1", 0)) {
+            Path file = write("run.yaml", """
+            server:
+              host: 127.0.0.1
+              port: 0
+              tls: { certificate: live/server.pem, key: live/server-key.pem }
+            admin: { host: 127.0.0.1, port: 0 }
+            upstreams:
+              catalog: { url: "%s" }
+            routes:
+              - id: catalog
+                match: { path: "/products/**" }
+                proxy: { upstream: catalog }
+            """.formatted(upstreams.urls().get("products")));
+            CliRunner.Result result = CliRunner.run(
+                    session -> {
+                        URI gateway = session.gatewayUrl().orElseThrow();
+                        URI admin = session.adminUrl().orElseThrow();
+                        assertThat(served(gateway)).isEqualTo(first.serial());
+                        second.writeCertificate(data.resolve("cert.pem")); // in place, behind the links
+                        second.writeKey(data.resolve("key.pem"));
+                        Thread.sleep(1_000); // five times the watcher's settle time: it saw nothing
+                        assertThat(served(gateway))
+                                .as("the watcher of live/ cannot see data/")
+                                .isEqualTo(first.serial());
+                        HttpResponse<String> reload = HttpClient.newHttpClient()
+                                .send(
+                                        HttpRequest.newBuilder(URI.create(admin + "/reload"))
+                                                .POST(HttpRequest.BodyPublishers.noBody())
+                                                .timeout(Duration.ofSeconds(20))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString());
+                        assertThat(reload.statusCode()).as(reload.body()).isEqualTo(200);
+                        assertThat(served(gateway))
+                                .as("a new handshake after the reload gets the new certificate")
+                                .isEqualTo(second.serial());
+                    },
+                    "run",
+                    "-c",
+                    file.toString(),
+                    "--engine",
+                    engine);
+            assertThat(result.exitCode()).as(result.err()).isZero();
+            assertThat(result.err()).contains("TLS certificates reloaded");
+        }
+    }
+
+    /** The serial of the certificate a new handshake with {@code gateway} gets, in hex. */
+    private String served(URI gateway) throws Exception {
+        javax.net.ssl.SSLContext context = ca.clientContext(Optional.empty());
+        try (javax.net.ssl.SSLSocket socket =
+                (javax.net.ssl.SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", gateway.getPort())) {
+            socket.setSoTimeout(10_000);
+            javax.net.ssl.SSLParameters parameters = socket.getSSLParameters();
+            parameters.setServerNames(List.of(new javax.net.ssl.SNIHostName("gateway.test")));
+            socket.setSSLParameters(parameters);
+            socket.startHandshake();
+            java.security.cert.X509Certificate leaf =
+                    (java.security.cert.X509Certificate) socket.getSession().getPeerCertificates()[0];
+            return leaf.getSerialNumber().toString(16);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"virtual", "platform", "reactive"})
     void theStartedLineAndHealthSayWhichListenersAreTls(String engine) throws Exception {

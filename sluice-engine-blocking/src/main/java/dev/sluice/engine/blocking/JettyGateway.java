@@ -284,6 +284,9 @@ final class JettyGateway implements RunningGateway {
                 change.swap(clients, next, clientFactory, pools -> handler.reload(next, pools), UpstreamClient::close);
         clients = swapped.pools();
         swapped.retired().forEach(this::retire);
+        if (tls != null) {
+            tls.reload(); // certificates the file watcher cannot see (behind a symlink, on NFS) come in on a reload too
+        }
     }
 
     /**

@@ -292,6 +292,9 @@ final class ReactiveGateway implements RunningGateway {
                 Upstream::dispose);
         upstreams = swapped.pools();
         swapped.retired().forEach(this::retire);
+        if (tls != null) {
+            tls.reload(); // certificates the file watcher cannot see (behind a symlink, on NFS) come in on a reload too
+        }
     }
 
     /**
