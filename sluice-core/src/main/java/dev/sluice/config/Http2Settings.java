@@ -23,6 +23,15 @@ public record Http2Settings(
         int maxResetsPerWindow,
         int resetWindowSeconds) {
 
+    /**
+     * Frames one header block may span, its HEADERS and then CONTINUATIONs (the CONTINUATION flood,
+     * CVE-2024-27316 and its kin): a CONTINUATION past it ends the connection (GOAWAY {@code
+     * ENHANCE_YOUR_CALM}). Netty's own bound ({@code decoderEnforceMaxSmallContinuationFrames}' default,
+     * which counts fragments under 8 KiB, the HEADERS one included; larger ones are bounded by the
+     * header list's bytes); a header block within the header list bound needs two or three frames.
+     */
+    public static final int MAX_HEADER_BLOCK_FRAMES = 16;
+
     public Http2Settings {
         if (maxConcurrentStreams < 1) {
             throw new IllegalArgumentException("maxConcurrentStreams: " + maxConcurrentStreams + " (expected: > 0)");

@@ -17,9 +17,10 @@ import org.eclipse.jetty.http2.hpack.HpackException;
 
 /**
  * HTTP/2 frames written and read by hand on a plain socket (h2c by prior knowledge), for what no
- * well-behaved client does: read the server's SETTINGS as sent, or open and reset streams as fast as
- * it can (the rapid-reset attack). Requests carry a fixed HPACK block of static-table entries and
- * literals, so no HPACK encoder is needed.
+ * well-behaved client does: read the server's SETTINGS as sent, open and reset streams as fast as it
+ * can (the rapid-reset attack), or send a header block that never ends (the CONTINUATION flood).
+ * Requests carry a fixed HPACK block of static-table entries and literals, so no HPACK encoder is
+ * needed.
  */
 final class H2Wire implements AutoCloseable {
 
@@ -31,6 +32,9 @@ final class H2Wire implements AutoCloseable {
     static final int CONTINUATION = 0x9;
 
     static final int END_STREAM = 0x1;
+
+    static final long PROTOCOL_ERROR = 0x1;
+    static final long ENHANCE_YOUR_CALM = 0xB;
 
     static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
     static final int SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
@@ -109,6 +113,55 @@ final class H2Wire implements AutoCloseable {
 
     /** A GET of {@code path} on {@code stream} (odd, rising), its head only: END_HEADERS, END_STREAM. */
     void get(int stream, String authority, String path) throws IOException {
+        frame(HEADERS, 0x4 | 0x1, stream, getBlock(authority, path));
+    }
+
+    /**
+     * A GET of {@code path} on {@code stream} whose header block goes on: END_STREAM but no END_HEADERS,
+     * so the head is whole only once a {@link #continuation} ends it.
+     */
+    void headersWithoutEnd(int stream, String authority, String path) throws IOException {
+        frame(HEADERS, 0x1, stream, getBlock(authority, path));
+    }
+
+    /** A CONTINUATION frame of {@code fragment} on {@code stream}, ending its header block when {@code last}. */
+    void continuation(int stream, byte[] fragment, boolean last) throws IOException {
+        frame(CONTINUATION, last ? 0x4 : 0, stream, fragment);
+    }
+
+    /**
+     * One header field as HPACK writes a literal without indexing and with a new name (RFC 7541 §6.2.2),
+     * a whole field for a header block fragment.
+     */
+    static byte[] literalField(String name, String value) {
+        byte[] n = name.getBytes(StandardCharsets.US_ASCII);
+        byte[] v = value.getBytes(StandardCharsets.US_ASCII);
+        java.io.ByteArrayOutputStream field = new java.io.ByteArrayOutputStream();
+        field.write(0x00);
+        hpackLength(field, n.length);
+        field.writeBytes(n);
+        hpackLength(field, v.length);
+        field.writeBytes(v);
+        return field.toByteArray();
+    }
+
+    /** A string's length as an HPACK integer with a 7-bit prefix, no Huffman coding (RFC 7541 §5.1). */
+    private static void hpackLength(java.io.ByteArrayOutputStream out, int length) {
+        if (length < 0x7F) {
+            out.write(length);
+            return;
+        }
+        out.write(0x7F);
+        for (int rest = length - 0x7F; ; rest >>>= 7) {
+            if (rest < 0x80) {
+                out.write(rest);
+                return;
+            }
+            out.write((rest & 0x7F) | 0x80);
+        }
+    }
+
+    private static byte[] getBlock(String authority, String path) {
         byte[] a = authority.getBytes(StandardCharsets.US_ASCII);
         byte[] p = path.getBytes(StandardCharsets.US_ASCII);
         ByteBuffer block = ByteBuffer.allocate(8 + a.length + p.length);
@@ -116,7 +169,7 @@ final class H2Wire implements AutoCloseable {
         block.put((byte) 0x86); // :scheme http (static 6)
         block.put((byte) 0x04).put((byte) p.length).put(p); // :path (static 4), literal without indexing
         block.put((byte) 0x01).put((byte) a.length).put(a); // :authority (static 1), literal without indexing
-        frame(HEADERS, 0x4 | 0x1, stream, java.util.Arrays.copyOf(block.array(), block.position()));
+        return java.util.Arrays.copyOf(block.array(), block.position());
     }
 
     /**
@@ -150,16 +203,17 @@ final class H2Wire implements AutoCloseable {
         out.flush();
     }
 
+    /** One frame, written in one piece, so that the server does not read it in parts for want of the rest. */
     private void frame(int type, int flags, int stream, byte[] payload) throws IOException {
-        out.write(new byte[] {
-            (byte) (payload.length >>> 16),
-            (byte) (payload.length >>> 8),
-            (byte) payload.length,
-            (byte) type,
-            (byte) flags
-        });
-        out.write(ByteBuffer.allocate(4).putInt(stream & 0x7FFFFFFF).array());
-        out.write(payload);
+        out.write(ByteBuffer.allocate(9 + payload.length)
+                .put((byte) (payload.length >>> 16))
+                .put((byte) (payload.length >>> 8))
+                .put((byte) payload.length)
+                .put((byte) type)
+                .put((byte) flags)
+                .putInt(stream & 0x7FFFFFFF)
+                .put(payload)
+                .array());
     }
 
     /** The next frame, or empty when the server closed the connection. */

@@ -463,6 +463,119 @@ public abstract class Http2Contract extends ContractFixture {
         }
     }
 
+    /**
+     * The CONTINUATION flood (CVE-2024-27316 and its kin): a HEADERS frame without END_HEADERS, then
+     * CONTINUATION frames that never end the block, each with 16,000 bytes of header fields. The server
+     * must give up on the block by the time it is twice the listener's header bound ({@code
+     * max-header-bytes} + {@code max-request-line}, the SETTINGS_MAX_HEADER_LIST_SIZE it announces):
+     * the client writes that much and no more, and the connection must then close (GOAWAY {@code
+     * PROTOCOL_ERROR}), not wait for an idle timeout; nothing reaches the upstream and a new connection
+     * is served.
+     */
+    @Test
+    void aHeaderBlockGrowingPastTheHeaderBoundClosesTheConnection() throws Exception {
+        ServerLimits limits = ServerLimits.defaults();
+        byte[] fields = H2Wire.literalField("x-flood", "a".repeat(15_980));
+        int frames = 2 * (limits.maxHeaderBytes() + limits.maxRequestLine()) / fields.length + 1;
+        try (RecordingUpstream recording = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream("recording", recording.url())
+                        .route("all", on("/**"), proxy("recording"))
+                        .start()) {
+            assertThat(flood(gw, fields, frames).errorCode())
+                    .as("GOAWAY's error: a header block past the bound")
+                    .isEqualTo(H2Wire.PROTOCOL_ERROR);
+            assertServedAfterTheFlood(gw, recording);
+        }
+    }
+
+    /**
+     * The CONTINUATION flood's other half: CONTINUATION frames of no bytes, then of one, which grow no
+     * header block but would have the server parse frames for ever. A header block spans at most
+     * {@link Http2Settings#MAX_HEADER_BLOCK_FRAMES} frames, its HEADERS included: the client writes that
+     * many CONTINUATIONs, one too many, and no more, and the connection must then close (GOAWAY {@code
+     * ENHANCE_YOUR_CALM}); a block of exactly that many frames is served.
+     */
+    @Test
+    void aHeaderBlockOfEndlessTinyContinuationsClosesTheConnection() throws Exception {
+        try (RecordingUpstream recording = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream("recording", recording.url())
+                        .route("all", on("/**"), proxy("recording"))
+                        .start()) {
+            try (H2Wire wire = H2Wire.connect(gw.port())) { // the longest block allowed is served
+                wire.headersWithoutEnd(1, gw.authority(), "/longest");
+                for (int i = 2; i < Http2Settings.MAX_HEADER_BLOCK_FRAMES; i++) {
+                    wire.continuation(1, new byte[0], false);
+                }
+                wire.continuation(1, new byte[0], true);
+                wire.flush();
+                assertThat(wire.readUntil(H2Wire.HEADERS).orElseThrow().status())
+                        .as("a header block of %d frames", Http2Settings.MAX_HEADER_BLOCK_FRAMES)
+                        .isEqualTo(200);
+            }
+            for (byte[] fragment : List.of(new byte[0], new byte[] {(byte) 0x86})) { // (:scheme http, indexed)
+                assertThat(flood(gw, fragment, Http2Settings.MAX_HEADER_BLOCK_FRAMES)
+                                .errorCode())
+                        .as("GOAWAY's error after %d-byte CONTINUATIONs", fragment.length)
+                        .isEqualTo(H2Wire.ENHANCE_YOUR_CALM);
+                assertServedAfterTheFlood(gw, recording);
+            }
+        }
+    }
+
+    /**
+     * Stream 1's head (a GET of {@code /flood}) and then {@code frames} CONTINUATION frames of {@code
+     * fragment} on it, none ending the block (fewer when writing fails: the server closed the
+     * connection already), then the connection read to its end; its GOAWAY. Fails if the connection
+     * is still open after the socket's 20 s read timeout (far below the idle timeout), ends without a
+     * GOAWAY, or the stream is answered.
+     */
+    private static H2Wire.Frame flood(TestGateway gw, byte[] fragment, int frames) throws Exception {
+        try (H2Wire wire = H2Wire.connect(gw.port())) {
+            try {
+                wire.headersWithoutEnd(1, gw.authority(), "/flood");
+                for (int i = 0; i < frames; i++) {
+                    wire.continuation(1, fragment, false);
+                }
+            } catch (IOException closedWhileWriting) {
+                // the server closed the connection before the flood was all written: the defence
+            }
+            Optional<H2Wire.Frame> goAway = Optional.empty();
+            try {
+                for (Optional<H2Wire.Frame> f = wire.read(); f.isPresent(); f = wire.read()) {
+                    H2Wire.Frame frame = f.get();
+                    if (frame.type() == H2Wire.GOAWAY) {
+                        goAway = f;
+                    }
+                    assertThat(frame.type() == H2Wire.HEADERS && frame.stream() == 1)
+                            .as("the flooding stream is never answered")
+                            .isFalse();
+                }
+            } catch (java.net.SocketTimeoutException open) {
+                throw new AssertionError(
+                        "the connection is still open after " + frames + " CONTINUATION frames of " + fragment.length
+                                + " bytes" + goAway.map(g -> " and a GOAWAY").orElse(""),
+                        open);
+            }
+            return goAway.orElseThrow(() -> new AssertionError("the connection closed without a GOAWAY"));
+        }
+    }
+
+    /** A new connection is served right after a flood, and no flooding stream ever reached the upstream. */
+    private static void assertServedAfterTheFlood(TestGateway gw, RecordingUpstream recording) throws Exception {
+        try (H2Wire wire = H2Wire.connect(gw.port())) {
+            wire.get(1, gw.authority(), "/after");
+            wire.flush();
+            H2Wire.Frame head = wire.readUntil(H2Wire.HEADERS).orElseThrow();
+            assertThat(head.status()).as("a new connection after the flood").isEqualTo(200);
+        }
+        assertThat(recording.received())
+                .as("what the upstream received")
+                .isNotEmpty()
+                .noneSatisfy(received -> assertThat(received.head()).startsWith("GET /flood "));
+    }
+
     private static String json(int length) {
         return new String(GeneratedBody.json(length).bytes(), StandardCharsets.UTF_8);
     }

@@ -27,6 +27,7 @@ import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.http2.RateControl;
 import org.eclipse.jetty.http2.WindowRateControl;
+import org.eclipse.jetty.http2.frames.ContinuationFrame;
 import org.eclipse.jetty.http2.server.AbstractHTTP2ServerConnectionFactory;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
 import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
@@ -179,8 +180,9 @@ final class JettyGateway implements RunningGateway {
      * The core's HTTP/2 bounds on Jetty's factory. Jetty's rate control counts, per connection, the
      * frames an attacker sends for nothing (stream resets, empty DATA, PING and SETTINGS floods,
      * CONTINUATION fragments) and closes a connection past the rate: the rapid-reset defence, at the
-     * core's resets per window. The header list is capped by {@code HttpConfiguration}'s request
-     * header size, as for HTTP/1.1.
+     * core's resets per window; {@link HeaderBlockBound} adds the core's CONTINUATION bound per header
+     * block. The header list, and the header block its CONTINUATIONs accumulate, are capped by {@code
+     * HttpConfiguration}'s request header size, as for HTTP/1.1.
      */
     private static AbstractHTTP2ServerConnectionFactory http2(
             Http2Settings settings, AbstractHTTP2ServerConnectionFactory factory) {
@@ -191,10 +193,42 @@ final class JettyGateway implements RunningGateway {
         factory.setRateControlFactory(new RateControl.Factory() {
             @Override
             public RateControl newRateControl(org.eclipse.jetty.io.EndPoint endPoint) {
-                return new WindowRateControl(settings.maxResetsPerWindow(), window);
+                return new HeaderBlockBound(new WindowRateControl(settings.maxResetsPerWindow(), window));
             }
         });
         return factory;
+    }
+
+    /**
+     * {@link Http2Settings#MAX_HEADER_BLOCK_FRAMES} on Jetty, whose parser bounds a header block's
+     * bytes but not its CONTINUATION frames (only the connection's rate does). The parser reports each
+     * CONTINUATION to the connection's rate control (a frame that spans reads once per read, which only
+     * counts it sooner); the one that would make the block longer than the bound is refused, and Jetty
+     * closes the connection with GOAWAY ENHANCE_YOUR_CALM. One per connection, called by its parser,
+     * one read at a time.
+     */
+    static final class HeaderBlockBound implements RateControl {
+
+        private final RateControl rate;
+        /** The CONTINUATIONs of the header block being parsed; its HEADERS frame is its first frame. */
+        private int continuations;
+
+        HeaderBlockBound(RateControl rate) {
+            this.rate = rate;
+        }
+
+        @Override
+        public boolean onEvent(Object event) {
+            if (event instanceof ContinuationFrame continuation) {
+                if (++continuations >= Http2Settings.MAX_HEADER_BLOCK_FRAMES) {
+                    return false;
+                }
+                if (continuation.isEndHeaders()) {
+                    continuations = 0;
+                }
+            }
+            return rate.onEvent(event);
+        }
     }
 
     /**
