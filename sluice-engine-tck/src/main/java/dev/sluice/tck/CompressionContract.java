@@ -153,6 +153,12 @@ public abstract class CompressionContract extends ContractFixture {
      */
     @Test
     void aCompressedCompositionsFirstPartDecompressesBeforeTheSlowPartAnswers() throws Exception {
+        firstPartDecodesBeforeTheSlowPartAnswers(JSON, "gzip", new StreamingGunzip());
+    }
+
+    /** A composition's first part, sent while its slow part is held, decodes at the client from what it has. */
+    private void firstPartDecodesBeforeTheSlowPartAnswers(
+            FilterConfig.Compression filter, String coding, StreamingDecoder decoder) throws Exception {
         byte[] fast = GeneratedBody.json(3000).bytes();
         try (HeldUpstream slow = new HeldUpstream(new byte[0], "{\"late\":true}".getBytes(StandardCharsets.UTF_8));
                 TestGateway gw = gateway()
@@ -165,14 +171,13 @@ public abstract class CompressionContract extends ContractFixture {
                                         .timeout(Duration.ofSeconds(40)) // longer than the client waits
                                         .part("fast", APP, "/json/3000")
                                         .part("late", "slow", "/held"),
-                                JSON)
+                                filter)
                         .start();
                 Socket socket = new Socket(InetAddress.getLoopbackAddress(), gw.port())) {
-            InputStream in = gzipResponse(socket, "/page");
-            StreamingGunzip gunzip = new StreamingGunzip();
+            InputStream in = encodedResponse(socket, "/page", coding);
             ByteArrayOutputStream raw = new ByteArrayOutputStream();
             byte[] firstPart = concat("{\"fast\":".getBytes(StandardCharsets.UTF_8), fast);
-            readUntilDecoded(in, gunzip, raw, firstPart, "the first part");
+            readUntilDecoded(in, decoder, raw, firstPart, "the first part");
             assertThat(slow.asked.await(10, TimeUnit.SECONDS))
                     .as("the slow part was asked for")
                     .isTrue();
@@ -180,7 +185,8 @@ public abstract class CompressionContract extends ContractFixture {
             for (byte[] chunk = chunk(in); chunk.length > 0; chunk = chunk(in)) {
                 raw.writeBytes(chunk);
             }
-            String whole = new String(gunzip(raw.toByteArray()), StandardCharsets.UTF_8);
+            byte[] body = coding.equals("gzip") ? gunzip(raw.toByteArray()) : unzstd(raw.toByteArray());
+            String whole = new String(body, StandardCharsets.UTF_8);
             assertThat(whole).startsWith(new String(firstPart, StandardCharsets.UTF_8) + ",\"late\":{\"late\":true}");
             assertThat(whole).contains("\"_meta\"").endsWith("}");
         }
@@ -219,47 +225,7 @@ public abstract class CompressionContract extends ContractFixture {
     /** The composition of the gzip test above, in zstd: each flush ends a zstd block the client decodes at once. */
     @Test
     void aZstdCompositionsFirstPartDecodesBeforeTheSlowPartAnswers() throws Exception {
-        byte[] fast = GeneratedBody.json(3000).bytes();
-        try (HeldUpstream slow = new HeldUpstream(new byte[0], "{\"late\":true}".getBytes(StandardCharsets.UTF_8));
-                TestGateway gw = gateway()
-                        .upstream("slow", slow.url())
-                        .route(
-                                "page",
-                                on("/page"),
-                                compose()
-                                        .order(Order.ARRIVAL)
-                                        .timeout(Duration.ofSeconds(40)) // longer than the client waits
-                                        .part("fast", APP, "/json/3000")
-                                        .part("late", "slow", "/held"),
-                                ZSTD_FIRST)
-                        .start();
-                Socket socket = new Socket(InetAddress.getLoopbackAddress(), gw.port())) {
-            InputStream in = encodedResponse(socket, "/page", "zstd");
-            ByteArrayOutputStream raw = new ByteArrayOutputStream();
-            byte[] firstPart = concat("{\"fast\":".getBytes(StandardCharsets.UTF_8), fast);
-            while (!startsWith(unzstdSoFar(raw.toByteArray()), firstPart)) {
-                byte[] chunk;
-                try {
-                    chunk = chunk(in);
-                } catch (SocketTimeoutException e) {
-                    throw new AssertionError("the first part never reached the client while the slow part waited", e);
-                }
-                assertThat(chunk)
-                        .as("the body ended before the first part was seen")
-                        .isNotEmpty();
-                raw.writeBytes(chunk);
-            }
-            assertThat(slow.asked.await(10, TimeUnit.SECONDS))
-                    .as("the slow part was asked for")
-                    .isTrue();
-            slow.release(); // only now may the slow part answer
-            for (byte[] chunk = chunk(in); chunk.length > 0; chunk = chunk(in)) {
-                raw.writeBytes(chunk);
-            }
-            String whole = new String(unzstd(raw.toByteArray()), StandardCharsets.UTF_8);
-            assertThat(whole).startsWith(new String(firstPart, StandardCharsets.UTF_8) + ",\"late\":{\"late\":true}");
-            assertThat(whole).contains("\"_meta\"").endsWith("}");
-        }
+        firstPartDecodesBeforeTheSlowPartAnswers(ZSTD_FIRST, "zstd", new StreamingUnzstd());
     }
 
     /** A proxied body is flushed as it is relayed: its first half decompresses before the second is sent. */
@@ -359,21 +325,21 @@ public abstract class CompressionContract extends ContractFixture {
 
     /** Reads chunks, decompressing them as they come, until what is decompressed begins with {@code prefix}. */
     private static void readUntilDecoded(
-            InputStream in, StreamingGunzip gunzip, ByteArrayOutputStream raw, byte[] prefix, String what)
-            throws IOException, DataFormatException {
-        while (!startsWith(gunzip.decoded(), prefix)) {
+            InputStream in, StreamingDecoder decoder, ByteArrayOutputStream raw, byte[] prefix, String what)
+            throws Exception {
+        while (!startsWith(decoder.decoded(), prefix)) {
             byte[] chunk;
             try {
                 chunk = chunk(in);
             } catch (SocketTimeoutException e) {
                 throw new AssertionError(
                         what + " never reached the client while the upstream held the rest back;"
-                                + " decompressed so far: " + gunzip.decoded().length + " bytes",
+                                + " decompressed so far: " + decoder.decoded().length + " bytes",
                         e);
             }
             assertThat(chunk).as("the body ended before %s was seen", what).isNotEmpty();
             raw.writeBytes(chunk);
-            gunzip.feed(chunk);
+            decoder.feed(chunk);
         }
     }
 
@@ -430,12 +396,36 @@ public abstract class CompressionContract extends ContractFixture {
     }
 
     /** A gzip member decompressed as its bytes arrive, with the JDK's Inflater. */
-    private static final class StreamingGunzip {
+    /** A coded body decoded as its bytes arrive. */
+    private interface StreamingDecoder {
+        void feed(byte[] bytes) throws Exception;
+
+        /** What the bytes fed so far decode to. */
+        byte[] decoded() throws Exception;
+    }
+
+    /** A zstd frame decoded as its bytes arrive: what its ended blocks hold. */
+    private static final class StreamingUnzstd implements StreamingDecoder {
+        private final ByteArrayOutputStream raw = new ByteArrayOutputStream();
+
+        @Override
+        public void feed(byte[] bytes) {
+            raw.writeBytes(bytes);
+        }
+
+        @Override
+        public byte[] decoded() throws IOException {
+            return unzstdSoFar(raw.toByteArray());
+        }
+    }
+
+    private static final class StreamingGunzip implements StreamingDecoder {
         private final Inflater inflater = new Inflater(true);
         private final ByteArrayOutputStream decoded = new ByteArrayOutputStream();
         private final ByteArrayOutputStream header = new ByteArrayOutputStream();
 
-        void feed(byte[] bytes) throws DataFormatException {
+        @Override
+        public void feed(byte[] bytes) throws DataFormatException {
             int from = 0;
             if (header.size() < 10) { // the fixed gzip header (no optional fields: FLG is 0)
                 from = Math.min(bytes.length, 10 - header.size());
@@ -454,7 +444,8 @@ public abstract class CompressionContract extends ContractFixture {
             }
         }
 
-        byte[] decoded() {
+        @Override
+        public byte[] decoded() {
             return decoded.toByteArray();
         }
     }
