@@ -41,6 +41,11 @@ final class Observers {
                             o.upstream(event);
                         }
                     }
+
+                    @Override
+                    public boolean recordsTraces() {
+                        return Arrays.stream(all).anyMatch(GatewayObserver::recordsTraces);
+                    }
                 };
         };
     }

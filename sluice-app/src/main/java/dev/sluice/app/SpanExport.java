@@ -77,7 +77,7 @@ final class SpanExport implements GatewayObserver, AutoCloseable {
                 .build();
         SdkTracerProvider provider = SdkTracerProvider.builder()
                 .setIdGenerator(EXCHANGE_IDS)
-                .setSampler(Sampler.alwaysOn()) // every request: the operator asked for its spans
+                .setSampler(Sampler.alwaysOn()) // every sampled request (ExchangeEvent.sampled, decided before this)
                 .setResource(Resource.getDefault()
                         .merge(Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), "sluice"))))
                 .addSpanProcessor(BatchSpanProcessor.builder(exporter).build())
@@ -85,10 +85,19 @@ final class SpanExport implements GatewayObserver, AutoCloseable {
         return new SpanExport(provider);
     }
 
+    /** The gateway begins traces it records: they go upstream marked sampled. */
+    @Override
+    public boolean recordsTraces() {
+        return true;
+    }
+
     @Override
     public void exchange(ExchangeEvent e) {
         if (e.traceId().length() != 32 || e.spanId().length() != 16) {
             return; // no trace context (an event without one)
+        }
+        if (!e.sampled()) {
+            return; // the client's trace is not sampled: the parent's decision holds (parent-based sampling)
         }
         Instant now = Instant.now();
         long end = TimeUnit.SECONDS.toNanos(now.getEpochSecond()) + now.getNano();

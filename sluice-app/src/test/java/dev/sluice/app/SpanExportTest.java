@@ -30,6 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SpanExportTest {
 
     private static final String TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+    private static final String UNSAMPLED = "0af7651916cd43dd8448eb211c80319c";
     private static final String CLIENT_SPAN = "00f067aa0ba902b7";
 
     @TempDir
@@ -86,6 +87,14 @@ class SpanExportTest {
                         assertThat(traced.statusCode()).isEqualTo(200);
                         assertThat(Http.get(gateway, "/products/2").statusCode())
                                 .isEqualTo(200);
+                        HttpResponse<String> unsampled = HttpClient.newHttpClient()
+                                .send(
+                                        HttpRequest.newBuilder(URI.create(gateway + "/products/3"))
+                                                .header("traceparent", "00-" + UNSAMPLED + "-" + CLIENT_SPAN + "-00")
+                                                .timeout(Duration.ofSeconds(10))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString());
+                        assertThat(unsampled.statusCode()).isEqualTo(200);
                     },
                     "run",
                     "-c",
@@ -98,8 +107,14 @@ class SpanExportTest {
             collector.stop(0);
         }
         // the gateway sends what is queued when it stops, before run returns
-        assertThat(spans).hasSize(2);
-        assertThat(upstreamSaw).hasSize(2);
+        assertThat(spans)
+                .as("a span for each sampled request: the client's sampled trace and the one the gateway began")
+                .hasSize(2);
+        assertThat(upstreamSaw).hasSize(3);
+        assertThat(upstreamSaw.get(2))
+                .as("a trace the client does not sample goes on unsampled, and no span of it is exported")
+                .startsWith("00-" + UNSAMPLED + "-")
+                .endsWith("-00");
         HexFormat hex = HexFormat.of();
         Span child = spans.stream()
                 .filter(s -> hex.formatHex(s.getTraceId().toByteArray()).equals(TRACE))
@@ -124,7 +139,8 @@ class SpanExportTest {
                 .as("the gateway began this trace")
                 .isTrue();
         assertThat(upstreamSaw.get(1))
+                .as("a trace the gateway began and records goes upstream sampled")
                 .isEqualTo("00-" + hex.formatHex(root.getTraceId().toByteArray()) + "-"
-                        + hex.formatHex(root.getSpanId().toByteArray()) + "-00");
+                        + hex.formatHex(root.getSpanId().toByteArray()) + "-01");
     }
 }

@@ -7,9 +7,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * upstream request of one exchange carries: the gateway is a span of its own in the client's trace.
  * A valid client {@code traceparent} keeps its trace id and flags and gets the gateway's new span id
  * as its parent id, its {@code tracestate} passing on unchanged; a missing or invalid one (not
- * version {@code 00}, wrong lengths, not lower-case hex, an all-zero id) starts a new trace, not
- * sampled, and the client's {@code tracestate} is dropped with it (the specification's rule: it
- * belongs to the trace it came with).
+ * version {@code 00}, wrong lengths, not lower-case hex, an all-zero id) starts a new trace, sampled
+ * only when the gateway records it (it exports spans), and the client's {@code tracestate} is dropped
+ * with it (the specification's rule: it belongs to the trace it came with).
  *
  * @param traceparent what the upstream requests carry, such as {@code
  *     00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01}
@@ -26,8 +26,18 @@ public record TraceContext(String traceparent, String tracestate, String parentI
 
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
-    /** The context of an exchange whose client sent {@code traceparent} and {@code tracestate} (either may be null). */
+    /** {@link #of(String, String, boolean)} for a gateway that records no trace. */
     public static TraceContext of(String traceparent, String tracestate) {
+        return of(traceparent, tracestate, false);
+    }
+
+    /**
+     * The context of an exchange whose client sent {@code traceparent} and {@code tracestate} (either
+     * may be null).
+     *
+     * @param recorded whether the gateway records a trace it begins: its flags are then {@code 01}
+     */
+    public static TraceContext of(String traceparent, String tracestate, boolean recorded) {
         char[] out = new char[LENGTH];
         if (isValid(traceparent)) {
             traceparent.getChars(0, 36, out, 0); // version, trace id, dash
@@ -53,7 +63,7 @@ public record TraceContext(String traceparent, String tracestate, String parentI
         spanId(out, 36);
         out[52] = '-';
         out[53] = '0';
-        out[54] = '0';
+        out[54] = recorded ? '1' : '0';
         return new TraceContext(new String(out), null, "");
     }
 

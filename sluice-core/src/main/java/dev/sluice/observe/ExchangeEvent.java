@@ -23,6 +23,9 @@ import java.util.List;
  * @param spanId the gateway's span id in that trace, the parent id its upstream requests carried
  *     ({@code -} when none)
  * @param parentSpanId the client's span id, or empty when the gateway began the trace
+ * @param sampled the trace's sampled flag as its upstream requests carried it: the client's, or, for
+ *     a trace the gateway began, whether an observer records traces ({@link
+ *     GatewayObserver#recordsTraces()}); a span exporter exports only sampled ones
  * @param refusedBy the policy that refused the request ({@code jwt}, {@code api-key}, {@code
  *     ip-filter}, {@code rate-limit}, {@code concurrency}, {@code server-limits}), or empty
  * @param parts a composition's parts as they settled, in declared order (empty for other routes)
@@ -42,6 +45,7 @@ public record ExchangeEvent(
         String traceId,
         String spanId,
         String parentSpanId,
+        boolean sampled,
         String refusedBy,
         List<PartEvent> parts) {
     public ExchangeEvent {
@@ -59,6 +63,23 @@ public record ExchangeEvent(
 
     /** An event without the request's path, id, client, sizes and upstream details (tests). */
     public ExchangeEvent(String route, String method, int status, boolean aborted, long durationNanos) {
-        this(route, method, status, aborted, durationNanos, "-", "-", "-", 0, 0, -1, "-", "-", "", "", List.of());
+        this(
+                route,
+                method,
+                status,
+                aborted,
+                durationNanos,
+                "-",
+                "-",
+                "-",
+                0,
+                0,
+                -1,
+                "-",
+                "-",
+                "",
+                false,
+                "",
+                List.of());
     }
 }

@@ -22,6 +22,15 @@ public interface GatewayObserver {
     /** An upstream call ended: answered (its status line came) or failed. */
     default void upstream(UpstreamEvent event) {}
 
+    /**
+     * Whether it records traces (exports spans): then a trace the gateway begins (no valid {@code
+     * traceparent} from the client) goes upstream marked sampled, since its root span is recorded.
+     * A client's trace keeps the client's flag either way.
+     */
+    default boolean recordsTraces() {
+        return false;
+    }
+
     /** Whether anyone listens: false only for {@link #NONE}. */
     default boolean listens() {
         return this != NONE;

@@ -48,4 +48,17 @@ class TraceContextTest {
         assertThat(TraceContext.isValid(PARENT)).isTrue();
         assertThat(TraceContext.isValid("00-" + TRACE + "-00f067aa0ba902b7-00")).isTrue();
     }
+
+    @Test
+    void aTraceTheGatewayBeginsIsSampledOnlyWhenItRecordsItAndAClientsFlagIsKept() {
+        TraceContext begun = TraceContext.of(null, null, true);
+        assertThat(begun.traceparent()).endsWith("-01");
+        assertThat(begun.sampled()).isTrue();
+        assertThat(TraceContext.of(null, null, false).sampled()).isFalse();
+        String unsampled = "00-" + TRACE + "-00f067aa0ba902b7-00";
+        assertThat(TraceContext.of(unsampled, null, true).sampled())
+                .as("the client's decision holds")
+                .isFalse();
+        assertThat(TraceContext.of(PARENT, null, false).sampled()).isEqualTo(PARENT.endsWith("-01"));
+    }
 }

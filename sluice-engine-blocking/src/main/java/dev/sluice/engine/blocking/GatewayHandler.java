@@ -51,6 +51,7 @@ final class GatewayHandler extends Handler.Abstract {
 
     private final GatewaySnapshot.Holder<RouteHandler> snapshots;
     private final GatewayObserver observer;
+    private final boolean recordsTraces; // the observer's: a trace the gateway begins is then sampled
     private final ServerLimits limits;
 
     private final ExecutorService fanout;
@@ -67,6 +68,7 @@ final class GatewayHandler extends Handler.Abstract {
             GatewayObserver observer) {
         super(InvocationType.BLOCKING);
         this.observer = observer;
+        this.recordsTraces = observer.recordsTraces();
         this.limits = config.server().limits();
         this.fanout = fanout;
         this.timer = timer;
@@ -102,6 +104,9 @@ final class GatewayHandler extends Handler.Abstract {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+        if (recordsTraces) {
+            Requests.beginTrace(request, true);
+        }
         try {
             return observed(request, response, callback);
         } finally {
@@ -138,6 +143,7 @@ final class GatewayHandler extends Handler.Abstract {
                 trace.traceId(),
                 trace.spanId(),
                 trace.parentId(),
+                trace.sampled(),
                 tally.refusedBy(),
                 tally.parts()));
         return true;

@@ -32,9 +32,18 @@ final class Requests {
         if (trace instanceof TraceContext t) {
             return t;
         }
+        return beginTrace(request, false);
+    }
+
+    /**
+     * Makes the exchange's trace context now: a gateway whose observer records traces calls it as the
+     * request arrives, so that a trace it begins is marked sampled ({@link TraceContext#of(String,
+     * String, boolean)}).
+     */
+    static TraceContext beginTrace(Request request, boolean recorded) {
         HttpFields headers = request.getHeaders();
         TraceContext made =
-                TraceContext.of(headers.get(TraceContext.TRACEPARENT), headers.get(TraceContext.TRACESTATE));
+                TraceContext.of(headers.get(TraceContext.TRACEPARENT), headers.get(TraceContext.TRACESTATE), recorded);
         request.setAttribute(TRACE, made);
         return made;
     }

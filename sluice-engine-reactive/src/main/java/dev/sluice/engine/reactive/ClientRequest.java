@@ -30,6 +30,7 @@ final class ClientRequest {
     private Forwarding forwarding;
     private String requestId;
     private TraceContext trace;
+    private boolean recordTraces; // a trace this request begins is recorded (sampled)
     /** Made only when an observer listens. */
     private ExchangeTally tally;
     /** Set for a valid WebSocket upgrade on a proxy route: the tunnel's idle timeout. */
@@ -155,12 +156,17 @@ final class ClientRequest {
         return id;
     }
 
+    /** The gateway records traces (its observer exports spans): a trace this request begins is sampled. */
+    void recordTraces() {
+        recordTraces = true;
+    }
+
     /** The exchange's trace context ({@link TraceContext}), made once on the request's loop. */
     TraceContext trace() {
         TraceContext t = trace;
         if (t == null) {
             HttpHeaders in = request.requestHeaders();
-            t = TraceContext.of(in.get(TraceContext.TRACEPARENT), in.get(TraceContext.TRACESTATE));
+            t = TraceContext.of(in.get(TraceContext.TRACEPARENT), in.get(TraceContext.TRACESTATE), recordTraces);
             trace = t;
         }
         return t;

@@ -48,6 +48,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
 
     private final GatewaySnapshot.Holder<RouteHandler> snapshots;
     private final GatewayObserver observer;
+    private final boolean recordsTraces; // the observer's: a trace the gateway begins is then sampled
     /** {@code server.limits.websocket-idle-timeout}: how long a silent WebSocket tunnel stays open. */
     private final java.time.Duration websocketIdle;
 
@@ -59,6 +60,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
 
     GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
         this.observer = observer;
+        this.recordsTraces = observer.recordsTraces();
         this.websocketIdle = config.server().limits().websocketIdleTimeout();
         this.limits = config.server().limits();
         this.resources = PolicyResources.of(config);
@@ -90,6 +92,9 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     @Override
     public Publisher<Void> apply(HttpServerRequest request, HttpServerResponse response) {
         ClientRequest in = ClientRequest.of(request);
+        if (recordsTraces) {
+            in.recordTraces();
+        }
         HttpHeaders headers = request.requestHeaders();
         if (channel(in) instanceof Http2StreamChannel) { // an HTTP/1.1 head was checked by RequestHeadCheck
             Optional<RequestFraming.Rejection> refused =
@@ -136,6 +141,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                     in.trace().traceId(),
                     in.trace().spanId(),
                     in.trace().parentId(),
+                    in.trace().sampled(),
                     tally.refusedBy(),
                     tally.parts()));
         });
