@@ -14,7 +14,9 @@ import java.util.List;
  * @param durationNanos from routing to the last byte handed to the connection (or the abort)
  * @param path the request's path as the client sent it, without the query ({@code -} when unknown)
  * @param requestId the exchange's id ({@code X-Request-Id}, the one its upstream requests carried)
- * @param client the client's address (the connection's peer)
+ * @param client the client's address: the connection's peer, or, on a route that trusts proxies
+ *     (an {@code ip-filter}'s {@code trusted-proxies}), the client they name ({@code
+ *     dev.sluice.policy.ClientAddress})
  * @param bytesIn request body bytes read from the client
  * @param bytesOut response body bytes written to the client
  * @param upstreamNanos a proxy route's: from the upstream call's start to its answer's status line;

@@ -12,6 +12,7 @@ public final class ExchangeTally {
 
     private volatile long upstreamNanos = -1;
     private volatile String refusedBy = "";
+    private volatile String client = "";
     private volatile List<PartEvent> parts = List.of();
 
     /** The upstream answered its status line {@code nanos} after the call began. */
@@ -35,6 +36,16 @@ public final class ExchangeTally {
 
     public String refusedBy() {
         return refusedBy;
+    }
+
+    /** The route resolved the client through its trusted proxies ({@code PolicyChain.client}). */
+    public void client(String address) {
+        client = address;
+    }
+
+    /** The client the route resolved, or empty: the connection's peer is the client. */
+    public String client() {
+        return client;
     }
 
     public List<PartEvent> parts() {

@@ -21,9 +21,15 @@ public final class PolicyChain {
     public static final PolicyChain NONE = new PolicyChain(new InboundPolicy[0]);
 
     private final InboundPolicy[] policies;
+    private final ClientAddress client; // who the route's client is (its trusted proxies)
 
     public PolicyChain(InboundPolicy[] policies) {
+        this(policies, ClientAddress.PEER);
+    }
+
+    private PolicyChain(InboundPolicy[] policies, ClientAddress client) {
         this.policies = policies.clone();
+        this.client = client;
     }
 
     /** The policies a route's filters configure (header rewrites are {@code HeaderRules}', not policies). */
@@ -62,7 +68,23 @@ public final class PolicyChain {
                 case FilterConfig.Compression c -> {}
             }
         }
-        return policies.isEmpty() ? NONE : new PolicyChain(policies.toArray(InboundPolicy[]::new));
+        return policies.isEmpty() && client == ClientAddress.PEER
+                ? NONE
+                : new PolicyChain(policies.toArray(InboundPolicy[]::new), client);
+    }
+
+    /**
+     * The client of {@code request} as the route sees it ({@link ClientAddress}: through its trusted
+     * proxies), what its access log line and spans name; the connection's peer on a route without
+     * trusted proxies.
+     */
+    public String client(InboundPolicy.Inbound request) {
+        return client == ClientAddress.PEER ? request.clientAddress() : client.resolve(request);
+    }
+
+    /** Whether {@link #client} can differ from the connection's peer (the route trusts proxies). */
+    public boolean resolvesClient() {
+        return client != ClientAddress.PEER;
     }
 
     /** This chain with {@code first} asked before its own policies. */
@@ -70,11 +92,12 @@ public final class PolicyChain {
         InboundPolicy[] all = new InboundPolicy[policies.length + 1];
         all[0] = first;
         System.arraycopy(policies, 0, all, 1, policies.length);
-        return new PolicyChain(all);
+        return new PolicyChain(all, client);
     }
 
+    /** No policy to ask and no client to resolve: the engine may skip {@link #admit}. */
     public boolean isEmpty() {
-        return policies.length == 0;
+        return policies.length == 0 && client == ClientAddress.PEER;
     }
 
     /** Asks every policy about {@code request}. */

@@ -328,4 +328,36 @@ public abstract class ObserverContract extends ContractFixture {
             assertThat(recorder.calls).as("the upstream sees nothing").isEmpty();
         }
     }
+
+    /**
+     * Behind a trusted proxy (a route's {@code ip-filter} naming it, here with nothing to allow or
+     * deny), the client an exchange names is the one {@code X-Forwarded-For} gives, as the rate
+     * limit and the IP filter see it; on a route without trusted proxies, the connection's peer,
+     * whatever the header says.
+     */
+    @Test
+    void theClientIsTheOneTheRoutesTrustedProxiesName() throws InterruptedException {
+        Recorder recorder = new Recorder();
+        try (TestGateway gw = gateway()
+                .observer(recorder)
+                .route(
+                        "behind",
+                        on("/behind/**"),
+                        proxy(APP).stripPrefix("/behind"),
+                        new FilterConfig.IpFilter(List.of(), List.of(), List.of("127.0.0.1")))
+                .route("direct", on("/direct/**"), proxy(APP).stripPrefix("/direct"))
+                .start()) {
+            WireRequest forwarded = WireRequest.get("/behind/json/10").header("X-Forwarded-For", "203.0.113.7");
+            assertThat(gw.wire().send(forwarded).status()).isEqualTo(200);
+            ExchangeEvent behind = recorder.nextExchange();
+            assertThat(behind.route()).isEqualTo("behind");
+            assertThat(behind.client()).isEqualTo("203.0.113.7");
+
+            WireRequest claimed = WireRequest.get("/direct/json/10").header("X-Forwarded-For", "203.0.113.7");
+            assertThat(gw.wire().send(claimed).status()).isEqualTo(200);
+            ExchangeEvent direct = recorder.nextExchange();
+            assertThat(direct.route()).isEqualTo("direct");
+            assertThat(direct.client()).as("no trusted proxy: the peer").isEqualTo("127.0.0.1");
+        }
+    }
 }

@@ -136,7 +136,7 @@ final class GatewayHandler extends Handler.Abstract {
                 System.nanoTime() - start,
                 request.getHttpURI().getPath(),
                 Requests.requestId(request),
-                Request.getRemoteAddr(request),
+                tally.client().isEmpty() ? Request.getRemoteAddr(request) : tally.client(),
                 Request.getContentBytesRead(request),
                 Response.getContentBytesWritten(response),
                 tally.upstreamNanos(),
@@ -291,12 +291,17 @@ final class GatewayHandler extends Handler.Abstract {
      */
     private static Decision decide(PolicyChain policies, Request request, RouteTable.Result.Matched matched)
             throws InterruptedException {
-        Decision decision = policies.admit(new RoutedRequest(
+        RoutedRequest routed = new RoutedRequest(
                 request.getMethod(),
                 matched,
                 request.getHeaders()::get,
                 request.getHttpURI().getQuery(),
-                Request.getRemoteAddr(request)));
+                Request.getRemoteAddr(request));
+        ExchangeTally tally = Requests.tally(request);
+        if (tally != null && policies.resolvesClient()) {
+            tally.client(policies.client(routed));
+        }
+        Decision decision = policies.admit(routed);
         if (decision instanceof Decision.Pending pending) {
             try {
                 decision = pending.decision().toCompletableFuture().get();

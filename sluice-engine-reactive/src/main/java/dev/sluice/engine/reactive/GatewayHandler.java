@@ -134,7 +134,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                     System.nanoTime() - start,
                     in.path,
                     in.requestId(),
-                    in.clientAddress(),
+                    tally.client().isEmpty() ? in.clientAddress() : tally.client(),
                     bytes == null ? 0 : bytes.received(),
                     bytes == null ? 0 : bytes.sent(),
                     tally.upstreamNanos(),
@@ -190,13 +190,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                     RouteHandler handler = compiled.handler();
                     yield policies.isEmpty()
                             ? handler.handle(in, response, matched, channel(in))
-                            : admitted(
-                                    policies.admit(new RoutedRequest(
-                                            in.method, matched, in.headers()::get, in.rawQuery, in.clientAddress())),
-                                    in,
-                                    response,
-                                    matched,
-                                    handler);
+                            : admitted(policies.admit(routed(policies, in, matched)), in, response, matched, handler);
                 }
                 case RouteTable.Result.MethodNotAllowed notAllowed -> {
                     response.header(HttpHeaderNames.ALLOW, String.join(", ", new TreeSet<>(notAllowed.allowed())));
@@ -297,6 +291,16 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             check.limit(maxBody);
         }
         return null;
+    }
+
+    /** The request as the route's policies see it; its client, resolved through trusted proxies, noted for the log. */
+    private static RoutedRequest routed(PolicyChain policies, ClientRequest in, RouteTable.Result.Matched matched) {
+        RoutedRequest routed =
+                new RoutedRequest(in.method, matched, in.headers()::get, in.rawQuery, in.clientAddress());
+        if (in.tally() != null && policies.resolvesClient()) {
+            in.tally().client(policies.client(routed));
+        }
+        return routed;
     }
 
     private static Channel channel(ClientRequest in) {
