@@ -465,4 +465,37 @@ public abstract class ObserverContract extends ContractFixture {
             assertThat(recorder.exchanges).isEmpty();
         }
     }
+
+    /**
+     * The JDK client's first request to a plain listener asks to upgrade its HTTP/1.1 connection to
+     * h2c ({@code Upgrade: h2c}) and is answered on stream 1; the next goes on a stream of its own.
+     * Both report the bytes their client received.
+     */
+    @Test
+    void aRequestThatUpgradedToH2cReportsItsBytes() throws Exception {
+        Recorder recorder = new Recorder();
+        try (TestGateway gw = gateway()
+                        .observer(recorder)
+                        .route("api", on("/api/**"), proxy(APP).stripPrefix("/api"))
+                        .start();
+                java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+                        .version(java.net.http.HttpClient.Version.HTTP_2)
+                        .build()) {
+            for (String kind : List.of("upgraded", "on its own stream")) {
+                java.net.http.HttpResponse<byte[]> got = client.send(
+                        java.net.http.HttpRequest.newBuilder(gw.uri("/api/json/1000"))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+                assertThat(got.statusCode()).isEqualTo(200);
+                assertThat(got.version()).as(kind).isEqualTo(java.net.http.HttpClient.Version.HTTP_2);
+                ExchangeEvent event = recorder.nextExchange();
+                assertThat(event.route()).isEqualTo("api");
+                assertThat(event.bytesOut())
+                        .as("%s: the body its client received", kind)
+                        .isEqualTo(1000);
+                assertThat(event.bytesIn()).isZero();
+            }
+        }
+    }
 }
