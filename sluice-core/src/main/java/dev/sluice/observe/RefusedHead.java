@@ -16,9 +16,9 @@ import java.util.List;
  *   <li>{@code route} empty, as for a 404; {@code bytesIn} 0 (no body of a refused head is read);
  *       {@code bytesOut} the error body's length; no trace, upstream time or parts;
  *   <li>{@code method} and {@code path}: the request line's, when the parser read it whole, its
- *       version is HTTP/1.x (not a 505), its method is a token (RFC 9110 5.6.2) and its target has no
- *       control byte (0x00-0x20, 0x7F: what a log line must not carry); {@code -} for both otherwise
- *       (a request line over the limit, a control byte in the target, a head that timed out), so
+ *       version is HTTP/1.x (not a 505), its target is within {@code max-request-line} (not a 414),
+ *       its method is a token (RFC 9110 5.6.2) and its target has no control byte (0x00-0x20, 0x7F:
+ *       what a log line must not carry); {@code -} for both otherwise (a head that timed out too), so
  *       every engine reports a head alike whichever of its parser or the core refused it. The path
  *       is the target without its query;
  *   <li>{@code requestId}: a new one ({@link RequestId#next}), never the client's {@code X-Request-Id}:
@@ -51,6 +51,7 @@ public final class RefusedHead {
             int status, String method, String target, String client, long durationNanos, long bytesOut) {
         requireNonNull(client, "client");
         boolean known = status != 505 // not an HTTP/1.x request line: Jetty's parser reads no part of it
+                && status != 414 // a target over the limit: not logged, whichever layer measured it
                 && method != null
                 && target != null
                 && isToken(method)

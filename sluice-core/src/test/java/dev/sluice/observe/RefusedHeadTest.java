@@ -39,6 +39,10 @@ class RefusedHeadTest {
                 .as("nothing that could break a log line")
                 .isEqualTo("-");
         assertThat(RefusedHead.event(400, "G(E)T", "/a", "c", 0, 0).method()).isEqualTo("-");
+        assertThat(RefusedHead.event(414, "GET", "/" + "a".repeat(10_000), "c", 0, 0))
+                .as("a target over the limit is not logged, even when the parser read it")
+                .extracting(ExchangeEvent::method, ExchangeEvent::path)
+                .containsExactly("-", "-");
         assertThat(RefusedHead.event(505, "GET", "/a", "c", 0, 0))
                 .extracting(ExchangeEvent::method, ExchangeEvent::path)
                 .containsExactly("-", "-");
