@@ -19,7 +19,8 @@ import org.eclipse.jetty.util.Callback;
  * request: 400, 414, 431, 505; a request the handler failed before committing), as the contract's
  * JSON instead of Jetty's HTML page. The status maps to a code and a reason through the core's
  * {@link RequestFraming.Rejection#forParserStatus}, so neither Jetty's wording nor any exception text
- * reaches the client, and both engines answer the same head alike.
+ * reaches the client, and both engines answer the same head alike. An answer to a head the gateway's
+ * handler never saw is reported to the observer here ({@link RefusedHead}), once it is written.
  */
 final class JsonErrorHandler extends ErrorHandler {
 
