@@ -202,7 +202,8 @@ final class GatewayMetrics implements GatewayObserver {
             refusals.computeIfAbsent(
                             new RefusalKey(key.route(), event.refusedBy(), event.status()),
                             k -> Counter.builder("sluice.policy.refusals")
-                                    .description("requests a route's policy refused, by route, policy and status")
+                                    .description(
+                                            "requests a route's policy refused, and heads refused before routing, by route, policy and status")
                                     .tag("route", k.route())
                                     .tag("policy", k.policy())
                                     .tag("status", Integer.toString(k.status()))

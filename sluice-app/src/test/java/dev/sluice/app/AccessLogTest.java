@@ -97,8 +97,7 @@ class AccessLogTest {
             CliRunner.Result result = CliRunner.run(
                     session -> {
                         URI gateway = session.gatewayUrl().orElseThrow();
-                        // HTTP/1.1: the JDK client would upgrade its first request to h2c, whose byte
-                        // counts the reactive engine does not report yet (docs/ENGINE-CONTRACT.md, Observer)
+                        // HTTP/1.1, as the raw requests below: ObserverContract checks h2c's byte counts
                         HttpClient client = HttpClient.newBuilder()
                                 .version(HttpClient.Version.HTTP_1_1)
                                 .build();
@@ -128,6 +127,12 @@ class AccessLogTest {
                         assertThat(page.statusCode()).isEqualTo(200);
                         composedLength[0] = page.body().length;
                         assertThat(Http.get(gateway, "/closed/1").statusCode()).isEqualTo(403);
+                        assertThat(Http.raw(gateway, "GET /products/1?k=s3cret HTTP/1.1\r\nX-Request-Id: mine\r\n\r\n"))
+                                .as("no Host: refused before routing")
+                                .startsWith("HTTP/1.1 400 ");
+                        assertThat(Http.raw(gateway, "GET /" + "a".repeat(10 * 1024) + " HTTP/1.1\r\nHost: h\r\n\r\n"))
+                                .as("a request line over max-request-line (8 KiB)")
+                                .startsWith("HTTP/1.1 414 ");
                     },
                     "run",
                     "-c",
@@ -140,7 +145,7 @@ class AccessLogTest {
             upstream.stop(0);
         }
         List<String> lines = Files.readAllLines(log);
-        assertThat(lines).hasSize(6);
+        assertThat(lines).as("one line per answer, refused heads included").hasSize(8);
         Map<String, Object> first = Http.json(lines.get(0));
         assertThat(first)
                 .containsEntry("request_id", "client-id-1")
@@ -190,6 +195,27 @@ class AccessLogTest {
                 .containsEntry("route", "closed")
                 .containsEntry("status", 403)
                 .containsEntry("refused_by", "ip-filter");
+        Map<String, Object> noHost = Http.json(lines.get(6));
+        assertThat(noHost)
+                .containsEntry("client", "127.0.0.1")
+                .containsEntry("method", "GET")
+                .containsEntry("path", "/products/1")
+                .containsEntry("route", null)
+                .containsEntry("status", 400)
+                .containsEntry("outcome", "answered")
+                .containsEntry("bytes_in", 0)
+                .containsEntry("upstream_ms", null)
+                .containsEntry("refused_by", "request-framing");
+        assertThat((String) noHost.get("request_id")).isNotEqualTo("mine").isNotBlank();
+        assertThat((Integer) noHost.get("bytes_out")).isPositive();
+        assertThat(lines.get(6)).doesNotContain("s3cret");
+        Map<String, Object> longLine = Http.json(lines.get(7));
+        assertThat(longLine)
+                .containsEntry("method", "-")
+                .containsEntry("path", "-")
+                .containsEntry("route", null)
+                .containsEntry("status", 414)
+                .containsEntry("refused_by", "server-limits");
     }
 
     @Test

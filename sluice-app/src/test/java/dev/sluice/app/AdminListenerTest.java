@@ -123,6 +123,9 @@ class AdminListenerTest {
                         assertThat(Http.get(gateway, "/products/1001").statusCode())
                                 .isEqualTo(200);
                         assertThat(Http.get(gateway, "/nowhere").statusCode()).isEqualTo(404);
+                        assertThat(Http.raw(gateway, "GET /products/1001 HTTP/1.1\r\n\r\n"))
+                                .as("no Host: refused before routing, and counted")
+                                .startsWith("HTTP/1.1 400 ");
 
                         HttpResponse<String> metrics = Http.get(admin.get(), "/metrics");
                         assertThat(metrics.statusCode()).isEqualTo(200);
@@ -134,6 +137,10 @@ class AdminListenerTest {
                                         + "route=\"catalog\",status=\"2xx\"} 2")
                                 .contains("sluice_requests_seconds_count{method=\"GET\",outcome=\"answered\","
                                         + "route=\"page\",status=\"2xx\"} 1")
+                                .contains("sluice_requests_seconds_count{method=\"GET\",outcome=\"answered\","
+                                        + "route=\"(none)\",status=\"4xx\"} 2") // the 404 and the refused head
+                                .contains("sluice_policy_refusals_total{policy=\"request-framing\",route=\"(none)\","
+                                        + "status=\"400\"} 1.0")
                                 .contains("sluice_requests_seconds_bucket{method=\"GET\",outcome=\"answered\","
                                         + "route=\"catalog\",status=\"2xx\",le=\"10.0\"} 2")
                                 .contains("sluice_composition_parts_total{outcome=\"ok\",route=\"page\","

@@ -27,6 +27,38 @@ final class Http {
         return get(URI.create(base + pathAndQuery));
     }
 
+    /**
+     * Writes {@code head} as it is (a malformed one, say) on a new connection to {@code base} and
+     * returns everything the gateway sent until it closed the connection (or reset it: a gateway that
+     * refuses a head may close before reading all of it).
+     */
+    static String raw(URI base, String head) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(20_000);
+            Thread writer = Thread.ofVirtual().start(() -> {
+                try {
+                    socket.getOutputStream().write(head.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+                    socket.getOutputStream().flush();
+                } catch (java.io.IOException refusedEarly) {
+                    // the gateway answered and closed before it read everything
+                }
+            });
+            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            byte[] buffer = new byte[8192];
+            try {
+                for (int n; (n = socket.getInputStream().read(buffer)) >= 0; ) {
+                    got.write(buffer, 0, n);
+                }
+            } catch (java.net.SocketException reset) {
+                if (got.size() == 0) {
+                    throw reset;
+                }
+            }
+            writer.join(Duration.ofSeconds(5));
+            return got.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+    }
+
     /** Parses a JSON array. */
     @SuppressWarnings("unchecked")
     static java.util.List<Object> jsonList(String text) {

@@ -7,11 +7,13 @@ import java.util.List;
 /**
  * One request, as the client saw it.
  *
- * @param route the matched route's id, or empty when no route matched (404, 405, a refused path)
- * @param method the request method
+ * @param route the matched route's id, or empty when no route matched (404, 405, a refused path, a
+ *     head refused before routing: see {@link RefusedHead})
+ * @param method the request method ({@code -} for a refused head whose request line was not read)
  * @param status the status sent (for an aborted response, the one its status line carried)
  * @param aborted the response began and then its connection was closed without a clean end
- * @param durationNanos from routing to the last byte handed to the connection (or the abort)
+ * @param durationNanos from routing (for a refused head: the refusal) to the last byte handed to the
+ *     connection (or the abort)
  * @param path the request's path as the client sent it, without the query ({@code -} when unknown)
  * @param requestId the exchange's id ({@code X-Request-Id}, the one its upstream requests carried)
  * @param client the client's address: the connection's peer, or, on a route that trusts proxies
@@ -29,7 +31,10 @@ import java.util.List;
  *     a trace the gateway began, whether an observer records traces ({@link
  *     GatewayObserver#recordsTraces()}); a span exporter exports only sampled ones
  * @param refusedBy the policy that refused the request ({@code jwt}, {@code api-key}, {@code
- *     ip-filter}, {@code rate-limit}, {@code concurrency}, {@code server-limits}), or empty
+ *     ip-filter}, {@code rate-limit}, {@code concurrency}, {@code server-limits}), or, for a head
+ *     refused before routing, {@code request-framing} (the parser's or {@link
+ *     dev.sluice.http.RequestFraming}'s 400, 501, 505) or {@code server-limits} (408, 413, 414, 431);
+ *     empty otherwise
  * @param parts a composition's parts as they settled, in declared order (empty for other routes)
  */
 public record ExchangeEvent(

@@ -13,13 +13,18 @@ import dev.sluice.observe.PartEvent;
 import dev.sluice.observe.PartKind;
 import dev.sluice.observe.UpstreamEvent;
 import dev.sluice.observe.UpstreamOutcome;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The observer seam: one event per request and one per composition part, the same in every mode. An
@@ -358,6 +363,171 @@ public abstract class ObserverContract extends ContractFixture {
             ExchangeEvent direct = recorder.nextExchange();
             assertThat(direct.route()).isEqualTo("direct");
             assertThat(direct.client()).as("no trusted proxy: the peer").isEqualTo("127.0.0.1");
+        }
+    }
+
+    static Stream<Arguments> headsRefusedBeforeRouting() {
+        return Stream.of(
+                Arguments.of(
+                        "HTTP/1.1 without Host",
+                        "GET /up/x?q=1 HTTP/1.1\r\nX-Request-Id: refused-1\r\n\r\n",
+                        400,
+                        "request-framing",
+                        "GET",
+                        "/up/x"),
+                Arguments.of(
+                        "a control byte in the target",
+                        "GET /up/a\u0000b HTTP/1.1\r\nHost: h\r\n\r\n",
+                        400,
+                        "request-framing",
+                        "-",
+                        "-"),
+                Arguments.of(
+                        "Transfer-Encoding with Content-Length",
+                        "POST /up/x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"
+                                + "5\r\nhello\r\n0\r\n\r\n",
+                        400,
+                        "request-framing",
+                        "POST",
+                        "/up/x"),
+                Arguments.of(
+                        "a 70 KB header line",
+                        "GET /up/x HTTP/1.1\r\nHost: h\r\nX-Big: " + "a".repeat(70 * 1024) + "\r\n\r\n",
+                        431,
+                        "server-limits",
+                        "GET",
+                        "/up/x"),
+                Arguments.of(
+                        "a 70 KB request line",
+                        "GET /up/" + "a".repeat(70 * 1024) + " HTTP/1.1\r\nHost: h\r\n\r\n",
+                        414,
+                        "server-limits",
+                        "-",
+                        "-"),
+                Arguments.of(
+                        "HTTP/2.0 on an HTTP/1.1 connection",
+                        "GET /up/x HTTP/2.0\r\nHost: h\r\n\r\n",
+                        505,
+                        "request-framing",
+                        "-",
+                        "-"));
+    }
+
+    /**
+     * A head refused before routing (by the HTTP parser, {@code RequestFraming} or {@code
+     * server.limits}) is one event like any answered request, with an empty route and who refused it.
+     * A request sent after it on a new connection is the next event: no second one for the refusal.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("headsRefusedBeforeRouting")
+    void aHeadRefusedBeforeRoutingIsOneEvent(
+            String what, String head, int status, String refusedBy, String method, String path)
+            throws InterruptedException {
+        Recorder recorder = new Recorder();
+        try (TestGateway gw = gateway()
+                .observer(recorder)
+                .route("api", on("/up/**"), proxy(APP).stripPrefix("/up"))
+                .start()) {
+            WireClient.RawExchange refused =
+                    gw.wire().timeout(Duration.ofSeconds(20)).sendRaw(head.getBytes(StandardCharsets.ISO_8859_1), 1);
+            WireResponse answer = refused.responses().getFirst();
+            assertThat(answer.status()).isEqualTo(status);
+
+            ExchangeEvent event = recorder.nextExchange();
+            assertThat(event.route()).as("no route: %s", what).isEmpty();
+            assertThat(event.status()).isEqualTo(status);
+            assertThat(event.refusedBy()).isEqualTo(refusedBy);
+            assertThat(event.method()).isEqualTo(method);
+            assertThat(event.path()).isEqualTo(path);
+            assertThat(event.aborted()).isFalse();
+            assertThat(event.client()).isEqualTo("127.0.0.1");
+            assertThat(event.requestId())
+                    .as("a new id: no field of a refused head is trusted")
+                    .isNotEqualTo("refused-1")
+                    .matches(dev.sluice.http.RequestId::isSane);
+            assertThat(event.durationNanos()).isNotNegative();
+            assertThat(event.bytesIn()).isZero();
+            assertThat(event.bytesOut()).as("the error body").isEqualTo(answer.body().length);
+            assertThat(event.upstreamNanos()).isEqualTo(-1);
+            assertThat(event.parts()).isEmpty();
+
+            assertThat(gw.wire().get("/nowhere").status()).isEqualTo(404);
+            assertThat(recorder.nextExchange().path())
+                    .as("the next event is the next request's: one event for %s", what)
+                    .isEqualTo("/nowhere");
+            assertThat(recorder.exchanges).isEmpty();
+            assertThat(recorder.calls).as("the upstream sees nothing").isEmpty();
+        }
+    }
+
+    @Test
+    void aHeadNotWholeWithinTheHeaderTimeoutIsOne408Event() throws InterruptedException {
+        Recorder recorder = new Recorder();
+        dev.sluice.config.ServerLimits d = dev.sluice.config.ServerLimits.defaults();
+        try (TestGateway gw = gateway()
+                        .observer(recorder)
+                        .limits(new dev.sluice.config.ServerLimits(
+                                d.maxRequestLine(),
+                                d.maxHeaderBytes(),
+                                d.maxHeaders(),
+                                d.maxBody(),
+                                Duration.ofMillis(300),
+                                d.idleTimeout(),
+                                d.maxConnections(),
+                                d.maxRequests()))
+                        .route("api", on("/up/**"), proxy(APP).stripPrefix("/up"))
+                        .start();
+                WireClient.Connection c =
+                        gw.wire().timeout(Duration.ofSeconds(20)).open()) {
+            c.write("GET /up/json/10 HTTP/1.1\r\nHost: h\r\n"); // the head's end never comes
+            WireResponse answer = c.response();
+            assertThat(answer.status()).isEqualTo(408);
+
+            ExchangeEvent event = recorder.nextExchange();
+            assertThat(event.route()).isEmpty();
+            assertThat(event.status()).isEqualTo(408);
+            assertThat(event.refusedBy()).isEqualTo("server-limits");
+            assertThat(event.method()).as("its request line is not trusted").isEqualTo("-");
+            assertThat(event.path()).isEqualTo("-");
+            assertThat(event.client()).isEqualTo("127.0.0.1");
+            assertThat(event.bytesOut()).isEqualTo(answer.body().length);
+
+            assertThat(gw.wire().get("/nowhere").status()).isEqualTo(404);
+            assertThat(recorder.nextExchange().path()).isEqualTo("/nowhere");
+            assertThat(recorder.exchanges).isEmpty();
+        }
+    }
+
+    /**
+     * The JDK client's first request to a plain listener asks to upgrade its HTTP/1.1 connection to
+     * h2c ({@code Upgrade: h2c}) and is answered on stream 1; the next goes on a stream of its own.
+     * Both report the bytes their client received.
+     */
+    @Test
+    void aRequestThatUpgradedToH2cReportsItsBytes() throws Exception {
+        Recorder recorder = new Recorder();
+        try (TestGateway gw = gateway()
+                        .observer(recorder)
+                        .route("api", on("/api/**"), proxy(APP).stripPrefix("/api"))
+                        .start();
+                java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+                        .version(java.net.http.HttpClient.Version.HTTP_2)
+                        .build()) {
+            for (String kind : List.of("upgraded", "on its own stream")) {
+                java.net.http.HttpResponse<byte[]> got = client.send(
+                        java.net.http.HttpRequest.newBuilder(gw.uri("/api/json/1000"))
+                                .timeout(Duration.ofSeconds(10))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+                assertThat(got.statusCode()).isEqualTo(200);
+                assertThat(got.version()).as(kind).isEqualTo(java.net.http.HttpClient.Version.HTTP_2);
+                ExchangeEvent event = recorder.nextExchange();
+                assertThat(event.route()).isEqualTo("api");
+                assertThat(event.bytesOut())
+                        .as("%s: the body its client received", kind)
+                        .isEqualTo(1000);
+                assertThat(event.bytesIn()).isZero();
+            }
         }
     }
 }

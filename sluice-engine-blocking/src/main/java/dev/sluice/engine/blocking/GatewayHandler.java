@@ -16,6 +16,7 @@ import dev.sluice.http.WebSocketUpgrade;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.RefusedHead;
 import dev.sluice.policy.Decision;
 import dev.sluice.policy.PolicyChain;
 import dev.sluice.policy.PolicyResources;
@@ -124,7 +125,7 @@ final class GatewayHandler extends Handler.Abstract {
         ExchangeTally tally = new ExchangeTally();
         Requests.tally(request, tally);
         boolean aborted = handle(request, response, callback, route);
-        if (route[0] == null) { // refused before routing: reported by neither engine yet
+        if (route[0] == null) { // refused before routing: reported once its answer is written
             return true;
         }
         TraceContext trace = Requests.trace(request);
@@ -177,10 +178,12 @@ final class GatewayHandler extends Handler.Abstract {
                         request.getHttpURI().getPathQuery().length(), headers.size(), limits);
             }
             if (rejection.isPresent()) {
-                reject(response, callback, rejection.get());
+                Callback answered = callback;
                 if (route != null) {
-                    route[0] = null;
+                    route[0] = null; // not routed: reported here, once the answer is written
+                    answered = reported(observer, request, callback, rejection.get());
                 }
+                reject(response, answered, rejection.get());
                 return false;
             }
             GatewaySnapshot<RouteHandler> snapshot = snapshots.current(); // this request's, to its end
@@ -330,6 +333,23 @@ final class GatewayHandler extends Handler.Abstract {
                 headers.getValuesList(HttpHeader.HOST),
                 headers.getValuesList(HttpHeader.TRANSFER_ENCODING),
                 headers.getValuesList(HttpHeader.CONTENT_LENGTH));
+    }
+
+    /**
+     * {@code callback}, which first reports the head's refusal ({@link RefusedHead}) once its answer
+     * is written or has failed: only when an observer listens.
+     */
+    private static Callback reported(
+            GatewayObserver observer, Request request, Callback callback, RequestFraming.Rejection rejection) {
+        long start = System.nanoTime();
+        Runnable report = () -> observer.exchange(RefusedHead.event(
+                rejection.status(),
+                request.getMethod(),
+                request.getHttpURI().getPathQuery(),
+                Request.getRemoteAddr(request),
+                System.nanoTime() - start,
+                rejection.errorBody().length));
+        return Callback.from(report, callback); // reported before the connection closes
     }
 
     /** Answers a refused head and closes: nothing of its body is read, so nothing after it is either. */

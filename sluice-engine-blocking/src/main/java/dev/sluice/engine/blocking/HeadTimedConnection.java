@@ -1,6 +1,9 @@
 package dev.sluice.engine.blocking;
 
 import dev.sluice.http.RequestFraming;
+import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.RefusedHead;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -39,11 +42,12 @@ final class HeadTimedConnection extends HttpConnection {
     private static final int HANDLING = 2;
     private static final int TIMED_OUT = 3;
 
-    private static final byte[] TIMED_OUT_ANSWER =
-            RequestFraming.Rejection.forParserStatus(408).wire();
+    private static final RequestFraming.Rejection TIMEOUT_REJECTION = RequestFraming.Rejection.forParserStatus(408);
+    private static final byte[] TIMED_OUT_ANSWER = TIMEOUT_REJECTION.wire();
 
     private final ScheduledExecutorService timer;
     private final long timeoutNanos;
+    private final GatewayObserver observer;
     private final AtomicInteger state = new AtomicInteger(IDLE);
     private volatile ScheduledFuture<?> deadline;
 
@@ -52,10 +56,12 @@ final class HeadTimedConnection extends HttpConnection {
             Connector connector,
             EndPoint endPoint,
             ScheduledExecutorService timer,
-            long timeoutNanos) {
+            long timeoutNanos,
+            GatewayObserver observer) {
         super(config, connector, endPoint);
         this.timer = timer;
         this.timeoutNanos = timeoutNanos;
+        this.observer = observer;
     }
 
     @Override
@@ -73,7 +79,26 @@ final class HeadTimedConnection extends HttpConnection {
             return; // the head arrived in time
         }
         EndPoint endPoint = getEndPoint();
-        endPoint.write(Callback.from(endPoint::close, failure -> endPoint.close()), ByteBuffer.wrap(TIMED_OUT_ANSWER));
+        Runnable done = endPoint::close;
+        if (observer.listens()) { // the 408 is an answer like any other: reported once written
+            long start = System.nanoTime();
+            String client =
+                    endPoint.getRemoteSocketAddress() instanceof InetSocketAddress remote && remote.getAddress() != null
+                            ? remote.getAddress().getHostAddress()
+                            : "unknown";
+            done = () -> {
+                observer.exchange(RefusedHead.event(
+                        TIMEOUT_REJECTION.status(),
+                        null,
+                        null,
+                        client,
+                        System.nanoTime() - start,
+                        TIMEOUT_REJECTION.errorBody().length));
+                endPoint.close();
+            };
+        }
+        Runnable closing = done;
+        endPoint.write(Callback.from(closing, failure -> closing.run()), ByteBuffer.wrap(TIMED_OUT_ANSWER));
     }
 
     /**
@@ -111,17 +136,23 @@ final class HeadTimedConnection extends HttpConnection {
     static final class Factory extends HttpConnectionFactory {
         private final ScheduledExecutorService timer;
         private final long timeoutNanos;
+        private final GatewayObserver observer;
 
-        Factory(HttpConfiguration config, ScheduledExecutorService timer, java.time.Duration timeout) {
+        Factory(
+                HttpConfiguration config,
+                ScheduledExecutorService timer,
+                java.time.Duration timeout,
+                GatewayObserver observer) {
             super(config);
             this.timer = timer;
             this.timeoutNanos = timeout.toNanos();
+            this.observer = observer;
         }
 
         @Override
         public Connection newConnection(Connector connector, EndPoint endPoint) {
             HeadTimedConnection connection =
-                    new HeadTimedConnection(getHttpConfiguration(), connector, endPoint, timer, timeoutNanos);
+                    new HeadTimedConnection(getHttpConfiguration(), connector, endPoint, timer, timeoutNanos, observer);
             connection.setTransferEncodingChunkMaxLength(getTransferEncodingChunkMaxLength());
             return configure(connection, connector, endPoint);
         }

@@ -122,7 +122,8 @@ final class JettyGateway implements RunningGateway {
         timer = new ScheduledThreadPoolExecutor(
                 1, Thread.ofPlatform().name("sluice-timer").daemon(true).factory());
         timer.setRemoveOnCancelPolicy(true);
-        HeadTimedConnection.Factory http1 = new HeadTimedConnection.Factory(http, timer, limits.headerTimeout());
+        HeadTimedConnection.Factory http1 =
+                new HeadTimedConnection.Factory(http, timer, limits.headerTimeout(), observer);
         connector = new ServerConnector(server, 1, -1, connectionFactories(sc.http2(), tls, http, http1));
         connector.setHost(sc.host());
         connector.setPort(sc.port());
@@ -141,7 +142,7 @@ final class JettyGateway implements RunningGateway {
         handler = new GatewayHandler(config, started, fanout, timer, observer);
         GracefulHandler graceful = new GracefulHandler(handler);
         server.setHandler(graceful);
-        server.setErrorHandler(new JsonErrorHandler()); // the contract's JSON, never Jetty's HTML page
+        server.setErrorHandler(new JsonErrorHandler(observer)); // the contract's JSON, never Jetty's HTML page
         server.setStopTimeout(sc.shutdownGrace().toMillis());
     }
 

@@ -2,6 +2,8 @@ package dev.sluice.engine.blocking;
 
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
+import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.RefusedHead;
 import dev.sluice.routing.RequestPath;
 import java.nio.ByteBuffer;
 import org.eclipse.jetty.http.HttpException;
@@ -17,9 +19,21 @@ import org.eclipse.jetty.util.Callback;
  * request: 400, 414, 431, 505; a request the handler failed before committing), as the contract's
  * JSON instead of Jetty's HTML page. The status maps to a code and a reason through the core's
  * {@link RequestFraming.Rejection#forParserStatus}, so neither Jetty's wording nor any exception text
- * reaches the client, and both engines answer the same head alike.
+ * reaches the client, and both engines answer the same head alike. An answer to a head the gateway's
+ * handler never saw is reported to the observer here ({@link RefusedHead}), once it is written.
  */
 final class JsonErrorHandler extends ErrorHandler {
+
+    /** Jetty's request line for a head whose own line it could not read whole. */
+    private static final String UNREAD_METHOD = "BAD";
+
+    private static final String UNREAD_TARGET = "/badMessage";
+
+    private final GatewayObserver observer;
+
+    JsonErrorHandler(GatewayObserver observer) {
+        this.observer = observer;
+    }
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
@@ -32,8 +46,31 @@ final class JsonErrorHandler extends ErrorHandler {
         response.setStatus(rejection.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
         byte[] body = pathReason != null ? ErrorBody.badRequest(pathReason) : rejection.errorBody();
-        response.write(true, ByteBuffer.wrap(body), callback);
+        response.write(true, ByteBuffer.wrap(body), reported(request, callback, rejection.status(), body.length));
         return true;
+    }
+
+    /**
+     * {@code callback}, reporting the answer first when an observer listens and the gateway's handler
+     * never saw the request (Jetty refused its head): one the handler saw reports itself.
+     */
+    private Callback reported(Request request, Callback callback, int status, int bodyLength) {
+        if (!observer.listens() || Requests.tally(request) != null) { // the handler notes a tally first
+            return callback;
+        }
+        long start = System.nanoTime();
+        String method = request.getMethod();
+        String target = request.getHttpURI().getPathQuery();
+        boolean unread = UNREAD_METHOD.equals(method) && UNREAD_TARGET.equals(target);
+        return Callback.from(
+                () -> observer.exchange(RefusedHead.event(
+                        status,
+                        unread ? null : method,
+                        unread ? null : target,
+                        Request.getRemoteAddr(request),
+                        System.nanoTime() - start,
+                        bodyLength)),
+                callback);
     }
 
     /** Why {@link RequestPath} refuses this request's path (the reactive engine's words), or null. */

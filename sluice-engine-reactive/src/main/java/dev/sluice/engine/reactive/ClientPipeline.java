@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.config.ServerLimits;
+import dev.sluice.observe.GatewayObserver;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -33,8 +34,9 @@ final class ClientPipeline {
     private ClientPipeline() {}
 
     /** Once per client connection, when Reactor Netty has set up its pipeline. */
-    static void install(ChannelPipeline pipeline, ServerLimits limits, ConnectionGuard.Connections open) {
-        ConnectionGuard guard = new ConnectionGuard(limits, open);
+    static void install(
+            ChannelPipeline pipeline, ServerLimits limits, ConnectionGuard.Connections open, GatewayObserver observer) {
+        ConnectionGuard guard = new ConnectionGuard(limits, open, observer);
         if (pipeline.get(NettyPipeline.HttpCodec) != null) { // HTTP/1.1 only
             pipeline.addBefore(NettyPipeline.HttpCodec, ConnectionGuard.NAME, guard);
         } else if (pipeline.get(NettyPipeline.H2OrHttp11Codec) != null) { // TLS: ALPN chooses h2 or HTTP/1.1
@@ -42,7 +44,7 @@ final class ClientPipeline {
         } else { // plain with h2c: Netty's cleartext handlers (unnamed) come first, and the guard before them
             pipeline.addFirst(ConnectionGuard.NAME, guard);
         }
-        RequestHeadCheck heads = new RequestHeadCheck(limits, guard);
+        RequestHeadCheck heads = new RequestHeadCheck(limits, guard, observer);
         if (pipeline.get(NettyPipeline.HttpCodec) != null) {
             pipeline.addAfter(NettyPipeline.HttpCodec, RequestHeadCheck.NAME, heads);
         } else if (pipeline.get(NettyPipeline.HttpTrafficHandler) != null) { // after h2c's codec and upgrade handler

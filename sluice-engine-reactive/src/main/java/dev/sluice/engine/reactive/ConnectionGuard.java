@@ -2,6 +2,8 @@ package dev.sluice.engine.reactive;
 
 import dev.sluice.config.ServerLimits;
 import dev.sluice.http.RequestFraming;
+import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.RefusedHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -36,12 +38,13 @@ final class ConnectionGuard extends ChannelDuplexHandler {
 
     static final String NAME = "sluice.connectionGuard";
 
-    private static final byte[] TIMED_OUT =
-            RequestFraming.Rejection.forParserStatus(408).wire();
+    private static final RequestFraming.Rejection TIMED_OUT_REJECTION = RequestFraming.Rejection.forParserStatus(408);
+    private static final byte[] TIMED_OUT = TIMED_OUT_REJECTION.wire();
 
     private final long headerTimeoutNanos;
     private final long idleNanos;
     private final Connections connections;
+    private final GatewayObserver observer;
 
     private ChannelHandlerContext ctx;
     private int inFlight; // requests whose head arrived and whose answer has not ended
@@ -53,10 +56,11 @@ final class ConnectionGuard extends ChannelDuplexHandler {
     private boolean counted;
     private boolean h2; // a stream opened: the connection speaks h2, and its heads are not timed
 
-    ConnectionGuard(ServerLimits limits, Connections connections) {
+    ConnectionGuard(ServerLimits limits, Connections connections, GatewayObserver observer) {
         this.headerTimeoutNanos = limits.headerTimeout().toNanos();
         this.idleNanos = limits.idleTimeout().toNanos();
         this.connections = connections;
+        this.observer = observer;
     }
 
     /** The open client connections of one server, and its accepting switch. */
@@ -211,7 +215,19 @@ final class ConnectionGuard extends ChannelDuplexHandler {
         }
         inFlight++; // nothing more is read as a request: the 408 is this connection's last answer
         ctx.pipeline().fireUserEventTriggered(HeadTimedOut.INSTANCE); // RequestHeadCheck reads no more
-        ctx.writeAndFlush(Unpooled.wrappedBuffer(TIMED_OUT)).addListener(ChannelFutureListener.CLOSE);
+        io.netty.channel.ChannelFuture written = ctx.writeAndFlush(Unpooled.wrappedBuffer(TIMED_OUT));
+        if (observer.listens()) { // the 408 is an answer like any other: reported once written
+            long start = System.nanoTime();
+            String client = RequestHeadCheck.clientAddress(ctx.channel());
+            written.addListener(done -> observer.exchange(RefusedHead.event(
+                    TIMED_OUT_REJECTION.status(),
+                    null,
+                    null,
+                    client,
+                    System.nanoTime() - start,
+                    TIMED_OUT_REJECTION.errorBody().length)));
+        }
+        written.addListener(ChannelFutureListener.CLOSE);
     }
 
     /** Told to the handlers after this one when a head timed out: nothing more is to be read. */

@@ -12,6 +12,7 @@ import dev.sluice.http.WebSocketUpgrade;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.RefusedHead;
 import dev.sluice.policy.Decision;
 import dev.sluice.policy.PolicyChain;
 import dev.sluice.policy.PolicyResources;
@@ -100,8 +101,19 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             Optional<RequestFraming.Rejection> refused =
                     RequestHeadCheck.streamRejection(request.uri(), headers, limits);
             if (refused.isPresent()) {
-                return Responses.error(
-                        response, refused.get().status(), refused.get().errorBody());
+                RequestFraming.Rejection rejection = refused.get();
+                Mono<Void> answer = Responses.error(response, rejection.status(), rejection.errorBody());
+                if (!observer.listens()) {
+                    return answer;
+                }
+                long start = System.nanoTime();
+                return answer.doFinally(signal -> observer.exchange(RefusedHead.event(
+                        rejection.status(),
+                        in.method,
+                        request.uri(),
+                        in.clientAddress(),
+                        System.nanoTime() - start,
+                        rejection.errorBody().length)));
             }
         }
         GatewaySnapshot<RouteHandler> snapshot = snapshots.current(); // this request's, to its end

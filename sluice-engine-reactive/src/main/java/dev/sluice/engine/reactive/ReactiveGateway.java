@@ -208,7 +208,7 @@ final class ReactiveGateway implements RunningGateway {
                             .maxInitialLineLength(limits.maxRequestLine() + 64)
                             .maxHeaderSize(limits.maxHeaderBytes()))
                     .doOnChannelInit((connectionObserver, channel, remote) ->
-                            ClientPipeline.install(channel.pipeline(), limits, open))
+                            ClientPipeline.install(channel.pipeline(), limits, open, observer))
                     .doOnConnection(ClientPipeline::installPerRequest)
                     .handle(handler)
                     .bindNow();

@@ -5,6 +5,7 @@ import dev.sluice.http.BodyLimit;
 import dev.sluice.http.BrokenRequestBody;
 import dev.sluice.http.ErrorBody;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufHolder;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
@@ -133,7 +134,8 @@ final class RequestBodyCheck extends ChannelDuplexHandler {
             responding = true;
             sent = 0;
         }
-        if (msg instanceof HttpContent content) {
+        // HttpContent, or on an h2 stream the Http2DataFrame Reactor Netty's stream bridge made of a buffer
+        if (msg instanceof ByteBufHolder content) {
             sent += content.content().readableBytes();
         } else if (msg instanceof ByteBuf buffer) {
             sent += buffer.readableBytes();

@@ -3,7 +3,10 @@ package dev.sluice.engine.reactive;
 import dev.sluice.config.ServerLimits;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
+import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.RefusedHead;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -26,6 +29,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
 
 /**
  * Sits right after the HTTP codec of every client connection, from its first byte, and refuses a
@@ -41,17 +45,23 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
 
     static final String NAME = "sluice.requestHeadCheck";
 
+    /** The target of the request Netty's decoder makes for a head whose request line it could not read. */
+    private static final String UNREAD_TARGET = "/bad-request";
+
     private boolean rejected; // everything read from now on is dropped
     private int unanswered; // requests passed on whose response has not ended yet
     private boolean informational; // the response head being written is a 1xx, not the final answer
     private FullHttpResponse pending; // the rejection, waiting for the response under way to end
+    private ChannelFutureListener pendingReport; // its report to the observer, or null
     private boolean inputShut; // the client half-closed: close once its requests are answered
     private final ServerLimits limits;
     private final ConnectionGuard guard;
+    private final GatewayObserver observer;
 
-    RequestHeadCheck(ServerLimits limits, ConnectionGuard guard) {
+    RequestHeadCheck(ServerLimits limits, ConnectionGuard guard, GatewayObserver observer) {
         this.limits = limits;
         this.guard = guard;
+        this.observer = observer;
     }
 
     @Override
@@ -66,13 +76,16 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
             return;
         }
         if (msg instanceof HttpRequest request) {
-            RequestFraming.Rejection rejection = request.decoderResult().isFailure()
+            boolean decoderFailed = request.decoderResult().isFailure();
+            RequestFraming.Rejection rejection = decoderFailed
                     ? decoderRejection(request.decoderResult().cause())
                     : rejection(request, limits).orElse(null);
             guard.headArrived(); // a refused head is answered too: its clock stops either way
             if (rejection != null) {
+                ChannelFutureListener report =
+                        observer.listens() ? report(ctx, request, decoderFailed, rejection) : null;
                 ReferenceCountUtil.release(msg);
-                reject(ctx, rejection);
+                reject(ctx, rejection, report);
                 return;
             }
             unanswered++;
@@ -92,15 +105,17 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
             unanswered = Math.max(0, unanswered - 1);
             if (pending != null && unanswered == 0) {
                 FullHttpResponse answer = pending;
+                ChannelFutureListener report = pendingReport;
                 pending = null;
-                ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
+                pendingReport = null;
+                send(ctx, answer, report);
             } else if (inputShut && unanswered == 0) {
                 ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             }
         }
     }
 
-    private void reject(ChannelHandlerContext ctx, RequestFraming.Rejection rejection) {
+    private void reject(ChannelHandlerContext ctx, RequestFraming.Rejection rejection, ChannelFutureListener report) {
         rejected = true;
         FullHttpResponse answer = new DefaultFullHttpResponse(
                 HttpVersion.HTTP_1_1,
@@ -112,9 +127,45 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
                 .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         if (unanswered > 0) {
             pending = answer; // sent when the responses to earlier requests on this connection end
+            pendingReport = report;
         } else {
-            ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
+            send(ctx, answer, report);
         }
+    }
+
+    /** Writes a refusal and closes: reported first (if anyone listens) once it is written or has failed. */
+    private static void send(ChannelHandlerContext ctx, FullHttpResponse answer, ChannelFutureListener report) {
+        io.netty.channel.ChannelFuture written = ctx.writeAndFlush(answer);
+        if (report != null) {
+            written.addListener(report);
+        }
+        written.addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /**
+     * The report of a refused head ({@link RefusedHead}): its request line unless the decoder could not
+     * read it whole (its placeholder request then).
+     */
+    private ChannelFutureListener report(
+            ChannelHandlerContext ctx, HttpRequest request, boolean decoderFailed, RequestFraming.Rejection rejection) {
+        long start = System.nanoTime();
+        boolean lineUnread = decoderFailed
+                && UNREAD_TARGET.equals(request.uri())
+                && HttpVersion.HTTP_1_0.equals(request.protocolVersion());
+        String method = lineUnread ? null : request.method().name();
+        String target = lineUnread ? null : request.uri();
+        String client = clientAddress(ctx.channel());
+        int bodyLength = rejection.errorBody().length;
+        return written -> observer.exchange(
+                RefusedHead.event(rejection.status(), method, target, client, System.nanoTime() - start, bodyLength));
+    }
+
+    /** The peer's address, as {@link ClientRequest#clientAddress} gives it. */
+    static String clientAddress(Channel channel) {
+        if (!(channel.remoteAddress() instanceof InetSocketAddress remote)) {
+            return "unknown";
+        }
+        return remote.getAddress() != null ? remote.getAddress().getHostAddress() : remote.getHostString();
     }
 
     /**
