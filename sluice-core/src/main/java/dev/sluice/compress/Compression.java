@@ -61,6 +61,13 @@ public final class Compression {
                 ? new Coding[0]
                 : config.codings().stream().map(c -> Coding.of(c).orElseThrow()).toArray(Coding[]::new);
         this.zstdLevel = config == null ? 0 : config.zstdLevel();
+        if (java.util.Arrays.asList(codings).contains(Coding.ZSTD)) {
+            // unpack and load libzstd now, at start or reload, not in a first response's write (a
+            // reactive engine would do that file work on its event loop)
+            ZstdEncoder.unavailable().ifPresent(why -> {
+                throw new IllegalStateException("zstd cannot be loaded here: " + why);
+            });
+        }
     }
 
     /** The route's compression, {@link #NONE} when it has no {@code compression} filter. */

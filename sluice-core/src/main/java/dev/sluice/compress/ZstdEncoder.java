@@ -34,15 +34,19 @@ public final class ZstdEncoder implements ResponseEncoder {
 
     /**
      * Whether zstd's native library loads on this machine (it is unpacked from the jar to the
-     * temporary directory): the configuration check asks before a route may offer zstd.
+     * temporary directory): the configuration check asks before a route may offer zstd, and a route
+     * that offers it loads it when it is compiled ({@link Compression}), so the file work is done
+     * there and never on an event loop by a first response.
      *
      * @return empty when it loads, else why not
      */
     public static java.util.Optional<String> unavailable() {
         try {
             com.github.luben.zstd.util.Native.load();
+            // and the stream's class, whose initializer asks the library for its buffer size
+            Class.forName(ZstdOutputStreamNoFinalizer.class.getName(), true, ZstdEncoder.class.getClassLoader());
             return java.util.Optional.empty();
-        } catch (LinkageError | RuntimeException e) {
+        } catch (LinkageError | RuntimeException | ClassNotFoundException e) {
             return java.util.Optional.of(String.valueOf(e.getMessage()));
         }
     }
