@@ -37,7 +37,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=sluice-lab/bench/bench-lib.sh
 source "$ROOT/sluice-lab/bench/bench-lib.sh"
 SUBJECTS=()
-declare -A FLAGS CONFIGS HEADERS TLS
+declare -A FLAGS=() CONFIGS=() HEADERS=() TLS=()
 PATHS="/compose /16k"
 ROUNDS=8
 SECONDS_PER_RUN=10
