@@ -76,9 +76,22 @@ public final class ResponseHeadCheck {
      * @param status the status code
      * @return null when the head may be relayed, else why it may not
      */
+    /**
+     * What is wrong with a status code, or null: it must have three digits (RFC 9110 section 15), so
+     * {@code HTTP/1.1 2} is neither an interim response to skip nor a final one. Asked of every head,
+     * interim ones included, before they are told apart.
+     */
+    public static String statusProblem(int status) {
+        return status < 100 || status > 999 ? "status code " + status + " (expected: three digits)" : null;
+    }
+
     public String verdict(int major, int minor, int status) {
         if (problem != null) {
             return problem;
+        }
+        String code = statusProblem(status);
+        if (code != null) {
+            return code;
         }
         if (major != 1 || (minor != 0 && minor != 1)) {
             return "HTTP/" + major + "." + minor + " (expected: HTTP/1.0 or HTTP/1.1)";

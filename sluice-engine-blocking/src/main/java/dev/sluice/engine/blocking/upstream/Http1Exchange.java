@@ -293,6 +293,10 @@ final class Http1Exchange implements UpstreamResponse {
                             parser.bad() != null ? parser.bad() : "connection closed inside the response head");
                 }
             }
+            String code = ResponseHeadCheck.statusProblem(parser.status());
+            if (code != null) {
+                throw new BadResponse(code);
+            }
             if (parser.status() >= 200) {
                 break;
             }
