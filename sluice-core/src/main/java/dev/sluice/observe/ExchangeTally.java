@@ -48,6 +48,12 @@ public final class ExchangeTally {
         return client;
     }
 
+    /** The exchange's client: the one the route resolved, else {@code peer}. */
+    public String clientOr(String peer) {
+        String resolved = client;
+        return resolved.isEmpty() ? peer : resolved;
+    }
+
     public List<PartEvent> parts() {
         return parts;
     }

@@ -82,9 +82,11 @@ public final class PolicyChain {
         return client == ClientAddress.PEER ? request.clientAddress() : client.resolve(request);
     }
 
-    /** Whether {@link #client} can differ from the connection's peer (the route trusts proxies). */
-    public boolean resolvesClient() {
-        return client != ClientAddress.PEER;
+    /** Notes on {@code tally} (null: nobody listens) the client {@code request} is from, when the route resolves one. */
+    public void noteClient(dev.sluice.observe.ExchangeTally tally, InboundPolicy.Inbound request) {
+        if (tally != null && client != ClientAddress.PEER) {
+            tally.client(client.resolve(request));
+        }
     }
 
     /** This chain with {@code first} asked before its own policies. */

@@ -137,7 +137,7 @@ final class GatewayHandler extends Handler.Abstract {
                 System.nanoTime() - start,
                 request.getHttpURI().getPath(),
                 Requests.requestId(request),
-                tally.client().isEmpty() ? Request.getRemoteAddr(request) : tally.client(),
+                tally.clientOr(Request.getRemoteAddr(request)),
                 Request.getContentBytesRead(request),
                 Response.getContentBytesWritten(response),
                 tally.upstreamNanos(),
@@ -300,10 +300,7 @@ final class GatewayHandler extends Handler.Abstract {
                 request.getHeaders()::get,
                 request.getHttpURI().getQuery(),
                 Request.getRemoteAddr(request));
-        ExchangeTally tally = Requests.tally(request);
-        if (tally != null && policies.resolvesClient()) {
-            tally.client(policies.client(routed));
-        }
+        policies.noteClient(Requests.tally(request), routed);
         Decision decision = policies.admit(routed);
         if (decision instanceof Decision.Pending pending) {
             try {

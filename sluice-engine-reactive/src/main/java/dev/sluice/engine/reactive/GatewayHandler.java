@@ -146,7 +146,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                     System.nanoTime() - start,
                     in.path,
                     in.requestId(),
-                    tally.client().isEmpty() ? in.clientAddress() : tally.client(),
+                    tally.clientOr(in.clientAddress()),
                     bytes == null ? 0 : bytes.received(),
                     bytes == null ? 0 : bytes.sent(),
                     tally.upstreamNanos(),
@@ -309,9 +309,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     private static RoutedRequest routed(PolicyChain policies, ClientRequest in, RouteTable.Result.Matched matched) {
         RoutedRequest routed =
                 new RoutedRequest(in.method, matched, in.headers()::get, in.rawQuery, in.clientAddress());
-        if (in.tally() != null && policies.resolvesClient()) {
-            in.tally().client(policies.client(routed));
-        }
+        policies.noteClient(in.tally(), routed);
         return routed;
     }
 
