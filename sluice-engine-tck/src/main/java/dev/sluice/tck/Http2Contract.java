@@ -377,6 +377,31 @@ public abstract class Http2Contract extends ContractFixture {
         }
     }
 
+    /**
+     * h2c by upgrade is taken on a connection's first request only (RFC 9113 deprecates it; a server
+     * may ignore an Upgrade header, RFC 9110 section 7.8): a connection that began in HTTP/1.1 stays
+     * so, and a later request asking to upgrade is answered in HTTP/1.1 like any other.
+     */
+    @Test
+    void aLaterRequestAskingForH2cIsAnsweredInHttp11() throws Exception {
+        try (TestGateway gw = gateway().route("all", on("/**"), proxy(APP)).start()) {
+            String requests = "GET /json/11 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                    + "GET /json/12 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                    + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n";
+            WireClient.RawExchange exchange = WireClient.to(gw.port())
+                    .timeout(Duration.ofSeconds(2)) // the wait for a close that does not come
+                    .sendRaw(requests.getBytes(StandardCharsets.US_ASCII), 2);
+            assertThat(exchange.responses()).extracting(WireResponse::status).containsExactly(200, 200);
+            assertThat(exchange.responses().get(0).body())
+                    .isEqualTo(GeneratedBody.json(11).bytes());
+            assertThat(exchange.responses().get(1).body())
+                    .isEqualTo(GeneratedBody.json(12).bytes());
+            assertThat(exchange.closed())
+                    .as("the connection serves on in HTTP/1.1")
+                    .isFalse();
+        }
+    }
+
     @Test
     void withHttp2OffTheListenerSpeaksHttp11Only() throws Exception {
         try (TestGateway gw = gateway()

@@ -9,7 +9,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpParser;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Connector;
@@ -34,6 +37,10 @@ import org.eclipse.jetty.util.Callback;
  * either the request runs or the 408 is written, never both. Jetty parses no next head while a
  * request is handled, so a partly parsed head after {@link #onFillable} always belongs to a request
  * no handler has seen.
+ *
+ * <p>It also takes h2c by upgrade on the connection's first request only, as the reactive engine
+ * does: a later request's {@code Upgrade: h2c} is dropped as it is parsed, so the connection stays
+ * HTTP/1.1 (a server may ignore an Upgrade header, RFC 9110 section 7.8; RFC 9113 deprecates h2c's).
  */
 final class HeadTimedConnection extends HttpConnection {
 
@@ -50,6 +57,8 @@ final class HeadTimedConnection extends HttpConnection {
     private final GatewayObserver observer;
     private final AtomicInteger state = new AtomicInteger(IDLE);
     private volatile ScheduledFuture<?> deadline;
+    private boolean begun; // a request began on this connection (the parser's thread only)
+    private boolean later; // the request being parsed is not the connection's first
 
     private HeadTimedConnection(
             HttpConfiguration config,
@@ -62,6 +71,35 @@ final class HeadTimedConnection extends HttpConnection {
         this.timer = timer;
         this.timeoutNanos = timeoutNanos;
         this.observer = observer;
+    }
+
+    @Override
+    protected RequestHandler newRequestHandler() {
+        return new RequestHandler() {
+            @Override
+            public void startRequest(String method, String uri, HttpVersion version) {
+                later = begun;
+                begun = true;
+                super.startRequest(method, uri, version);
+            }
+
+            @Override
+            public void parsedHeader(HttpField field) {
+                if (later && field.getHeader() == HttpHeader.UPGRADE && asksForH2c(field)) {
+                    return;
+                }
+                super.parsedHeader(field);
+            }
+        };
+    }
+
+    private static boolean asksForH2c(HttpField upgrade) {
+        for (String token : upgrade.getValues()) {
+            if (token.trim().equalsIgnoreCase("h2c")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

@@ -65,10 +65,11 @@ final class ComposeRoute {
     /**
      * The key that opens part {@code index}, as a buffer the caller may write and release. It is
      * direct, like the parts' buffers, so a key and a part buffer written one after the other go out
-     * in one gathering write with no copy. They are written as two buffers, never gathered into one
-     * composite: on h2 the frame writer slices what is written, and the io_uring transport wrote a
+     * in one gathering write with no copy. On h2 they are written as two buffers, never gathered into
+     * one composite: the frame writer slices what is written, and the io_uring transport wrote a
      * slice of a composite (a direct buffer without one memory address) from a wrong address
-     * (Http2Contract's fifty compositions on one h2c connection).
+     * (Http2Contract's fifty compositions on one h2c connection). On HTTP/1.x a {@link Composition}
+     * gathers a turn's buffers into one composite, which is written whole.
      */
     ByteBuf key(int index, boolean first) {
         return (first ? firstKeys[index] : laterKeys[index]).duplicate();

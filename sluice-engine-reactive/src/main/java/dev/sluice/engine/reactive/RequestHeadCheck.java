@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerUpgradeHandler;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -54,6 +55,7 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
     private FullHttpResponse pending; // the rejection, waiting for the response under way to end
     private ChannelFutureListener pendingReport; // its report to the observer, or null
     private boolean inputShut; // the client half-closed: close once its requests are answered
+    private boolean upgradeSettled; // the connection's first request has been seen (h2c upgrade or not)
     private final ServerLimits limits;
     private final ConnectionGuard guard;
     private final GatewayObserver observer;
@@ -89,8 +91,29 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
                 return;
             }
             unanswered++;
+            if (!upgradeSettled) {
+                upgradeSettled = true;
+                settleUpgrade(ctx, request);
+            }
         }
         ctx.fireChannelRead(msg);
+    }
+
+    /**
+     * On a listener offering h2c, a connection whose first request asks for no upgrade stays HTTP/1.1:
+     * Netty's upgrade handler leaves its pipeline, so later requests no longer pass through it (a
+     * decoder step, a retain and a release per message). A server may ignore an Upgrade header (RFC
+     * 9110 section 7.8), and RFC 9113 deprecates h2c's upgrade; prior knowledge is unaffected, as it
+     * begins with the connection.
+     */
+    private static void settleUpgrade(ChannelHandlerContext ctx, HttpRequest first) {
+        if (first.headers().contains(HttpHeaderNames.UPGRADE)) {
+            return;
+        }
+        ChannelHandlerContext upgrades = ctx.pipeline().context(HttpServerUpgradeHandler.class);
+        if (upgrades != null) {
+            ctx.pipeline().remove(upgrades.handler());
+        }
     }
 
     @Override
