@@ -11,7 +11,9 @@
 # usage: profile.sh [--engine reactive] [--path /16k] [--warmup 20] [--seconds 20] [--interval 1ms]
 #                   [--flags "JVM flags after the launcher's"] [--jar sluice-app/target/sluice.jar]
 #                   [--out /tmp/sluice-profile.txt] [--match "ResourceLeak ChunkAllocator"] [--top 30]
-#                   [--port 18581] [--upstream-port-base 19181] [--nginx-port 18190]
+#                   [--port 18581] [--upstream-port-base 19181] [--nginx-port 18190] [--config FILE]
+# --config runs FILE instead of the bundled routes: a gateway YAML with @PORT@, @PRODUCTS@, @CUSTOMERS@,
+# @REVIEWS@ and @WEB@ as in interleave.sh (sluice-lab/bench/ab/*.yaml: where a feature's cost goes).
 # Installs nginx and wrk from Debian when missing (as root). Loopback only, bounded in time.
 set -euo pipefail
 
@@ -31,6 +33,7 @@ TOP=30
 PORT=18581
 BASE=19181
 NGINX_PORT=18190
+CONFIG=
 PROFILER_VERSION=4.1
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -47,6 +50,7 @@ while [[ $# -gt 0 ]]; do
     --port) PORT=$2; shift 2 ;;
     --upstream-port-base) BASE=$2; shift 2 ;;
     --nginx-port) NGINX_PORT=$2; shift 2 ;;
+    --config) CONFIG=$2; shift 2 ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
@@ -77,7 +81,14 @@ AGENT=$WORK/$ARCH/libasyncProfiler.so
 
 cp "$JAR" "$WORK/sluice.jar"
 bench_upstreams "$WORK" "$JDK/bin/java" "$WORK/sluice.jar" "$BASE" "$NGINX_PORT"
-bench_gateway_yaml "$WORK/gateway.yaml" "$PORT" "$BASE" "$NGINX_PORT"
+if [[ -n $CONFIG ]]; then
+  [[ -f $CONFIG ]] || { echo "profile: $CONFIG is missing" >&2; exit 1; }
+  sed -e "s|@PORT@|$PORT|g" -e "s|@PRODUCTS@|http://127.0.0.1:$BASE|g" \
+    -e "s|@CUSTOMERS@|http://127.0.0.1:$((BASE + 1))|g" -e "s|@REVIEWS@|http://127.0.0.1:$((BASE + 2))|g" \
+    -e "s|@WEB@|http://127.0.0.1:$NGINX_PORT|g" "$CONFIG" >"$WORK/gateway.yaml"
+else
+  bench_gateway_yaml "$WORK/gateway.yaml" "$PORT" "$BASE" "$NGINX_PORT"
+fi
 # shellcheck disable=SC2086 # flag lists
 "$JDK/bin/java" $DEFAULT_JAVA_OPTS $MORE_FLAGS -jar "$WORK/sluice.jar" run -c "$WORK/gateway.yaml" --engine "$ENGINE" \
   >"$WORK/gateway.log" 2>&1 &

@@ -64,6 +64,31 @@ public abstract class ClientEdgeContract extends ContractFixture {
         }
     }
 
+    /**
+     * A pipelined request that asks to close is answered in its turn, after the response under way
+     * (Reactor Netty closed once that one ended, leaving it unanswered), with {@code Connection:
+     * close}; then the connection closes and what followed it is not served (RFC 9112 section 9.6).
+     */
+    @Test
+    void aPipelinedRequestThatAsksToCloseIsAnsweredThenTheConnectionCloses() {
+        try (TestGateway gw = routes().start()) {
+            String requests = "GET /p/json/31 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                    + "GET /p/json/32 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                    + "GET /p/json/33 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+            WireClient.RawExchange exchange = gw.wire().sendRaw(requests.getBytes(StandardCharsets.ISO_8859_1), 2);
+            assertThat(exchange.responses()).extracting(WireResponse::status).containsExactly(200, 200);
+            assertThat(exchange.responses().get(0).body())
+                    .isEqualTo(GeneratedBody.json(31).bytes());
+            WireResponse last = exchange.responses().get(1);
+            assertThat(last.body()).isEqualTo(GeneratedBody.json(32).bytes());
+            assertThat(last.header("connection"))
+                    .hasValueSatisfying(v -> assertThat(v).containsIgnoringCase("close"));
+            assertThat(exchange.closed())
+                    .as("closed after the request that asked, the third unread")
+                    .isTrue();
+        }
+    }
+
     @Test
     void anHttp10ClientGetsAChunkedUpstreamBodyEndedByTheClose() {
         try (TestGateway gw = routes().start()) {

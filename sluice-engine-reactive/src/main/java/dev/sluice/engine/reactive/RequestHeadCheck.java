@@ -25,6 +25,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerUpgradeHandler;
 import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
@@ -41,6 +42,11 @@ import java.net.InetSocketAddress;
  * gets the contract's JSON with {@code Connection: close}, after the response under way if any, and
  * nothing it sends afterwards on the connection is read: no request is routed and no upstream
  * receives anything from a connection whose framing is in doubt.
+ *
+ * <p>It also keeps a request that asks to close ({@code Connection: close}, or HTTP/1.0 without
+ * keep-alive) from costing an earlier one its answer: pipelined behind a response under way, such a
+ * request is answered in its turn, with {@code Connection: close}, and then the connection closes
+ * (RFC 9112 section 9.6); whatever follows it is not read as a request.
  */
 final class RequestHeadCheck extends ChannelDuplexHandler {
 
@@ -56,6 +62,8 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
     private ChannelFutureListener pendingReport; // its report to the observer, or null
     private boolean inputShut; // the client half-closed: close once its requests are answered
     private boolean upgradeSettled; // the connection's first request has been seen (h2c upgrade or not)
+    private boolean closing; // a request asked to close: nothing read after it is a request
+    private boolean closeAfterLast; // this handler closes once the last request read is answered
     private final ServerLimits limits;
     private final ConnectionGuard guard;
     private final GatewayObserver observer;
@@ -77,6 +85,11 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
             ctx.fireChannelRead(msg);
             return;
         }
+        if (closing && msg instanceof HttpRequest) { // RFC 9112 section 9.6: not processed
+            rejected = true;
+            ReferenceCountUtil.release(msg);
+            return;
+        }
         if (msg instanceof HttpRequest request) {
             boolean decoderFailed = request.decoderResult().isFailure();
             RequestFraming.Rejection rejection = decoderFailed
@@ -91,6 +104,15 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
                 return;
             }
             unanswered++;
+            if (!HttpUtil.isKeepAlive(request)) {
+                closing = true;
+                if (unanswered > 1) { // pipelined behind a response under way
+                    // Reactor Netty would close once that response ends, leaving this request
+                    // unanswered: it is passed on as a persistent one and the close is made here
+                    HttpUtil.setKeepAlive(request, true);
+                    closeAfterLast = true;
+                }
+            }
             if (!upgradeSettled) {
                 upgradeSettled = true;
                 settleUpgrade(ctx, request);
@@ -120,6 +142,9 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof HttpResponse response) {
             informational = response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
+            if (closeAfterLast && !informational && unanswered == 1) {
+                response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            }
         }
         boolean answered = msg instanceof LastHttpContent && !informational;
         ctx.write(msg, promise);
@@ -132,7 +157,7 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
                 pending = null;
                 pendingReport = null;
                 send(ctx, answer, report);
-            } else if (inputShut && unanswered == 0) {
+            } else if ((inputShut || closeAfterLast) && unanswered == 0) {
                 ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             }
         }
