@@ -158,17 +158,17 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
         out.setLength(0);
         out.append("{\"time\":\"")
                 .append(Instant.ofEpochMilli(line.epochMillis()))
-                .append("\",\"request_id\":")
-                .append(JsonSplice.quote(e.requestId()))
-                .append(",\"client\":")
-                .append(JsonSplice.quote(e.client()))
-                .append(",\"method\":")
-                .append(JsonSplice.quote(e.method()))
-                .append(",\"path\":")
-                .append(JsonSplice.quote(e.path()))
-                .append(",\"route\":")
-                .append(e.route().isEmpty() ? "null" : JsonSplice.quote(e.route()))
-                .append(",\"status\":")
+                .append("\",\"request_id\":");
+        JsonSplice.appendQuoted(out, e.requestId()).append(",\"client\":");
+        JsonSplice.appendQuoted(out, e.client()).append(",\"method\":");
+        JsonSplice.appendQuoted(out, e.method()).append(",\"path\":");
+        JsonSplice.appendQuoted(out, e.path()).append(",\"route\":");
+        if (e.route().isEmpty()) {
+            out.append("null");
+        } else {
+            JsonSplice.appendQuoted(out, e.route());
+        }
+        out.append(",\"status\":")
                 .append(e.status())
                 .append(",\"duration_ms\":")
                 .append(millis(e.durationNanos()))
@@ -180,16 +180,19 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
                 .append(e.bytesOut())
                 .append(",\"upstream_ms\":")
                 .append(e.upstreamNanos() < 0 ? "null" : millis(e.upstreamNanos()))
-                .append(",\"trace_id\":")
-                .append(JsonSplice.quote(e.traceId()))
-                .append(",\"refused_by\":")
-                .append(e.refusedBy().isEmpty() ? "null" : JsonSplice.quote(e.refusedBy()));
+                .append(",\"trace_id\":");
+        JsonSplice.appendQuoted(out, e.traceId()).append(",\"refused_by\":");
+        if (e.refusedBy().isEmpty()) {
+            out.append("null");
+        } else {
+            JsonSplice.appendQuoted(out, e.refusedBy());
+        }
         if (!e.parts().isEmpty()) {
             out.append(",\"parts\":{");
             for (int i = 0; i < e.parts().size(); i++) {
                 PartEvent part = e.parts().get(i);
-                out.append(i == 0 ? "" : ",")
-                        .append(JsonSplice.quote(part.outcome().name()))
+                JsonSplice.appendQuoted(
+                                out.append(i == 0 ? "" : ","), part.outcome().name())
                         .append(':');
                 if (part.kind() == PartKind.OK) {
                     out.append(part.outcome().status());

@@ -100,8 +100,29 @@ public final class JsonSplice {
 
     /** A JSON string literal for {@code s}. */
     public static String quote(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
+        return appendQuoted(new StringBuilder(s.length() + 2), s).toString();
+    }
+
+    /**
+     * Appends the JSON string literal for {@code s} to {@code sb}: at once when nothing in it needs an
+     * escape (request ids, paths, addresses nearly always), else character by character.
+     */
+    public static StringBuilder appendQuoted(StringBuilder sb, String s) {
+        int n = s.length();
+        int i = 0;
+        while (i < n) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c == '"' || c == '\\') {
+                break;
+            }
+            i++;
+        }
+        sb.append('"');
+        if (i == n) {
+            return sb.append(s).append('"');
+        }
+        sb.append(s, 0, i);
+        for (; i < n; i++) {
             char c = s.charAt(i);
             switch (c) {
                 case '"' -> sb.append("\\\"");
@@ -118,6 +139,6 @@ public final class JsonSplice {
                 }
             }
         }
-        return sb.append('"').toString();
+        return sb.append('"');
     }
 }

@@ -46,6 +46,10 @@ class JsonSpliceTest {
     @Test
     void namesAndErrorsAreQuoted() {
         assertThat(JsonSplice.quote("a\"b\\c\nd\te\u0001\u00e9")).isEqualTo("\"a\\\"b\\\\c\\nd\\te\\u0001\u00e9\"");
+        assertThat(JsonSplice.quote("/orders/42?x=1")).isEqualTo("\"/orders/42?x=1\"");
+        assertThat(JsonSplice.quote("")).isEqualTo("\"\"");
+        assertThat(JsonSplice.appendQuoted(new StringBuilder("x:"), "ab\"")).hasToString("x:\"ab\\\"\"");
+        assertThat(JsonSplice.appendQuoted(new StringBuilder(), "\u001f")).hasToString("\"\\u001f\"");
         JsonSplice splice = new JsonSplice(List.of("we\"ird"));
         assertThat(new String(splice.key(0, true), StandardCharsets.UTF_8)).isEqualTo("{\"we\\\"ird\":");
         assertThat(new String(splice.key(0, false), StandardCharsets.UTF_8)).isEqualTo(",\"we\\\"ird\":");
