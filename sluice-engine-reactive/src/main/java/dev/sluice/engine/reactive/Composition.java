@@ -251,7 +251,7 @@ final class Composition {
             if (turn == null) {
                 turn = channel.alloc().compositeDirectBuffer(TURN_COMPONENTS);
             }
-            turn.addComponent(true, chunk);
+            turn.addComponent(true, direct(chunk));
         } else {
             channel.write(chunk, channel.voidPromise());
         }
@@ -259,6 +259,21 @@ final class Composition {
             flushPending = true;
             home.execute(flush);
         }
+    }
+
+    /**
+     * {@code chunk}, or a direct copy of it when it is on the heap (a {@code null} or {@code _meta}, a
+     * few bytes): a composite with one heap component is not direct, and the io_uring transport copies
+     * a buffer that is not into a new direct one whole before writing it, parts' bytes included.
+     */
+    private ByteBuf direct(ByteBuf chunk) {
+        if (chunk.isDirect()) {
+            return chunk;
+        }
+        ByteBuf copy = channel.alloc().directBuffer(chunk.readableBytes());
+        copy.writeBytes(chunk);
+        chunk.release();
+        return copy;
     }
 
     /** Writes the bytes this turn gathered, if any, as one chunk. */
