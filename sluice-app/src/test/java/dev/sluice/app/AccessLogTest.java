@@ -219,6 +219,17 @@ class AccessLogTest {
     }
 
     @Test
+    void timesAreWrittenAsInstantWritesThem() {
+        AccessLog.Timestamps times = new AccessLog.Timestamps();
+        long base = java.time.Instant.parse("2026-11-26T20:36:07Z").toEpochMilli();
+        for (long at : new long[] {base, base + 5, base + 50, base + 120, base + 999, base + 1000, base + 61_007, -1}) {
+            StringBuilder out = new StringBuilder("t=");
+            times.append(out, at);
+            assertThat(out).as("%d", at).hasToString("t=" + java.time.Instant.ofEpochMilli(at));
+        }
+    }
+
+    @Test
     void aWriterThatFallsBehindCostsLinesNotRequests() throws Exception {
         CountDownLatch writing = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
