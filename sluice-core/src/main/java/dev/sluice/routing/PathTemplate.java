@@ -52,6 +52,10 @@ public final class PathTemplate {
         if (template == null || !template.startsWith("/")) {
             throw new IllegalArgumentException("'" + template + "' (expected: a path starting with '/')");
         }
+        if (template.indexOf('#') >= 0) { // RFC 9112 section 3.2: a request target carries no fragment
+            throw new IllegalArgumentException(
+                    "'" + template + "' (expected: no '#': a request target has no fragment)");
+        }
         List<String> pieces = new ArrayList<>();
         int pos = 0;
         while (true) {

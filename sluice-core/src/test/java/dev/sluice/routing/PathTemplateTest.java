@@ -136,6 +136,9 @@ class PathTemplateTest {
         assertThatThrownBy(() -> PathTemplate.parse("/a/}{b}")).hasMessageContaining("balanced");
         assertThatThrownBy(() -> PathTemplate.parse("/a/{}")).hasMessageContaining("'{name}'");
         assertThatThrownBy(() -> PathTemplate.parse("/a/{*}")).hasMessageContaining("'{name}'");
+        // a value after a literal '#' escaped the segment check (found by CoreFuzzTest): no fragment at all
+        assertThatThrownBy(() -> PathTemplate.parse("/pr#ucts/{id}")).hasMessageContaining("no '#'");
+        assertThatThrownBy(() -> PathTemplate.parse("/p?x=1#y")).hasMessageContaining("no '#'");
     }
 
     @Test
