@@ -1,10 +1,12 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.http.H2cUpgrade;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.RefusedHead;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -85,21 +87,12 @@ final class HeadTimedConnection extends HttpConnection {
 
             @Override
             public void parsedHeader(HttpField field) {
-                if (later && field.getHeader() == HttpHeader.UPGRADE && asksForH2c(field)) {
+                if (later && field.getHeader() == HttpHeader.UPGRADE && H2cUpgrade.asked(List.of(field.getValue()))) {
                     return;
                 }
                 super.parsedHeader(field);
             }
         };
-    }
-
-    private static boolean asksForH2c(HttpField upgrade) {
-        for (String token : upgrade.getValues()) {
-            if (token.trim().equalsIgnoreCase("h2c")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.sluice.engine.reactive;
 
 import dev.sluice.config.ServerLimits;
 import dev.sluice.http.ErrorBody;
+import dev.sluice.http.H2cUpgrade;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.RefusedHead;
@@ -122,14 +123,15 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
     }
 
     /**
-     * On a listener offering h2c, a connection whose first request asks for no upgrade stays HTTP/1.1:
+     * On a listener offering h2c, a connection whose first request asks for no h2c stays HTTP/1.1 (H2cUpgrade):
      * Netty's upgrade handler leaves its pipeline, so later requests no longer pass through it (a
      * decoder step, a retain and a release per message). A server may ignore an Upgrade header (RFC
      * 9110 section 7.8), and RFC 9113 deprecates h2c's upgrade; prior knowledge is unaffected, as it
      * begins with the connection.
      */
     private static void settleUpgrade(ChannelHandlerContext ctx, HttpRequest first) {
-        if (first.headers().contains(HttpHeaderNames.UPGRADE)) {
+        if (first.headers().contains(HttpHeaderNames.UPGRADE)
+                && H2cUpgrade.asked(first.headers().getAll(HttpHeaderNames.UPGRADE))) {
             return;
         }
         ChannelHandlerContext upgrades = ctx.pipeline().context(HttpServerUpgradeHandler.class);
