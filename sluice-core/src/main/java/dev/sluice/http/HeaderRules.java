@@ -61,10 +61,10 @@ public final class HeaderRules {
     private final Set<String> responseDrops = new HashSet<>();
     private final Map<String, String> responseSets = new LinkedHashMap<>();
     private final Map<String, String> composedResponse = new LinkedHashMap<>();
-    // Every lower-case name never copied as it is, one lookup per header: rewritten or framing names,
+    // Every name never copied as it is, one lookup per header in any case: rewritten or framing names,
     // the route's drops and sets, and the hop-by-hop names.
-    private final Set<String> requestBlocked = new HashSet<>();
-    private final Set<String> responseBlocked = new HashSet<>();
+    private HeaderNameSet requestBlocked;
+    private HeaderNameSet responseBlocked;
 
     private HeaderRules() {}
 
@@ -97,13 +97,15 @@ public final class HeaderRules {
         }
         rules.requestSets.keySet().forEach(n -> rules.requestDrops.add(n.toLowerCase(Locale.ROOT)));
         rules.responseSets.keySet().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));
-        rules.requestBlocked.addAll(REWRITTEN_REQUEST);
-        rules.requestBlocked.addAll(rules.requestDrops);
-        rules.requestBlocked.addAll(HopByHop.names());
-        rules.requestBlocked.addAll(UNDERSCORED);
-        rules.responseBlocked.addAll(FRAMING_RESPONSE);
-        rules.responseBlocked.addAll(rules.responseDrops);
-        rules.responseBlocked.addAll(HopByHop.names());
+        Set<String> requestBlocked = new HashSet<>(REWRITTEN_REQUEST);
+        requestBlocked.addAll(rules.requestDrops);
+        requestBlocked.addAll(HopByHop.names());
+        requestBlocked.addAll(UNDERSCORED);
+        Set<String> responseBlocked = new HashSet<>(FRAMING_RESPONSE);
+        responseBlocked.addAll(rules.responseDrops);
+        responseBlocked.addAll(HopByHop.names());
+        rules.requestBlocked = new HeaderNameSet(requestBlocked);
+        rules.responseBlocked = new HeaderNameSet(responseBlocked);
         if (!rules.responseDrops.contains("content-type")) {
             rules.composedResponse.put("Content-Type", "application/json");
         }
@@ -114,12 +116,11 @@ public final class HeaderRules {
     /**
      * Whether a client request header is copied upstream as it is.
      *
-     * @param name header name, any case
+     * @param name header name, any case (a {@code String}, or an engine's own ASCII name)
      * @param connection the request's Connection header, or null
      */
-    public boolean forwardRequest(String name, String connection) {
-        String lower = name.toLowerCase(Locale.ROOT);
-        return !requestBlocked.contains(lower) && !HopByHop.listed(lower, connection);
+    public boolean forwardRequest(CharSequence name, String connection) {
+        return !requestBlocked.contains(name) && !HopByHop.listed(name, connection);
     }
 
     /** Headers the route sets on every upstream request (after the copied ones). */
@@ -131,11 +132,11 @@ public final class HeaderRules {
      * Whether an upstream response header is copied to the client. {@code Content-Length} is; the
      * engine keeps the body framing consistent with it.
      *
+     * @param name header name, any case
      * @param connection the response's Connection header, or null
      */
-    public boolean forwardResponse(String name, String connection) {
-        String lower = name.toLowerCase(Locale.ROOT);
-        return !responseBlocked.contains(lower) && !HopByHop.listed(lower, connection);
+    public boolean forwardResponse(CharSequence name, String connection) {
+        return !responseBlocked.contains(name) && !HopByHop.listed(name, connection);
     }
 
     /**

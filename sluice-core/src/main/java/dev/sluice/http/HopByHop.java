@@ -24,20 +24,39 @@ final class HopByHop {
     }
 
     /**
-     * Whether the message's {@code Connection} header lists {@code lowerCaseName} (then that header is
-     * hop-by-hop too).
+     * Whether the message's {@code Connection} header lists {@code name}, in any case (then that
+     * header is hop-by-hop too). Reads the value in place: nothing is split or trimmed per header.
      *
      * @param connection the Connection header value, or null
      */
-    static boolean listed(String lowerCaseName, String connection) {
+    static boolean listed(CharSequence name, String connection) {
         if (connection == null) {
             return false;
         }
-        for (String token : connection.split(",")) {
-            if (token.trim().equalsIgnoreCase(lowerCaseName)) {
+        int length = connection.length();
+        int start = 0;
+        while (start <= length) {
+            int end = connection.indexOf(',', start);
+            if (end < 0) {
+                end = length;
+            }
+            int from = start;
+            int to = end;
+            while (from < to && isWhitespace(connection.charAt(from))) {
+                from++;
+            }
+            while (to > from && isWhitespace(connection.charAt(to - 1))) {
+                to--;
+            }
+            if (to - from == name.length() && HeaderNameSet.regionEqualsIgnoreCase(connection, from, name)) {
                 return true;
             }
+            start = end + 1;
         }
         return false;
+    }
+
+    private static boolean isWhitespace(char c) {
+        return c <= ' ';
     }
 }

@@ -12,34 +12,34 @@ final class HostValue {
 
     private HostValue() {}
 
+    /** Read in place: a Host is checked on every request, and nothing is cut out of it. */
     static boolean isValid(String value) {
-        String host = value;
-        int portStart = -1;
+        int hostEnd;
+        int portStart;
         if (value.startsWith("[")) {
             int close = value.indexOf(']');
-            if (close < 0 || !isIpLiteral(value.substring(1, close))) {
+            if (close < 0 || !isIpLiteral(value, 1, close)) {
                 return false;
             }
-            host = "";
-            portStart = close + 1 < value.length() ? close + 1 : -1;
-            if (portStart >= 0 && value.charAt(portStart) != ':') {
+            if (close + 1 < value.length() && value.charAt(close + 1) != ':') {
                 return false;
             }
+            hostEnd = 0;
+            portStart = close + 1 < value.length() ? close + 2 : -1;
         } else {
             int colon = value.indexOf(':');
-            if (colon >= 0) {
-                host = value.substring(0, colon);
-                portStart = colon;
-            }
+            hostEnd = colon >= 0 ? colon : value.length();
+            portStart = colon >= 0 ? colon + 1 : -1;
         }
-        return isRegName(host) && (portStart < 0 || isPort(value.substring(portStart + 1)));
+        return isRegName(value, hostEnd) && (portStart < 0 || isPort(value, portStart));
     }
 
-    private static boolean isRegName(String host) {
-        for (int i = 0; i < host.length(); i++) {
-            char c = host.charAt(i);
+    /** Whether {@code value}'s first {@code end} characters are a reg-name. */
+    private static boolean isRegName(String value, int end) {
+        for (int i = 0; i < end; i++) {
+            char c = value.charAt(i);
             if (c == '%') {
-                if (i + 2 >= host.length() || !isHex(host.charAt(i + 1)) || !isHex(host.charAt(i + 2))) {
+                if (i + 2 >= end || !isHex(value.charAt(i + 1)) || !isHex(value.charAt(i + 2))) {
                     return false;
                 }
                 i += 2;
@@ -51,12 +51,12 @@ final class HostValue {
     }
 
     /** An IPv6 address or an IPvFuture literal, by its characters; the address itself is not parsed. */
-    private static boolean isIpLiteral(String literal) {
-        if (literal.isEmpty()) {
+    private static boolean isIpLiteral(String value, int start, int end) {
+        if (start == end) {
             return false;
         }
-        for (int i = 0; i < literal.length(); i++) {
-            char c = literal.charAt(i);
+        for (int i = start; i < end; i++) {
+            char c = value.charAt(i);
             if (!isAlphaNum(c)
                     && c != ':'
                     && c != '.'
@@ -68,8 +68,18 @@ final class HostValue {
         return true;
     }
 
-    private static boolean isPort(String port) {
-        return port.length() <= 5 && port.chars().allMatch(c -> c >= '0' && c <= '9');
+    /** Whether {@code value} from {@code start} on is a port: at most five digits, maybe none. */
+    private static boolean isPort(String value, int start) {
+        if (value.length() - start > 5) {
+            return false;
+        }
+        for (int i = start; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean isAlphaNum(char c) {

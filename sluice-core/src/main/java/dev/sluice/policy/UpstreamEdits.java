@@ -2,6 +2,7 @@ package dev.sluice.policy;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.http.HeaderNameSet;
 import dev.sluice.http.QueryString;
 import java.util.Collection;
 import java.util.HashSet;
@@ -24,13 +25,13 @@ public final class UpstreamEdits {
 
     private final Map<String, String> set;
     private final Set<String> removed; // lower case, the set names included
-    private final String[] removedList; // the same, for removes()
+    private final HeaderNameSet removedNames; // the same, for removes()
     private final Set<String> droppedQuery;
 
     private UpstreamEdits(Map<String, String> set, Set<String> removed, Set<String> droppedQuery) {
         this.set = set;
         this.removed = removed;
-        this.removedList = removed.toArray(String[]::new);
+        this.removedNames = new HeaderNameSet(removed);
         this.droppedQuery = droppedQuery;
     }
 
@@ -62,13 +63,8 @@ public final class UpstreamEdits {
     }
 
     /** Whether a client header of this name (any case) must not be copied upstream. */
-    public boolean removes(String name) {
-        for (String lower : removedList) { // a few names: compared in place, nothing lower-cased per header
-            if (lower.equalsIgnoreCase(name)) {
-                return true;
-            }
-        }
-        return false;
+    public boolean removes(CharSequence name) {
+        return removedNames.contains(name); // nothing lower-cased per header
     }
 
     /** The lower-case names of the client headers never copied. */

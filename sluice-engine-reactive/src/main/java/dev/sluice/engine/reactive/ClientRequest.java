@@ -81,9 +81,9 @@ final class ClientRequest {
     void copyHeaders(HeaderRules rules, HttpHeaders out) {
         HttpHeaders in = request.requestHeaders();
         String connection = in.get(HttpHeaderNames.CONNECTION);
-        Iterator<Map.Entry<String, String>> it = in.iteratorAsString();
+        Iterator<Map.Entry<CharSequence, CharSequence>> it = in.iteratorCharSequence();
         while (it.hasNext()) {
-            Map.Entry<String, String> header = it.next();
+            Map.Entry<CharSequence, CharSequence> header = it.next();
             if (rules.forwardRequest(header.getKey(), connection) && !edits.removes(header.getKey())) {
                 out.add(header.getKey(), header.getValue());
             }

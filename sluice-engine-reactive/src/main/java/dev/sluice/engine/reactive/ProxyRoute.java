@@ -427,11 +427,21 @@ final class ProxyRoute {
             HttpHeaders from = head.headers();
             HttpHeaders to = response.responseHeaders();
             String connectionHeader = from.get(HttpHeaderNames.CONNECTION);
-            Iterator<Map.Entry<String, String>> it = from.iteratorAsString();
+            // names and values as the decoder made them: no String made of an AsciiString name; the
+            // framing is read on the way (no lookup of its own in the head's table afterwards)
+            boolean coded = false;
+            CharSequence length = null;
+            Iterator<Map.Entry<CharSequence, CharSequence>> it = from.iteratorCharSequence();
             while (it.hasNext()) {
-                Map.Entry<String, String> header = it.next();
-                if (rules.forwardResponse(header.getKey(), connectionHeader)) {
-                    to.add(header.getKey(), header.getValue());
+                Map.Entry<CharSequence, CharSequence> header = it.next();
+                CharSequence name = header.getKey();
+                if (rules.forwardResponse(name, connectionHeader)) {
+                    to.add(name, header.getValue());
+                }
+                if (HttpHeaderNames.CONTENT_LENGTH.contentEqualsIgnoreCase(name)) {
+                    length = header.getValue();
+                } else if (HttpHeaderNames.TRANSFER_ENCODING.contentEqualsIgnoreCase(name)) {
+                    coded = true;
                 }
             }
             for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
@@ -444,7 +454,7 @@ final class ProxyRoute {
                     response.keepAlive(false); // HTTP/1.0 has no chunked coding: the close ends the body
                     gate.endBodyWithClose();
                 }
-                if (bodyFollows(in.request.method(), head, from)) {
+                if (bodyFollows(in.request.method(), head.status().code(), coded, length)) {
                     gate.holdHeadForBody();
                 }
             }
@@ -614,18 +624,17 @@ final class ProxyRoute {
         return ProxyPath.target(target, upstream.basePath(), match, in.query(), in.upstreamQuery());
     }
 
-    /** Whether body bytes come right after this head: a known, non-zero length, and a body at all. */
-    private static boolean bodyFollows(HttpMethod method, HttpResponse head, HttpHeaders from) {
-        int code = head.status().code();
-        if (code < 200
-                || code == 204
-                || code == 304
-                || method.equals(HttpMethod.HEAD)
-                || from.contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+    /**
+     * Whether body bytes come right after this head: a known, non-zero length, and a body at all.
+     *
+     * @param coded the head has a Transfer-Encoding
+     * @param length its Content-Length, or null
+     */
+    private static boolean bodyFollows(HttpMethod method, int code, boolean coded, CharSequence length) {
+        if (code < 200 || code == 204 || code == 304 || method.equals(HttpMethod.HEAD) || coded) {
             return false;
         }
-        String length = from.get(HttpHeaderNames.CONTENT_LENGTH);
-        return length != null && parseLength(length) > 0;
+        return length != null && parseLength(length.toString()) > 0;
     }
 
     private static boolean hasBody(HttpHeaders headers) {
