@@ -22,6 +22,24 @@ bench_jdk25() {
   return 1
 }
 
+# bench_profiler WORK JDK VERSION: prints the path of async-profiler's agent library, unpacked into
+# WORK from its Maven Central jar (fetched through the project's Maven wrapper when not in ~/.m2).
+bench_profiler() {
+  local work=$1 jdk=$2 version=$3 arch jar
+  jar=$HOME/.m2/repository/tools/profiler/async-profiler/$version/async-profiler-$version.jar
+  if [[ ! -f $jar ]]; then
+    JAVA_HOME=$jdk "$(dirname "${BASH_SOURCE[0]}")/../../mvnw" -q -B dependency:get \
+      -Dartifact="tools.profiler:async-profiler:$version" >&2
+  fi
+  case $(uname -m) in
+    x86_64) arch=linux-x64 ;;
+    aarch64) arch=linux-arm64 ;;
+    *) echo "async-profiler has no library for $(uname -m)" >&2; return 1 ;;
+  esac
+  (cd "$work" && unzip -q -o "$jar" "$arch/libasyncProfiler.so")
+  echo "$work/$arch/libasyncProfiler.so"
+}
+
 # bench_nginx_files WORK PORT: a 16 KB file under WORK/www and WORK/nginx.conf serving it on PORT
 # (one worker, keep-alive without limit, no access log).
 bench_nginx_files() {

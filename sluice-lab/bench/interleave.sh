@@ -23,12 +23,21 @@
 #
 # Each subject is warmed (--warmup on each path), then every round runs wrk -t2 -c100 for --seconds
 # on each subject and path; the gateway's CPU per request comes from /proc/PID/stat. Prints every run,
-# then the mean of each subject and path over the rounds after the first --skip, and each subject's
-# resident memory at the end (VmRSS) and at its peak (VmHWM).
+# then the mean of each subject and path over the rounds after the first --skip, each subject's
+# resident memory at the end (VmRSS) and at its peak (VmHWM), and, for every subject against the
+# first one named (or for each --ratio NAME=BASE given), the median over those rounds of each round's
+# ratio (req/s and CPU per request): two subjects run seconds apart within a round, so a ratio is
+# less moved by the machine's drift than two means are.
+#
+# --profile DIR attaches async-profiler (CPU, 1 ms; from Maven Central) to every subject after its
+# warm-up, for all the rounds: DIR/NAME.collapsed holds its stacks and DIR/NAME.requests the
+# requests it served meanwhile, so that profiles of two builds are compared per request, sampled in
+# the same sitting (a profile taken minutes after another can differ by the machine's drift alone).
 #
 # usage: interleave.sh --subject NAME=JAR[:ENGINE] [--subject webflux] ... [--flags NAME=FLAGS] ...
 #                      [--config NAME=FILE] ... [--header NAME=H] ... [--tls NAME] ... [--paths "/compose /16k"]
-#                      [--rounds 8] [--seconds 10] [--warmup 45] [--skip 0]
+#                      [--rounds 8] [--seconds 10] [--warmup 45] [--skip 0] [--profile DIR]
+#                      [--ratio NAME=BASE] ...
 #                      [--port 18481] [--upstream-port-base 19081] [--nginx-port 18090]
 # Installs nginx and wrk from Debian when missing (as root). Loopback only, bounded in time.
 set -euo pipefail
@@ -46,6 +55,9 @@ SKIP=0
 PORT=18481
 BASE=19081
 NGINX_PORT=18090
+PROFILE_DIR=
+RATIOS=()
+PROFILER_VERSION=4.1
 while [[ $# -gt 0 ]]; do
   case $1 in
     --subject) SUBJECTS+=("$2"); shift 2 ;;
@@ -58,6 +70,8 @@ while [[ $# -gt 0 ]]; do
     --seconds) SECONDS_PER_RUN=$2; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --skip) SKIP=$2; shift 2 ;;
+    --profile) PROFILE_DIR=$2; shift 2 ;;
+    --ratio) RATIOS+=("$2"); shift 2 ;;
     --port) PORT=$2; shift 2 ;;
     --upstream-port-base) BASE=$2; shift 2 ;;
     --nginx-port) NGINX_PORT=$2; shift 2 ;;
@@ -158,9 +172,17 @@ for name in "${names[@]}"; do
   done
 done
 
+if [[ -n $PROFILE_DIR ]]; then
+  mkdir -p "$PROFILE_DIR"
+  AGENT=$(bench_profiler "$WORK" "$JDK" "$PROFILER_VERSION")
+  for name in "${names[@]}"; do
+    "$JDK/bin/jcmd" "${PID[$name]}" JVMTI.agent_load "$AGENT" '"start,event=cpu,interval=1ms"' >/dev/null
+  done
+fi
+declare -A SERVED
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 TICK=$(getconf CLK_TCK)
-declare -A RATES CPUS
+declare -A RATES CPUS ROUND_RATE ROUND_CPU
 for r in $(seq 1 "$ROUNDS"); do
   for name in $(printf '%s\n' "${names[@]}" | shuf); do
     for p in $PATHS; do
@@ -173,10 +195,13 @@ for r in $(seq 1 "$ROUNDS"); do
       count=$(awk '/requests in/ {print $1}' <<<"$out")
       bad=$(grep -E 'Non-2xx|Socket errors' <<<"$out" | tr -s ' \n' ' ' || true)
       ms=$(awk -v c=$((c1 - c0)) -v n="$count" -v t="$TICK" 'BEGIN { printf "%.3f", c * 1000 / t / n }')
+      SERVED[$name]=$((${SERVED[$name]:-0} + ${count:-0}))
       printf 'round %d  %-10s %-9s %10s req/s  gateway CPU %s ms/request %s\n' "$r" "$name" "$p" "$rate" "$ms" "$bad"
       if [[ $r -gt $SKIP ]]; then
         RATES[$name$p]="${RATES[$name$p]:-} $rate"
         CPUS[$name$p]="${CPUS[$name$p]:-} $ms"
+        ROUND_RATE[$r $name$p]=$rate
+        ROUND_CPU[$r $name$p]=$ms
       fi
     done
   done
@@ -194,3 +219,40 @@ echo "resident memory at the end (peak):"
 for name in "${names[@]}"; do
   awk -v n="$name" '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 } END { printf "  %-10s %4.0f MiB (%4.0f MiB)\n", n, r / 1024, h / 1024 }' "/proc/${PID[$name]}/status"
 done
+if [[ ${#RATIOS[@]} -eq 0 ]]; then
+  for name in "${names[@]}"; do
+    [[ $name == "${SUBJECTS[0]%%=*}" ]] || RATIOS+=("$name=${SUBJECTS[0]%%=*}")
+  done
+fi
+if [[ ${#RATIOS[@]} -gt 0 ]]; then
+  echo "the median of the rounds' ratios (req/s; CPU per request):"
+  for pair in "${RATIOS[@]}"; do
+    name=${pair%%=*}
+    base=${pair#*=}
+    [[ -n ${PID[$name]:-} && -n ${PID[$base]:-} ]] || { echo "  $pair: no such subjects" >&2; continue; }
+    for p in $PATHS; do
+      applies "$name" "$p" && applies "$base" "$p" || continue
+      ratios=
+      for r in $(seq $((SKIP + 1)) "$ROUNDS"); do
+        ratios+="${ROUND_RATE[$r $name$p]} ${ROUND_RATE[$r $base$p]} ${ROUND_CPU[$r $name$p]} ${ROUND_CPU[$r $base$p]}"$'\n'
+      done
+      awk -v n="$name" -v b="$base" -v p="$p" '
+        function median(a, k,   i, j, t) {
+          for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j > 0 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+          return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+        }
+        NF == 4 && $2 > 0 && $4 > 0 { k++; q[k] = $1 / $2; c[k] = $3 / $4 }
+        END { if (k) printf "  %-21s %-9s %+6.1f %% req/s  %+6.1f %% CPU per request  (%d rounds)\n", n " vs " b, p, (median(q, k) - 1) * 100, (median(c, k) - 1) * 100, k }' <<<"$ratios"
+    done
+  done
+fi
+if [[ -n $PROFILE_DIR ]]; then
+  echo "profiles (from the first round on):"
+  for name in "${names[@]}"; do
+    "$JDK/bin/jcmd" "${PID[$name]}" JVMTI.agent_load "$AGENT" "\"stop,file=$PROFILE_DIR/$name.collapsed,collapsed\"" >/dev/null
+    echo "${SERVED[$name]:-0}" >"$PROFILE_DIR/$name.requests"
+    samples=$(awk '{ s += $NF } END { print s + 0 }' "$PROFILE_DIR/$name.collapsed")
+    awk -v n="$name" -v s="$samples" -v r="${SERVED[$name]:-0}" -v d="$PROFILE_DIR" \
+      'BEGIN { printf "  %-10s %8d samples, %9d requests: %.1f samples per 1,000 requests (%s/%s.collapsed)\n", n, s, r, r ? s * 1000 / r : 0, d, n }'
+  done
+fi

@@ -64,20 +64,8 @@ bench_need profile nginx nginx
 bench_need profile python3 python3
 export PATH=$PATH:/usr/sbin
 
-# async-profiler's agent, from its Maven Central jar (through the project's Maven wrapper).
-AGENT_JAR=$HOME/.m2/repository/tools/profiler/async-profiler/$PROFILER_VERSION/async-profiler-$PROFILER_VERSION.jar
-if [[ ! -f $AGENT_JAR ]]; then
-  JAVA_HOME=$JDK "$ROOT/mvnw" -q -B dependency:get -Dartifact="tools.profiler:async-profiler:$PROFILER_VERSION" >&2
-fi
-case $(uname -m) in
-  x86_64) ARCH=linux-x64 ;;
-  aarch64) ARCH=linux-arm64 ;;
-  *) echo "profile: async-profiler has no library for $(uname -m)" >&2; exit 1 ;;
-esac
-
 WORK=$(mktemp -d /tmp/profile.XXXXXX)
-(cd "$WORK" && unzip -q -o "$AGENT_JAR" "$ARCH/libasyncProfiler.so")
-AGENT=$WORK/$ARCH/libasyncProfiler.so
+AGENT=$(bench_profiler "$WORK" "$JDK" "$PROFILER_VERSION")
 
 cp "$JAR" "$WORK/sluice.jar"
 bench_upstreams "$WORK" "$JDK/bin/java" "$WORK/sluice.jar" "$BASE" "$NGINX_PORT"
