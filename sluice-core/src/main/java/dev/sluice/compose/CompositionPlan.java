@@ -291,10 +291,21 @@ public final class CompositionPlan {
 
     /** The next thing to do. After a last step (FAIL, FINISH, ABORT) it answers WAIT for good. */
     public Step next() {
+        return next(clock.getAsLong());
+    }
+
+    /**
+     * {@link #next()} with the time read once by the engine for a whole pass of steps ({@link #now()}):
+     * for an engine whose steps never block (an event loop's), so that the time is a few microseconds
+     * old at most. A profile of the reactive engine put a clock reading per step at 0.5 us per
+     * composition on this VM. An engine whose steps block on the client (a blocking write) asks
+     * {@link #next()}, which reads the clock each time.
+     */
+    public Step next(long now) {
         if (over) {
             return Step.WAIT;
         }
-        expire(clock.getAsLong());
+        expire(now);
         if (abortReason != null) {
             over = true;
             closeOut(abortReason);
@@ -438,6 +449,11 @@ public final class CompositionPlan {
      */
     public long waitNanos() {
         return anyDeadline ? Math.max(0, earliest - clock.getAsLong()) : Long.MAX_VALUE;
+    }
+
+    /** The time on the plan's clock. */
+    public long now() {
+        return clock.getAsLong();
     }
 
     /** Whether some part's deadline still applies (then {@link #deadline()} is the nearest). */

@@ -6,6 +6,7 @@ import static dev.sluice.compose.CompositionPlan.Step.FAIL;
 import static dev.sluice.compose.CompositionPlan.Step.FINISH;
 import static dev.sluice.compose.CompositionPlan.Step.OPEN;
 import static dev.sluice.compose.CompositionPlan.Step.RELAY;
+import static dev.sluice.compose.CompositionPlan.Step.STOP;
 import static dev.sluice.compose.CompositionPlan.Step.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -203,6 +204,17 @@ class CompositionPlanTest {
         assertThat(plan.waitNanos()).isEqualTo(1_900 * MS); // b: the route's deadline
         plan.answered(0, 200, JSON); // too late
         assertThat(plan.received(0, 10)).isFalse();
+    }
+
+    @Test
+    void aPassOfStepsIsJudgedAtTheTimeTheEngineGives() {
+        CompositionPlan plan = plan(Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, timed("a", 100), part("b"));
+        steps(plan);
+        long pass = plan.now();
+        now += 100 * MS; // the clock moved during the pass: its steps still see the pass's time
+        assertThat(plan.next(pass)).isEqualTo(WAIT);
+        assertThat(plan.next(plan.now())).isEqualTo(STOP);
+        assertThat(plan.part()).isZero();
     }
 
     @Test

@@ -141,8 +141,9 @@ final class Composition {
     }
 
     private void step() {
+        long now = plan.now(); // once per pass: no step here blocks
         while (!finished) {
-            CompositionPlan.Step step = plan.next();
+            CompositionPlan.Step step = plan.next(now);
             switch (step) {
                 case WAIT -> {
                     armTimer();

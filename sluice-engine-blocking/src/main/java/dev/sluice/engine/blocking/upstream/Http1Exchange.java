@@ -138,7 +138,7 @@ final class Http1Exchange implements UpstreamResponse {
             head = connection.buffer;
         }
         if (!host) {
-            n = field(head, n, "Host", client.config().authority());
+            n = field(head, n, "Host", client.authority());
             head = connection.buffer;
         }
         InputStream body = request.body();

@@ -60,6 +60,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
     private final long maxLifetimeNanos; // Long.MAX_VALUE: none
     private final ScheduledFuture<?> sweep;
     private volatile boolean closed;
+    private final String authority; // the Host of a request that names none: made once, not per request
 
     public Http1UpstreamClient(UpstreamConfig config) {
         this(config, VALIDATE_AFTER_NANOS);
@@ -73,6 +74,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
         this.validateAfterNanos = validateAfterNanos;
         this.config = requireNonNull(config, "config");
         this.name = config.name();
+        this.authority = config.authority();
         this.admission = new Semaphore(config.maxConnections() + config.maxPending());
         this.slots = new LinkedBlockingDeque<>(config.maxConnections());
         UpstreamTls tls = config.tls()
@@ -92,6 +94,11 @@ public final class Http1UpstreamClient implements UpstreamClient {
     @Override
     public UpstreamConfig config() {
         return config;
+    }
+
+    /** {@link UpstreamConfig#authority()}, made once. */
+    String authority() {
+        return authority;
     }
 
     /**
