@@ -8,10 +8,16 @@
 # the frame and everything it calls). Writes the collapsed stacks (one line per stack and its sample
 # count; flame-graph tools read them) to --out.
 #
+# --event alloc profiles allocation instead (async-profiler's alloc event, a sample every 64 KB,
+# weighted by size): the summary then gives bytes allocated per request and the types and frames
+# allocating most per request (a build that allocates more costs more GC and CPU, and bytes per
+# request read it without this VM's speed drift).
+#
 # usage: profile.sh [--engine reactive] [--path /16k] [--warmup 20] [--seconds 20] [--interval 1ms]
 #                   [--flags "JVM flags after the launcher's"] [--jar sluice-app/target/sluice.jar]
 #                   [--out /tmp/sluice-profile.txt] [--match "ResourceLeak ChunkAllocator"] [--top 30]
 #                   [--port 18581] [--upstream-port-base 19181] [--nginx-port 18190] [--config FILE]
+#                   [--event cpu|alloc]
 # --config runs FILE instead of the bundled routes: a gateway YAML with @PORT@, @PRODUCTS@, @CUSTOMERS@,
 # @REVIEWS@ and @WEB@ as in interleave.sh (sluice-lab/bench/ab/*.yaml: where a feature's cost goes).
 # Installs nginx and wrk from Debian when missing (as root). Loopback only, bounded in time.
@@ -34,6 +40,7 @@ PORT=18581
 BASE=19181
 NGINX_PORT=18190
 CONFIG=
+EVENT=cpu
 PROFILER_VERSION=4.1
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -51,6 +58,7 @@ while [[ $# -gt 0 ]]; do
     --upstream-port-base) BASE=$2; shift 2 ;;
     --nginx-port) NGINX_PORT=$2; shift 2 ;;
     --config) CONFIG=$2; shift 2 ;;
+    --event) EVENT=$2; shift 2 ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
@@ -89,10 +97,44 @@ echo "profile: $(head -1 "$WORK/gateway.log"); flags: $DEFAULT_JAVA_OPTS $MORE_F
 # jcmd reads name=value pairs itself, so the agent's option string goes in quotes of its own.
 agent() { "$JDK/bin/jcmd" "$GATEWAY" JVMTI.agent_load "$AGENT" "\"$1\"" >/dev/null; }
 wrk -t2 -c100 -d"${WARMUP}s" "$URL" | awk '/Requests\/sec/ { print "profile: warm-up " $2 " req/s" }'
-agent "start,event=cpu,interval=$INTERVAL"
-wrk -t2 -c100 -d"${SECONDS_PROFILED}s" "$URL" | awk '/Requests\/sec/ { print "profile: profiled " $2 " req/s" } /Non-2xx|errors/'
-agent "stop,file=$OUT,collapsed"
+case $EVENT in
+  cpu) agent "start,event=cpu,interval=$INTERVAL" ;;
+  alloc) agent "start,event=alloc,alloc=64k,total" ;;
+  *) echo "profile: --event is cpu or alloc" >&2; exit 2 ;;
+esac
+LOAD=$(wrk -t2 -c100 -d"${SECONDS_PROFILED}s" "$URL")
+awk '/Requests\/sec/ { print "profile: profiled " $2 " req/s" } /Non-2xx|errors/' <<<"$LOAD"
+REQUESTS=$(awk '/requests in/ { print $1 }' <<<"$LOAD")
+if [[ $EVENT == alloc ]]; then
+  agent "stop,file=$OUT,collapsed,total"
+else
+  agent "stop,file=$OUT,collapsed"
+fi
 [[ -s $OUT ]] || { echo "profile: the profiler wrote nothing; see $WORK/gateway.log" >&2; exit 1; }
+if [[ $EVENT == alloc ]]; then
+  python3 - "$OUT" "$TOP" "$REQUESTS" <<'EOF'
+import collections, sys
+path, top, requests = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+types, frames, total = collections.Counter(), collections.Counter(), 0
+for line in open(path):
+    stack, count = line.rstrip().rsplit(' ', 1)
+    count = int(count)
+    total += count
+    parts = stack.split(';')
+    types[parts[-1]] += count
+    if len(parts) > 1:
+        frames[parts[-2]] += count
+print(f"profile: {requests} requests; {total / requests:.0f} bytes allocated per request")
+print("types allocated most (bytes per request):")
+for name, n in types.most_common(top):
+    print(f"  {n / requests:8.0f}  {name[:130]}")
+print("frames allocating most themselves (bytes per request):")
+for name, n in frames.most_common(top):
+    print(f"  {n / requests:8.0f}  {name[:130]}")
+EOF
+  echo "profile: collapsed stacks in $OUT"
+  exit 0
+fi
 
 python3 - "$OUT" "$TOP" "$MATCH" <<'EOF'
 import collections, sys
