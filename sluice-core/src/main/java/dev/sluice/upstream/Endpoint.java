@@ -56,7 +56,10 @@ public final class Endpoint {
         return authority;
     }
 
-    /** Calls to it in flight. */
+    /**
+     * Calls to it in flight, where a decision reads them: with several endpoints, or with retries (their
+     * budget); 0 otherwise.
+     */
     public int inFlight() {
         return inFlight.get();
     }

@@ -97,6 +97,29 @@ class UpstreamGuardTest {
     }
 
     @Test
+    void callsInFlightAreCountedOnlyWhereADecisionReadsThem() {
+        UpstreamGuard single = guard(resilience(
+                List.of(URI.create("http://10.0.0.1:80")), Optional.empty(), Optional.empty(), Optional.empty()));
+        Attempt call = single.begin(null);
+        assertThat(single.endpoints().getFirst().inFlight())
+                .as("one endpoint, no retries")
+                .isZero();
+        call.answered(200);
+
+        UpstreamGuard retried = guard(resilience(
+                List.of(URI.create("http://10.0.0.1:80")),
+                Optional.empty(),
+                Optional.of(retry(2, 20, 3, "503")),
+                Optional.empty()));
+        Attempt counted = retried.begin(null);
+        assertThat(retried.endpoints().getFirst().inFlight())
+                .as("the retry budget reads it")
+                .isEqualTo(1);
+        counted.answered(200);
+        assertThat(retried.endpoints().getFirst().inFlight()).isZero();
+    }
+
+    @Test
     void leastInFlightTakesTheLessBusyOfTwo() {
         double[] picks = {0.0, 0.0}; // endpoint 0, then (0 + 1 + 0) % 3 = endpoint 1
         int[] at = {0};
