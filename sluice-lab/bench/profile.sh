@@ -111,44 +111,30 @@ else
   agent "stop,file=$OUT,collapsed"
 fi
 [[ -s $OUT ]] || { echo "profile: the profiler wrote nothing; see $WORK/gateway.log" >&2; exit 1; }
-if [[ $EVENT == alloc ]]; then
-  python3 - "$OUT" "$TOP" "$REQUESTS" <<'EOF'
+# One reading of the collapsed stacks for both events: CPU samples (shares of the total) or
+# allocated bytes (per request).
+python3 - "$OUT" "$TOP" "$MATCH" "$EVENT" "${REQUESTS:-0}" <<'EOF'
 import collections, sys
-path, top, requests = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-types, frames, total = collections.Counter(), collections.Counter(), 0
-for line in open(path):
-    stack, count = line.rstrip().rsplit(' ', 1)
-    count = int(count)
-    total += count
-    parts = stack.split(';')
-    types[parts[-1]] += count
-    if len(parts) > 1:
-        frames[parts[-2]] += count
-print(f"profile: {requests} requests; {total / requests:.0f} bytes allocated per request")
-print("types allocated most (bytes per request):")
-for name, n in types.most_common(top):
-    print(f"  {n / requests:8.0f}  {name[:130]}")
-print("frames allocating most themselves (bytes per request):")
-for name, n in frames.most_common(top):
-    print(f"  {n / requests:8.0f}  {name[:130]}")
-EOF
-  echo "profile: collapsed stacks in $OUT"
-  exit 0
-fi
-
-python3 - "$OUT" "$TOP" "$MATCH" <<'EOF'
-import collections, sys
-path, top, words = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
-own, inclusive, total = collections.Counter(), collections.Counter(), 0
+path, top, words, event, requests = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], max(1, int(sys.argv[5]))
+own, callers, inclusive, total = collections.Counter(), collections.Counter(), collections.Counter(), 0
 for line in open(path):
     stack, count = line.rstrip().rsplit(' ', 1)
     count = int(count)
     total += count
     frames = stack.split(';')
     own[frames[-1]] += count
+    if len(frames) > 1:
+        callers[frames[-2]] += count
     for frame in set(frames):
         if any(w in frame for w in words):
             inclusive[frame] += count
+if event == 'alloc':
+    print(f"profile: {requests} requests; {total / requests:.0f} bytes allocated per request")
+    for title, counter in (("types allocated most", own), ("frames allocating most themselves", callers)):
+        print(f"{title} (bytes per request):")
+        for name, n in counter.most_common(top):
+            print(f"  {n / requests:8.0f}  {name[:130]}")
+    sys.exit(0)
 kernel = sum(n for f, n in own.items() if f.endswith('_[k]'))
 print(f"profile: {total} samples; kernel {100 * kernel / total:.1f} %")
 print("frames with the most samples of their own:")
