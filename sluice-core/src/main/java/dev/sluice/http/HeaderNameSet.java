@@ -6,8 +6,9 @@ import java.util.Locale;
 /**
  * A fixed set of header names, asked in any case without lower-casing the name asked (header names
  * are ASCII tokens, compared case-insensitively: RFC 9110 section 5.1). {@link HeaderRules} asks one
- * per header crossing the gateway, and {@code UpstreamEdits} for a policy's removed names: {@code String.toLowerCase} there was two allocations per header,
- * and a Netty {@code AsciiString} name had to become a {@code String} first.
+ * per header crossing the gateway, and {@code UpstreamEdits} for a policy's removed names: {@code
+ * String.toLowerCase} there was two allocations per header, and a Netty {@code AsciiString} name had
+ * to become a {@code String} first.
  *
  * <p>Open addressing over a table at most a quarter full; immutable, so safe from any thread.
  */

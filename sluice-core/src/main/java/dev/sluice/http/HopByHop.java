@@ -26,6 +26,7 @@ final class HopByHop {
     /**
      * Whether the message's {@code Connection} header lists {@code name}, in any case (then that
      * header is hop-by-hop too). Reads the value in place: nothing is split or trimmed per header.
+     * {@link WebSocketUpgrade} reads its token lists ({@code Connection}, {@code Upgrade}) with it too.
      *
      * @param connection the Connection header value, or null
      */

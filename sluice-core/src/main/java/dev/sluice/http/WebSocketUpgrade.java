@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import dev.sluice.config.ProxyTarget;
 import dev.sluice.config.Target;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -127,10 +126,8 @@ public final class WebSocketUpgrade {
     /** Whether one of the comma-separated values holds {@code token} (any case). */
     static boolean hasToken(List<String> values, String token) {
         for (String value : values) {
-            for (String part : value.split(",")) {
-                if (part.trim().toLowerCase(Locale.ROOT).equals(token)) {
-                    return true;
-                }
+            if (HopByHop.listed(token, value)) { // the one reading of a token list, in place
+                return true;
             }
         }
         return false;
