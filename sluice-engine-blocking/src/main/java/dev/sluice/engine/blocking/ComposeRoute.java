@@ -15,6 +15,8 @@ import dev.sluice.routing.RouteTable;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 
@@ -31,6 +33,8 @@ final class ComposeRoute implements RouteHandler {
     private final RingPool rings;
     private final String id;
     private final GatewayObserver observer;
+    private final ByteBufferPool buffers; // the server's: the response's staging buffer
+    private final ScheduledExecutorService timer; // the gateway's: a composition's deadlines
 
     ComposeRoute(
             RouteConfig route,
@@ -39,8 +43,12 @@ final class ComposeRoute implements RouteHandler {
             Executor fanout,
             int readAhead,
             RingPool rings,
-            GatewayObserver observer) {
+            GatewayObserver observer,
+            ByteBufferPool buffers,
+            ScheduledExecutorService timer) {
         this.id = route.id();
+        this.buffers = buffers;
+        this.timer = timer;
         this.observer = observer;
         this.target = target;
         this.parts = target.parts();
@@ -62,7 +70,7 @@ final class ComposeRoute implements RouteHandler {
         CompositionPlan plan = tally == null
                 ? new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer)
                 : new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer, tally);
-        Composition composition = new Composition(plan, fanout, parts.size());
+        Composition composition = new Composition(plan, fanout, parts.size(), buffers, timer);
         Map<String, String> query = Requests.lazyQuery(request);
         PartFetch[] fetches = new PartFetch[parts.size()];
         for (int i = 0; i < parts.size(); i++) {

@@ -8,8 +8,12 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 
@@ -30,9 +34,20 @@ final class Composition {
     private final CompositionPlan plan; // guarded by lock
     private final Executor fanout;
     private final PartFetch[] parts;
+    private final ByteBufferPool buffers; // the server's
+    private final ScheduledExecutorService timer;
+    private ScheduledFuture<?> alarm; // guarded by lock: wakes run() at the plan's nearest deadline
+    private long alarmAt; // guarded by lock: when it rings (System.nanoTime)
 
-    Composition(CompositionPlan plan, Executor fanout, int partCount) {
+    Composition(
+            CompositionPlan plan,
+            Executor fanout,
+            int partCount,
+            ByteBufferPool buffers,
+            ScheduledExecutorService timer) {
         this.plan = plan;
+        this.buffers = buffers;
+        this.timer = timer;
         this.fanout = fanout;
         this.parts = new PartFetch[partCount];
     }
@@ -157,11 +172,10 @@ final class Composition {
                             }
                         } else {
                             long wait = plan.waitNanos();
-                            if (wait == Long.MAX_VALUE) {
-                                changed.await();
-                            } else {
-                                changed.awaitNanos(Math.max(1, wait));
+                            if (wait != Long.MAX_VALUE) {
+                                setAlarm(Math.max(1, wait));
                             }
+                            changed.await();
                         }
                     }
                     case START -> throw new IllegalStateException("started above");
@@ -179,7 +193,7 @@ final class Composition {
                                 rules.composedResponseHeaders().entrySet()) {
                             response.getHeaders().put(set.getKey(), set.getValue());
                         }
-                        out = new ClientOutput(response, request.getComponents().getByteBufferPool(), STAGING);
+                        out = new ClientOutput(response, buffers, STAGING);
                     }
                     case OPEN -> write(out, plan.key(), null);
                     case NULL -> write(out, plan.key(), JsonSplice.NULL);
@@ -199,10 +213,44 @@ final class Composition {
                 }
             }
         } finally {
+            if (alarm != null) {
+                alarm.cancel(false);
+                alarm = null;
+            }
             lock.unlock();
             if (out != null) {
                 out.close();
             }
+        }
+    }
+
+    /**
+     * Under lock: makes sure run() is woken within {@code wait} nanoseconds, by one alarm on the
+     * gateway's timer for the whole composition, moved only when a nearer deadline comes. A timed
+     * wait would cost a task on the JDK's delay scheduler for every wait (a virtual thread's timed
+     * park), several per composition; an alarm that rings before a deadline that has since moved
+     * later only makes run() look again and wait anew.
+     */
+    private void setAlarm(long wait) {
+        long at = System.nanoTime() + wait;
+        if (alarm != null) {
+            if (at - alarmAt >= 0) {
+                return; // it rings first
+            }
+            alarm.cancel(false);
+        }
+        alarmAt = at;
+        alarm = timer.schedule(this::ring, wait, TimeUnit.NANOSECONDS);
+    }
+
+    /** On the timer: the plan's nearest deadline passed, run() looks. */
+    private void ring() {
+        lock.lock();
+        try {
+            alarm = null;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
         }
     }
 

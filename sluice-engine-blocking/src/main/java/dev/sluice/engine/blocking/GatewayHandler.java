@@ -33,6 +33,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpVersion;
+import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -58,6 +59,11 @@ final class GatewayHandler extends Handler.Abstract {
     private final ExecutorService fanout;
     private final ScheduledExecutorService timer;
     private final RingPool rings = new RingPool(16L << 20);
+    /**
+     * The server's buffers (its connector's too): asked once, not per request through {@code
+     * request.getComponents()}, which takes the request's channel lock.
+     */
+    private final ByteBufferPool buffers;
     /** The policies' Redis connection and rate limits: for the gateway's life, across reloads. */
     private final PolicyResources resources;
 
@@ -66,8 +72,10 @@ final class GatewayHandler extends Handler.Abstract {
             Map<String, UpstreamClient> clients,
             ExecutorService fanout,
             ScheduledExecutorService timer,
-            GatewayObserver observer) {
+            GatewayObserver observer,
+            ByteBufferPool buffers) {
         super(InvocationType.BLOCKING);
+        this.buffers = buffers;
         this.observer = observer;
         this.recordsTraces = observer.recordsTraces();
         this.limits = config.server().limits();
@@ -86,10 +94,11 @@ final class GatewayHandler extends Handler.Abstract {
                         clients.get(proxy.upstream()),
                         timer,
                         BodyLimit.of(route, config.server().limits()),
-                        observer);
+                        observer,
+                        buffers);
             case ComposeTarget compose ->
                 new ComposeRoute(
-                        route, compose, clients, fanout, config.server().readAhead(), rings, observer);
+                        route, compose, clients, fanout, config.server().readAhead(), rings, observer, buffers, timer);
         });
     }
 
@@ -105,11 +114,12 @@ final class GatewayHandler extends Handler.Abstract {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+        Requests.Exchange exchange = new Requests.Exchange(request);
         if (recordsTraces) {
-            Requests.beginTrace(request, true);
+            Requests.beginTrace(exchange, true);
         }
         try {
-            return observed(request, response, callback);
+            return observed(exchange, response, callback);
         } finally {
             HeadTimedConnection.ended(request); // the connection's next head is timed from its first byte
         }
@@ -163,6 +173,7 @@ final class GatewayHandler extends Handler.Abstract {
         HttpFields headers = request.getHeaders();
         try {
             if (!HeadTimedConnection.began(request)) { // too late: its head timed out and was answered 408
+                Requests.seen(request);
                 callback.failed(new java.util.concurrent.TimeoutException("request head timed out"));
                 if (route != null) {
                     route[0] = null;
@@ -362,6 +373,7 @@ final class GatewayHandler extends Handler.Abstract {
         boolean internal = isInternal(failure);
         String id = internal ? logInternal(request, failure, response.isCommitted()) : null;
         if (response.isCommitted()) {
+            Requests.seen(request);
             callback.failed(failure); // aborts the connection: the client sees no clean end
             return true;
         }

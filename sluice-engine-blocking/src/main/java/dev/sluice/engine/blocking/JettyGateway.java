@@ -139,7 +139,7 @@ final class JettyGateway implements RunningGateway {
             started.put(upstream.name(), clientFactory.apply(upstream));
         }
         clients = started;
-        handler = new GatewayHandler(config, started, fanout, timer, observer);
+        handler = new GatewayHandler(config, started, fanout, timer, observer, server.getByteBufferPool());
         GracefulHandler graceful = new GracefulHandler(handler);
         server.setHandler(graceful);
         server.setErrorHandler(new JsonErrorHandler(observer)); // the contract's JSON, never Jetty's HTML page

@@ -55,7 +55,7 @@ final class JsonErrorHandler extends ErrorHandler {
      * never saw the request (Jetty refused its head): one the handler saw reports itself.
      */
     private Callback reported(Request request, Callback callback, int status, int bodyLength) {
-        if (!observer.listens() || Requests.tally(request) != null) { // the handler notes a tally first
+        if (!observer.listens() || Requests.wasSeen(request)) { // one the handler saw reports itself
             return callback;
         }
         long start = System.nanoTime();

@@ -43,6 +43,7 @@ final class ProxyRoute implements RouteHandler {
     private final long maxBody;
     private final String id;
     private final GatewayObserver observer;
+    private final ByteBufferPool buffers; // the server's: what a response is relayed through
 
     /**
      * @param maxBody the largest request body the route takes ({@link dev.sluice.http.BodyLimit})
@@ -54,8 +55,10 @@ final class ProxyRoute implements RouteHandler {
             UpstreamClient client,
             ScheduledExecutorService timer,
             long maxBody,
-            GatewayObserver observer) {
+            GatewayObserver observer,
+            ByteBufferPool buffers) {
         this.maxBody = maxBody;
+        this.buffers = buffers;
         this.id = route.id();
         this.observer = observer;
         this.target = target;
@@ -91,7 +94,7 @@ final class ProxyRoute implements RouteHandler {
             if (observer.listens()) {
                 answered(request, upstream.status(), System.nanoTime() - began);
             }
-            relay(upstream, response, request.getComponents().getByteBufferPool());
+            relay(upstream, response);
         } catch (UpstreamException e) {
             if (observer.listens()
                     && !answered
@@ -142,8 +145,7 @@ final class ProxyRoute implements RouteHandler {
         return client.send(out);
     }
 
-    void relay(UpstreamResponse upstream, Response response, ByteBufferPool pool)
-            throws IOException, UpstreamException {
+    void relay(UpstreamResponse upstream, Response response) throws IOException, UpstreamException {
         response.setStatus(upstream.status());
         HttpFields.Mutable headers = response.getHeaders();
         String connection = upstream.header("Connection");
@@ -158,7 +160,7 @@ final class ProxyRoute implements RouteHandler {
         }
         long expected = upstream.contentLength();
         int size = expected >= 0 && expected < BUFFER ? (int) Math.max(expected, 1) : BUFFER;
-        RetainableByteBuffer pooled = pool.acquire(size, false); // writes block, so it is free again on release
+        RetainableByteBuffer pooled = buffers.acquire(size, false); // writes block, so it is free again on release
         try {
             ByteBuffer buffer = pooled.getByteBuffer();
             byte[] array = buffer.array();

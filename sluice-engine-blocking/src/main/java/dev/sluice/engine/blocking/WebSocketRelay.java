@@ -82,7 +82,7 @@ final class WebSocketRelay {
         }
         if (!call.switched()) {
             try (call) {
-                route.relay(call, response, request.getComponents().getByteBufferPool());
+                route.relay(call, response);
             }
             return;
         }

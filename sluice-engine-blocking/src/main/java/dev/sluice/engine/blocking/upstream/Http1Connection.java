@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLSocket;
 
 /**
@@ -37,6 +38,17 @@ final class Http1Connection {
     int limit;
     private long idleSince;
     private ResponseParser parser;
+
+    /**
+     * When the read now blocked began ({@link System#nanoTime()}), 0 between reads, {@link #EXPIRED}
+     * once the client's watchdog ({@link #expireRead}) took it for timed out. Reads wait without a
+     * socket timeout: a virtual thread parked with one costs a task on the JDK's delay scheduler per
+     * blocked read (scheduled, then cancelled when the bytes come), which a profile of the virtual
+     * engine's composition put at a sixth of the gateway's CPU.
+     */
+    private final AtomicLong reading = new AtomicLong();
+
+    private static final long EXPIRED = Long.MIN_VALUE;
 
     Http1Connection(UpstreamConfig config, UpstreamTls tls) {
         this.config = config;
@@ -96,8 +108,7 @@ final class Http1Connection {
                 under = s;
                 s = handshake(s);
             }
-            s.setSoTimeout((int)
-                    Math.max(1, Math.min(Integer.MAX_VALUE, config.readTimeout().toMillis())));
+            s.setSoTimeout(0); // read-timeout: the client's watchdog (expireRead)
             in = s.getInputStream();
             out = s.getOutputStream();
         } catch (IOException | RuntimeException e) {
@@ -110,6 +121,7 @@ final class Http1Connection {
         }
         pos = 0;
         limit = 0;
+        reading.set(0);
         raw = under;
         socket = s;
     }
@@ -148,8 +160,7 @@ final class Http1Connection {
             } catch (SocketTimeoutException quiet) {
                 return true;
             } finally {
-                s.setSoTimeout((int) Math.max(
-                        1, Math.min(Integer.MAX_VALUE, config.readTimeout().toMillis())));
+                s.setSoTimeout(0);
             }
         } catch (IOException e) {
             return false;
@@ -178,12 +189,66 @@ final class Http1Connection {
                 buffer = java.util.Arrays.copyOf(buffer, Math.min(HEAD_LIMIT, buffer.length * 2));
             }
         }
-        int n = in.read(buffer, limit, buffer.length - limit);
+        int n = receive(buffer, limit, buffer.length - limit);
         if (n < 0) {
             return false;
         }
         limit += n;
         return true;
+    }
+
+    /**
+     * One read from the socket, timed by the client's watchdog: a read it found blocked for
+     * read-timeout fails with a {@link SocketTimeoutException}, as a socket timeout would.
+     */
+    private int receive(byte[] target, int offset, int length) throws IOException {
+        long since = System.nanoTime();
+        if (since == 0 || since == EXPIRED) {
+            since = 1;
+        }
+        reading.set(since);
+        int n;
+        try {
+            n = in.read(target, offset, length);
+        } catch (IOException e) {
+            if (!reading.compareAndSet(since, 0)) {
+                throw readTimedOut(e);
+            }
+            throw e;
+        }
+        if (!reading.compareAndSet(since, 0)) { // the watchdog is closing the socket under it
+            throw readTimedOut(null);
+        }
+        return n;
+    }
+
+    private static SocketTimeoutException readTimedOut(IOException cause) {
+        SocketTimeoutException timedOut = new SocketTimeoutException("Read timed out");
+        if (cause != null) {
+            timedOut.initCause(cause);
+        }
+        return timedOut;
+    }
+
+    /**
+     * The watchdog's check, on the client's sweeper thread: a read blocked for {@code timeoutNanos}
+     * or longer is ended by closing its socket, and fails as timed out. The read is claimed first
+     * (compare-and-set of its start), so a read that already returned is never ended, nor a later
+     * one on the slot.
+     */
+    void expireRead(long timeoutNanos) {
+        long since = reading.get();
+        if (since == 0 || since == EXPIRED || System.nanoTime() - since < timeoutNanos) {
+            return;
+        }
+        Socket s = socket(); // the blocked read's: the slot holder changes it only between reads
+        if (reading.compareAndSet(since, EXPIRED) && s != null) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing a socket we are dropping: nothing to report
+            }
+        }
     }
 
     /** Reads body bytes: buffered ones first, then straight from the socket into {@code target}. */
@@ -203,7 +268,7 @@ final class Http1Connection {
             }
             return read(target, offset, length);
         }
-        return in.read(target, offset, length);
+        return receive(target, offset, length);
     }
 
     /** Reads at least this many bytes straight from the socket into the caller's array. */
@@ -213,7 +278,7 @@ final class Http1Connection {
     int readRaw(byte[] target, int offset, int length) throws IOException {
         pos = 0;
         limit = 0;
-        return in.read(target, offset, length);
+        return receive(target, offset, length);
     }
 
     /** Bytes readable now without blocking: buffered ones, else what the socket holds. */

@@ -59,6 +59,9 @@ public final class Http1UpstreamClient implements UpstreamClient {
     private final long validateAfterNanos;
     private final long maxLifetimeNanos; // Long.MAX_VALUE: none
     private final ScheduledFuture<?> sweep;
+    private final ScheduledFuture<?> readWatch;
+    private final Http1Connection[] connections; // every slot, in the deque or out of it
+    private final long readTimeoutNanos;
     private volatile boolean closed;
     private final String authority; // the Host of a request that names none: made once, not per request
 
@@ -80,8 +83,10 @@ public final class Http1UpstreamClient implements UpstreamClient {
         UpstreamTls tls = config.tls()
                 .map(t -> UpstreamTls.create(t, "upstreams." + name + ".tls"))
                 .orElse(null);
-        for (int i = 0; i < config.maxConnections(); i++) {
-            slots.addLast(new Http1Connection(config, tls));
+        this.connections = new Http1Connection[config.maxConnections()];
+        for (int i = 0; i < connections.length; i++) {
+            connections[i] = new Http1Connection(config, tls);
+            slots.addLast(connections[i]);
         }
         this.maxLifetimeNanos = config.maxLifetime().map(Duration::toNanos).orElse(Long.MAX_VALUE);
         this.pacer = config.pace().map(Pacer::new).orElse(null);
@@ -89,6 +94,24 @@ public final class Http1UpstreamClient implements UpstreamClient {
         this.idleNanos = config.idleTimeout().toNanos();
         long every = Math.max(TimeUnit.MILLISECONDS.toNanos(100), Math.min(idleNanos / 2, TimeUnit.SECONDS.toNanos(5)));
         this.sweep = SWEEPER.scheduleWithFixedDelay(this::closeIdle, every, every, TimeUnit.NANOSECONDS);
+        this.readTimeoutNanos = Math.max(1, config.readTimeout().toNanos());
+        long tick = readWatchTick(readTimeoutNanos);
+        this.readWatch = SWEEPER.scheduleWithFixedDelay(this::expireReads, tick, tick, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * How often the watchdog looks for a read blocked for read-timeout: a tenth of it, between 5 ms
+     * and a second. A read times out that much after read-timeout at most.
+     */
+    static long readWatchTick(long readTimeoutNanos) {
+        return Math.clamp(readTimeoutNanos / 10, TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.SECONDS.toNanos(1));
+    }
+
+    /** The read watchdog: ends every read blocked for read-timeout ({@link Http1Connection#expireRead}). */
+    private void expireReads() {
+        for (Http1Connection connection : connections) {
+            connection.expireRead(readTimeoutNanos);
+        }
     }
 
     @Override
@@ -290,6 +313,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
     public void close() {
         closed = true;
         sweep.cancel(false);
+        readWatch.cancel(false);
         for (Http1Connection slot : slots) {
             slot.close();
         }

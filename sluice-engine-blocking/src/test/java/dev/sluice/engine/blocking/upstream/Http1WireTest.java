@@ -659,6 +659,42 @@ final class Http1WireTest {
     }
 
     @Test
+    void aSlotWhoseReadTimedOutServesItsNextCallOnAFreshConnection() throws Exception {
+        // the read watchdog ends the first call's read by closing its socket: the slot's next call
+        // (one slot) must find neither that socket nor a read still marked as timed out
+        ScriptedUpstream upstream = upstream(ScriptedUpstream.perConnection(
+                conn -> {
+                    conn.readHead();
+                    conn.pause(Duration.ofSeconds(40));
+                },
+                ScriptedUpstream.keepAnswering("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")));
+        Http1UpstreamClient client = new Http1UpstreamClient(UpstreamSpec.of("wire", upstream.url())
+                .pool(1, Duration.ofSeconds(5), 10)
+                .readTimeout(Duration.ofMillis(200))
+                .build());
+        opened.add(client);
+        long start = System.nanoTime();
+        assertFailure(() -> client.send(get(client, "/silent")), UpstreamFailure.READ_TIMEOUT);
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .as("read-timeout plus at most the watchdog's tick, with room for a loaded machine")
+                .isLessThan(Duration.ofSeconds(10));
+        for (int i = 0; i < 3; i++) {
+            assertThat(text(client, get(client, "/" + i))).isEqualTo("hello");
+        }
+        assertThat(upstream.accepted()).isEqualTo(2);
+    }
+
+    @Test
+    void theReadWatchdogLooksTenTimesPerReadTimeoutWithinBounds() {
+        assertThat(Http1UpstreamClient.readWatchTick(Duration.ofSeconds(30).toNanos()))
+                .isEqualTo(Duration.ofSeconds(1).toNanos());
+        assertThat(Http1UpstreamClient.readWatchTick(Duration.ofSeconds(2).toNanos()))
+                .isEqualTo(Duration.ofMillis(200).toNanos());
+        assertThat(Http1UpstreamClient.readWatchTick(Duration.ofMillis(10).toNanos()))
+                .isEqualTo(Duration.ofMillis(5).toNanos());
+    }
+
+    @Test
     void anUpstreamThatStopsReadingTheRequestBodyIsAReadTimeout() throws Exception {
         // reads the head, then nothing: the body (far beyond the socket buffers) cannot be written
         try (ScriptedUpstream upstream = ScriptedUpstream.start(conn -> {
