@@ -55,11 +55,11 @@ public final class ResponseHeadCheck {
         } else if (is(name, "content-length")) {
             // one field, one number: "4, 4" or a second field is refused even when equal, as Netty's
             // and Jetty's parsers do, so that every engine frames a response the same way
-            if (contentLength >= 0 || value.toString().indexOf(',') >= 0) {
+            if (contentLength >= 0 || contains(value, ',')) {
                 problem = "Content-Length given more than once";
                 return;
             }
-            long length = parseLength(value.toString().trim());
+            long length = parseLength(value);
             if (length < 0) {
                 problem = "Content-Length: " + value + " (expected: a decimal number of bytes)";
                 return;
@@ -131,13 +131,34 @@ public final class ResponseHeadCheck {
         return true;
     }
 
-    /** A Content-Length value: one or more digits, else -1. */
-    private static long parseLength(String text) {
-        if (text.isEmpty() || text.length() > 18) {
+    private static boolean contains(CharSequence value, char c) {
+        for (int i = 0, n = value.length(); i < n; i++) {
+            if (value.charAt(i) == c) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A Content-Length value: one or more digits between optional spaces and tabs, else -1. Read in
+     * place: every proxied response has one, and the engines hand the value over as the decoder made
+     * it.
+     */
+    private static long parseLength(CharSequence text) {
+        int start = 0;
+        int end = text.length();
+        while (start < end && (text.charAt(start) == ' ' || text.charAt(start) == '\t')) {
+            start++;
+        }
+        while (end > start && (text.charAt(end - 1) == ' ' || text.charAt(end - 1) == '\t')) {
+            end--;
+        }
+        if (start == end || end - start > 18) {
             return -1;
         }
         long length = 0;
-        for (int i = 0; i < text.length(); i++) {
+        for (int i = start; i < end; i++) {
             char c = text.charAt(i);
             if (c < '0' || c > '9') {
                 return -1;

@@ -16,4 +16,33 @@ class ResponseHeadCheckTest {
         assertThat(new ResponseHeadCheck().verdict(1, 1, 20)).contains("three digits");
         assertThat(new ResponseHeadCheck().verdict(1, 1, 200)).isNull();
     }
+
+    @Test
+    void aContentLengthIsDigitsBetweenOptionalSpacesAndTabs() {
+        assertThat(verdictWithLength("16384")).isNull();
+        assertThat(verdictWithLength(" \t42\t ")).isNull();
+        assertThat(verdictWithLength(new StringBuilder("0"))).isNull(); // any CharSequence, read in place
+        assertThat(verdictWithLength("")).contains("expected: a decimal number");
+        assertThat(verdictWithLength(" \t ")).contains("expected: a decimal number");
+        assertThat(verdictWithLength("4 2")).contains("expected: a decimal number");
+        assertThat(verdictWithLength("-1")).contains("expected: a decimal number");
+        assertThat(verdictWithLength("0x10")).contains("expected: a decimal number");
+        assertThat(verdictWithLength("1234567890123456789")).contains("expected: a decimal number");
+        assertThat(verdictWithLength("123456789012345678")).isNull();
+        assertThat(verdictWithLength("4, 4")).contains("more than once");
+    }
+
+    @Test
+    void aSecondContentLengthIsRefusedEvenWhenEqual() {
+        ResponseHeadCheck check = new ResponseHeadCheck();
+        check.header("Content-Length", "4");
+        check.header("content-length", "4");
+        assertThat(check.verdict(1, 1, 200)).contains("more than once");
+    }
+
+    private static String verdictWithLength(CharSequence value) {
+        ResponseHeadCheck check = new ResponseHeadCheck();
+        check.header("Content-Length", value);
+        return check.verdict(1, 1, 200);
+    }
 }

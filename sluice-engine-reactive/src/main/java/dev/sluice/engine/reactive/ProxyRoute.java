@@ -634,7 +634,22 @@ final class ProxyRoute {
         if (code < 200 || code == 204 || code == 304 || method.equals(HttpMethod.HEAD) || coded) {
             return false;
         }
-        return length != null && parseLength(length.toString()) > 0;
+        return length != null && nonZero(length);
+    }
+
+    /**
+     * Whether a Content-Length is more than zero, read in place: the core's check ({@code
+     * ResponseHeadCheck}, in the lane) passed the head, so it is decimal digits. A {@code toString} and
+     * {@code Long.parseLong} of the decoder's value cost 0.6 us per proxied response in a profile.
+     */
+    private static boolean nonZero(CharSequence length) {
+        for (int i = 0, n = length.length(); i < n; i++) {
+            char c = length.charAt(i);
+            if (c >= '1' && c <= '9') {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean hasBody(HttpHeaders headers) {
