@@ -50,9 +50,9 @@ public final class ResponseHeadCheck {
                 return;
             }
         }
-        if (is(name, "transfer-encoding")) {
+        if (HeaderNameSet.equalsIgnoreCase("transfer-encoding", name)) {
             transferEncoding = transferEncoding == null ? value.toString() : transferEncoding + "," + value;
-        } else if (is(name, "content-length")) {
+        } else if (HeaderNameSet.equalsIgnoreCase("content-length", name)) {
             // one field, one number: "4, 4" or a second field is refused even when equal, as Netty's
             // and Jetty's parsers do, so that every engine frames a response the same way
             if (contentLength >= 0 || contains(value, ',')) {
@@ -83,6 +83,14 @@ public final class ResponseHeadCheck {
      */
     public static String statusProblem(int status) {
         return status < 100 || status > 999 ? "status code " + status + " (expected: three digits)" : null;
+    }
+
+    /**
+     * Whether a response has no body whatever its head says (RFC 9112 section 6.3): one to a HEAD
+     * request, an interim (1xx) one, a 204 or a 304. Both engines frame a response by it.
+     */
+    public static boolean bodyless(boolean headRequest, int status) {
+        return headRequest || status < 200 || status == 204 || status == 304;
     }
 
     public String verdict(int major, int minor, int status) {
@@ -117,18 +125,6 @@ public final class ResponseHeadCheck {
             return "Content-Length on a 204 response, which has no body";
         }
         return null;
-    }
-
-    private static boolean is(CharSequence name, String lowerCase) {
-        if (name.length() != lowerCase.length()) {
-            return false;
-        }
-        for (int i = 0; i < lowerCase.length(); i++) {
-            if (Character.toLowerCase(name.charAt(i)) != lowerCase.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static boolean contains(CharSequence value, char c) {

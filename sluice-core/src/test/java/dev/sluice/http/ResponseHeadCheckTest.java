@@ -45,4 +45,15 @@ class ResponseHeadCheckTest {
         check.header("Content-Length", value);
         return check.verdict(1, 1, 200);
     }
+
+    @Test
+    void aResponseToHeadAnInterimOneA204AndA304HaveNoBody() {
+        assertThat(ResponseHeadCheck.bodyless(true, 200)).isTrue();
+        assertThat(ResponseHeadCheck.bodyless(false, 100)).isTrue();
+        assertThat(ResponseHeadCheck.bodyless(false, 204)).isTrue();
+        assertThat(ResponseHeadCheck.bodyless(false, 304)).isTrue();
+        assertThat(ResponseHeadCheck.bodyless(false, 200)).isFalse();
+        assertThat(ResponseHeadCheck.bodyless(false, 206)).isFalse();
+        assertThat(ResponseHeadCheck.bodyless(false, 404)).isFalse();
+    }
 }

@@ -4,6 +4,7 @@ import dev.sluice.config.ProxyTarget;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.ResponseHeadCheck;
 import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
@@ -631,7 +632,7 @@ final class ProxyRoute {
      * @param length its Content-Length, or null
      */
     private static boolean bodyFollows(HttpMethod method, int code, boolean coded, CharSequence length) {
-        if (code < 200 || code == 204 || code == 304 || method.equals(HttpMethod.HEAD) || coded) {
+        if (ResponseHeadCheck.bodyless(method.equals(HttpMethod.HEAD), code) || coded) {
             return false;
         }
         return length != null && nonZero(length);

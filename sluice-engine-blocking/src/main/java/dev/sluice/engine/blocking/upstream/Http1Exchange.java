@@ -385,7 +385,7 @@ final class Http1Exchange implements UpstreamResponse {
             }
         }
         reusable = !close;
-        if (head || status == 204 || status == 304) {
+        if (ResponseHeadCheck.bodyless(head, status)) { // a final status here: interim ones are skipped
             framing = Framing.NONE;
             contentLength = 0;
         } else if (parser.chunked()) {
