@@ -221,6 +221,7 @@ public final class RequestFraming {
      * when that frame is empty and ends the stream (a GET followed by an empty final DATA frame has no
      * body, and gets no chunked coding), else {@link #CHUNKED}, even when the first frame ends the
      * stream: one rule for every body of unknown length, and no engine holds a frame back to learn it.
+     * Engines wait past an empty DATA frame that leaves the stream open: it tells nothing yet.
      *
      * @param bytes the first DATA frame's length
      * @param endsStream it carried END_STREAM

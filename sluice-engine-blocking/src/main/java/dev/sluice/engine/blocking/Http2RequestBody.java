@@ -33,7 +33,10 @@ final class Http2RequestBody {
      */
     static Framed first(Request request) throws IOException {
         Content.Chunk chunk = request.read();
-        while (chunk == null) {
+        while (chunk == null || (!chunk.isLast() && !chunk.hasRemaining() && !Content.Chunk.isFailure(chunk))) {
+            if (chunk != null) { // an empty DATA frame that leaves the stream open tells nothing yet
+                chunk.release();
+            }
             try (Blocker.Runnable arrived = Blocker.runnable()) {
                 request.demand(arrived);
                 arrived.block();
