@@ -211,10 +211,14 @@ final class ProxyRoute {
             return !hasBody || held != null;
         }
 
+        /** Frees what is held for a try not sent yet: a held body, or an h2 body's first buffer. */
         private void releaseHeld() {
             if (held != null) {
                 held.release();
                 held = null;
+            }
+            if (peek != null) {
+                peek.dropFirst();
             }
         }
 
@@ -569,9 +573,6 @@ final class ProxyRoute {
             }
             stopped = true;
             releaseHeld();
-            if (peek != null) {
-                peek.dropFirst();
-            }
             stopWaitingForWritable();
             cancelTryTimer();
             if (retryTimer != null) {
