@@ -172,6 +172,64 @@ public final class RequestFraming {
         return bad("Transfer-Encoding on an HTTP/2 request (RFC 9113 8.2.2)");
     }
 
+    /** {@link #upstreamBody}: the body goes to the upstream in chunked coding, its length unknown. */
+    public static final long CHUNKED = -1;
+
+    /**
+     * {@link #upstreamBody}: an HTTP/2 stream left open by its HEADERS that declares no length; its
+     * first DATA frame, or its end, tells how its body is framed ({@link #firstData}).
+     */
+    public static final long AT_FIRST_DATA = -2;
+
+    /**
+     * How the body of a request that passed {@link #check} or {@link #checkStream} is framed to an
+     * HTTP/1.1 upstream: its Content-Length when it declares one (kept, and {@code 0}: no body); on
+     * HTTP/1.x {@link #CHUNKED} with a Transfer-Encoding (which {@link #check} left only as {@code
+     * chunked}), else no body ({@code 0}); on an HTTP/2 stream, whose body END_STREAM frames (RFC 9113
+     * section 8.1), no body when its HEADERS ended it, else {@link #AT_FIRST_DATA}. A stream's
+     * Transfer-Encoding is not the client's (RFC 9113 section 8.2.2 forbids it, and the codecs refuse
+     * it): it is not asked about.
+     *
+     * <pre>
+     *   Content-Length: n                        n (0: no body)
+     *   HTTP/1.x  Transfer-Encoding: chunked     CHUNKED
+     *   HTTP/1.x  neither                        0
+     *   HTTP/2    HEADERS with END_STREAM        0
+     *   HTTP/2    HEADERS without END_STREAM     AT_FIRST_DATA, then firstData
+     * </pre>
+     *
+     * @param stream the request is an HTTP/2 stream
+     * @param contentLength its Content-Length, or null
+     * @param transferEncoding an HTTP/1.x request has a Transfer-Encoding
+     * @param streamEnded an HTTP/2 stream's HEADERS carried END_STREAM
+     * @return the length to send, {@link #CHUNKED} or {@link #AT_FIRST_DATA}
+     */
+    public static long upstreamBody(
+            boolean stream, String contentLength, boolean transferEncoding, boolean streamEnded) {
+        if (contentLength != null) {
+            int comma = contentLength.indexOf(',');
+            return Long.parseLong((comma < 0 ? contentLength : contentLength.substring(0, comma)).strip());
+        }
+        if (!stream) {
+            return transferEncoding ? CHUNKED : 0;
+        }
+        return streamEnded ? 0 : AT_FIRST_DATA;
+    }
+
+    /**
+     * The framing of an {@link #AT_FIRST_DATA} stream's body once its first DATA frame arrived: none
+     * when that frame is empty and ends the stream (a GET followed by an empty final DATA frame has no
+     * body, and gets no chunked coding), else {@link #CHUNKED}, even when the first frame ends the
+     * stream: one rule for every body of unknown length, and no engine holds a frame back to learn it.
+     * Engines wait past an empty DATA frame that leaves the stream open: it tells nothing yet.
+     *
+     * @param bytes the first DATA frame's length
+     * @param endsStream it carried END_STREAM
+     */
+    public static long firstData(int bytes, boolean endsStream) {
+        return bytes == 0 && endsStream ? 0 : CHUNKED;
+    }
+
     private static Optional<Rejection> checkTarget(String target) {
         for (int i = 0; i < target.length(); i++) {
             char c = target.charAt(i);

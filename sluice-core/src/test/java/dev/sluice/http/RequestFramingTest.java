@@ -110,6 +110,37 @@ class RequestFramingTest {
     }
 
     @Test
+    void aDeclaredLengthIsKeptUpstreamWhateverTheProtocol() {
+        assertThat(RequestFraming.upstreamBody(false, "42", false, false)).isEqualTo(42);
+        assertThat(RequestFraming.upstreamBody(true, " 7 ", false, false)).isEqualTo(7);
+        assertThat(RequestFraming.upstreamBody(true, "0", false, false)).isZero();
+        assertThat(RequestFraming.upstreamBody(false, "5, 5", false, false)).isEqualTo(5);
+    }
+
+    @Test
+    void anHttp1BodyWithoutLengthIsChunkedWhenItHasATransferEncodingAndAbsentOtherwise() {
+        assertThat(RequestFraming.upstreamBody(false, null, true, false)).isEqualTo(RequestFraming.CHUNKED);
+        assertThat(RequestFraming.upstreamBody(false, null, false, false)).isZero();
+    }
+
+    @Test
+    void anHttp2BodyWithoutLengthIsFramedByItsStreamsEnd() {
+        assertThat(RequestFraming.upstreamBody(true, null, false, true))
+                .as("HEADERS with END_STREAM: no body")
+                .isZero();
+        assertThat(RequestFraming.upstreamBody(true, null, false, false)).isEqualTo(RequestFraming.AT_FIRST_DATA);
+        assertThat(RequestFraming.upstreamBody(true, null, true, false))
+                .as("a stream's Transfer-Encoding is a codec's, not the client's")
+                .isEqualTo(RequestFraming.AT_FIRST_DATA);
+        assertThat(RequestFraming.firstData(0, true))
+                .as("only an empty final DATA frame")
+                .isZero();
+        assertThat(RequestFraming.firstData(10, true)).isEqualTo(RequestFraming.CHUNKED);
+        assertThat(RequestFraming.firstData(10, false)).isEqualTo(RequestFraming.CHUNKED);
+        assertThat(RequestFraming.firstData(0, false)).isEqualTo(RequestFraming.CHUNKED);
+    }
+
+    @Test
     void parserStatusesMapToTheContractsCodes() {
         assertThat(RequestFraming.Rejection.forParserStatus(431).code()).isEqualTo("headers_too_large");
         assertThat(RequestFraming.Rejection.forParserStatus(414).code()).isEqualTo("uri_too_long");

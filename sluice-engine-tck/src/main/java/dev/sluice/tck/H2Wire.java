@@ -28,7 +28,9 @@ final class H2Wire implements AutoCloseable {
     static final int HEADERS = 0x1;
     static final int RST_STREAM = 0x3;
     static final int SETTINGS = 0x4;
+    static final int PING = 0x6;
     static final int GOAWAY = 0x7;
+    static final int WINDOW_UPDATE = 0x8;
     static final int CONTINUATION = 0x9;
 
     static final int END_STREAM = 0x1;
@@ -90,6 +92,8 @@ final class H2Wire implements AutoCloseable {
     private final Socket socket;
     private final OutputStream out;
     private final DataInputStream in;
+    /** What the connection's flow control lets DATA frames carry, as the server's WINDOW_UPDATEs read so far grant. */
+    private long connectionWindow = 65_535;
     /** One per connection: HPACK's dynamic table spans the connection's header blocks. */
     private final HpackDecoder hpack = new HpackDecoder(1 << 20, System::nanoTime);
 
@@ -189,6 +193,87 @@ final class H2Wire implements AutoCloseable {
         frame(HEADERS, 0x4, stream, java.util.Arrays.copyOf(block.array(), block.position()));
     }
 
+    /**
+     * A request of {@code method} ({@code GET} or {@code POST}) for {@code path} on {@code stream} with
+     * no content-length: its head only (END_HEADERS, the stream left open), so whether it has a body,
+     * and how long, is told by the DATA frames that follow, the last with END_STREAM.
+     */
+    void openRequest(int stream, String method, String authority, String path) throws IOException {
+        byte[] block = getBlock(authority, path);
+        block[0] = switch (method) {
+            case "GET" -> (byte) 0x82; // :method GET (static 2)
+            case "POST" -> (byte) 0x83; // :method POST (static 3)
+            default -> throw new IllegalArgumentException("method: " + method + " (expected: GET or POST)");
+        };
+        frame(HEADERS, 0x4, stream, block);
+    }
+
+    /**
+     * Sends all of {@code body} on {@code stream} as DATA frames of at most 16,384 bytes, the last with
+     * END_STREAM, within the server's flow-control windows: when they are spent it reads frames for
+     * its WINDOW_UPDATEs (acknowledging SETTINGS and answering PINGs on the way). It stops early when
+     * the server answers or resets the stream, or goes away.
+     *
+     * @return the frames of {@code stream} read meanwhile (its answer's HEADERS and DATA, a RST_STREAM)
+     */
+    java.util.List<Frame> upload(int stream, java.io.InputStream body) throws IOException {
+        java.util.List<Frame> seen = new java.util.ArrayList<>();
+        long streamWindow = 65_535; // the default; never more, whatever the server announces
+        byte[] buffer = new byte[16_384];
+        int pending = 0; // bytes read from body, not yet sent
+        boolean ended = false;
+        while (true) {
+            if (pending == 0 && !ended) {
+                pending = body.readNBytes(buffer, 0, buffer.length);
+                ended = pending < buffer.length;
+            }
+            int n = (int) Math.min(pending, Math.min(connectionWindow, streamWindow));
+            if (n > 0 || (pending == 0 && ended)) {
+                boolean last = ended && n == pending;
+                frame(DATA, last ? END_STREAM : 0, stream, java.util.Arrays.copyOf(buffer, n));
+                System.arraycopy(buffer, n, buffer, 0, pending - n);
+                pending -= n;
+                streamWindow -= n;
+                if (last) {
+                    out.flush();
+                    return seen;
+                }
+                continue;
+            }
+            out.flush();
+            Frame frame = read().orElseThrow(() -> new EOFException("closed during the upload"));
+            switch (frame.type()) {
+                case WINDOW_UPDATE -> {
+                    if (frame.stream() == stream) {
+                        streamWindow += ByteBuffer.wrap(frame.payload()).getInt() & 0x7FFFFFFFL;
+                    }
+                }
+                case SETTINGS -> {
+                    if ((frame.flags() & 0x1) == 0) {
+                        frame(SETTINGS, 0x1, 0, new byte[0]);
+                    }
+                }
+                case PING -> {
+                    if ((frame.flags() & 0x1) == 0) {
+                        frame(PING, 0x1, 0, frame.payload());
+                    }
+                }
+                case GOAWAY -> {
+                    seen.add(frame);
+                    return seen;
+                }
+                default -> {
+                    if (frame.stream() == stream) {
+                        seen.add(frame);
+                        if (frame.type() == RST_STREAM || frame.endsStream()) {
+                            return seen;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /** A DATA frame of {@code bytes} on {@code stream}, ending it when {@code last}. */
     void data(int stream, byte[] bytes, boolean last) throws IOException {
         frame(DATA, last ? END_STREAM : 0, stream, bytes);
@@ -205,6 +290,9 @@ final class H2Wire implements AutoCloseable {
 
     /** One frame, written in one piece, so that the server does not read it in parts for want of the rest. */
     private void frame(int type, int flags, int stream, byte[] payload) throws IOException {
+        if (type == DATA) {
+            connectionWindow -= payload.length;
+        }
         out.write(ByteBuffer.allocate(9 + payload.length)
                 .put((byte) (payload.length >>> 16))
                 .put((byte) (payload.length >>> 8))
@@ -225,6 +313,9 @@ final class H2Wire implements AutoCloseable {
             int stream = in.readInt() & 0x7FFFFFFF;
             byte[] payload = new byte[length];
             in.readFully(payload);
+            if (type == WINDOW_UPDATE && stream == 0) {
+                connectionWindow += ByteBuffer.wrap(payload).getInt() & 0x7FFFFFFFL;
+            }
             if (type != HEADERS) {
                 return Optional.of(new Frame(type, flags, stream, payload));
             }

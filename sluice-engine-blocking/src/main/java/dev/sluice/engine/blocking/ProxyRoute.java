@@ -18,6 +18,7 @@ import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
@@ -25,6 +26,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.io.RetainableByteBuffer;
 import org.eclipse.jetty.server.Request;
@@ -78,10 +80,29 @@ final class ProxyRoute implements RouteHandler {
         }
         UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match, edits));
         Requests.forwardHeaders(request, client.config(), rules, edits, out);
-        long length = requestBodyLength(request.getHeaders());
+        HttpFields headers = request.getHeaders();
+        long length = RequestFraming.upstreamBody(
+                request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_2,
+                headers.get(HttpHeader.CONTENT_LENGTH),
+                headers.contains(HttpHeader.TRANSFER_ENCODING),
+                false); // Jetty tells a stream's END_STREAM by its content: the first read finds it
+        InputStream content = null;
+        if (length == RequestFraming.AT_FIRST_DATA) {
+            Http2RequestBody.Framed framed;
+            try {
+                framed = Http2RequestBody.first(request);
+            } catch (IOException e) { // the client broke its stream before its first DATA frame
+                BrokenRequestBody broken = new BrokenRequestBody(e);
+                throw new GatewayError(BrokenRequestBody.STATUS, BrokenRequestBody.CODE, broken.getMessage());
+            }
+            length = framed.length();
+            content = framed.body();
+        } else if (length != 0) {
+            content = Request.asInputStream(request);
+        }
         ClientBody body = null;
-        if (length != 0) {
-            body = new ClientBody(Request.asInputStream(request), maxBody);
+        if (content != null) {
+            body = new ClientBody(content, maxBody);
             out.body(body, length);
         }
         ScheduledFuture<?> deadline = target.timeout().isEmpty()
@@ -192,14 +213,5 @@ final class ProxyRoute implements RouteHandler {
                 match,
                 Requests.lazyQuery(request),
                 edits.query(request.getHttpURI().getQuery()));
-    }
-
-    /** The request body's length: Content-Length, -1 for chunked, 0 for none. */
-    static long requestBodyLength(HttpFields headers) {
-        String length = headers.get(HttpHeader.CONTENT_LENGTH);
-        if (length != null) {
-            return Long.parseLong(length.trim());
-        }
-        return headers.contains(HttpHeader.TRANSFER_ENCODING) ? -1 : 0;
     }
 }

@@ -4,6 +4,7 @@ import dev.sluice.config.ProxyTarget;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.RequestFraming;
 import dev.sluice.http.ResponseHeadCheck;
 import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
@@ -26,6 +27,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -110,7 +112,10 @@ final class ProxyRoute {
         private final EventLoop home;
         private final String uri;
         private final MonoSink<Void> sink;
-        private final boolean hasBody;
+        private long framing; // how the body goes upstream (RequestFraming.upstreamBody), once known
+        private final boolean declared; // the client sent a Content-Length
+        private boolean hasBody;
+        private BodyWriter peek; // an h2 body's writer, subscribed before its framing was known
         private ByteBuf held; // a small body of declared length, held so that a retry can send it again
         private final ArrayDeque<ByteBuf> body = new ArrayDeque<>(4);
         private UpstreamConnection connection; // while the exchange has one
@@ -148,13 +153,25 @@ final class ProxyRoute {
             this.home = channel.eventLoop();
             this.uri = uri;
             this.sink = sink;
-            this.hasBody = hasBody(in.headers());
+            HttpHeaders headers = in.headers();
+            // On h2, Netty's translation of a stream to HTTP/1.1 objects adds Transfer-Encoding: chunked
+            // to a head without END_STREAM or content-length (the client's own would have been refused)
+            boolean coded = headers.contains(HttpHeaderNames.TRANSFER_ENCODING);
+            boolean stream = channel instanceof Http2StreamChannel;
+            String length = headers.get(HttpHeaderNames.CONTENT_LENGTH);
+            this.declared = length != null;
+            this.framing = RequestFraming.upstreamBody(stream, length, coded, stream && !coded);
+            this.hasBody = framing != 0;
         }
 
         void start() {
             sink.onCancel(() -> onLoop(this::stop));
-            String length = in.headers().get(HttpHeaderNames.CONTENT_LENGTH);
-            if (hasBody && length != null && upstream.guard().holdsBody(parseLength(length))) {
+            if (framing == RequestFraming.AT_FIRST_DATA) { // the first DATA frame, or the end, tells
+                peek = new BodyWriter(null);
+                in.request.receive().retain().subscribe(peek);
+                return;
+            }
+            if (framing > 0 && upstream.guard().holdsBody(framing)) {
                 in.request
                         .receive()
                         .aggregate()
@@ -179,15 +196,29 @@ final class ProxyRoute {
             begin();
         }
 
+        /** An h2 body's framing, from its first buffer or its end ({@link RequestFraming#firstData}). */
+        private void framed(long bodyFraming) {
+            framing = bodyFraming;
+            hasBody = framing != 0;
+            if (!hasBody) {
+                peek = null; // it has seen the end: nothing to write
+            }
+            begin();
+        }
+
         /** Whether a failed try may be sent again: no body, or one held whole. */
         private boolean replayable() {
             return !hasBody || held != null;
         }
 
+        /** Frees what is held for a try not sent yet: a held body, or an h2 body's first buffer. */
         private void releaseHeld() {
             if (held != null) {
                 held.release();
                 held = null;
+            }
+            if (peek != null) {
+                peek.dropFirst();
             }
         }
 
@@ -297,22 +328,16 @@ final class ProxyRoute {
                 return;
             }
             connection = c;
-            HttpHeaders incoming = in.headers();
-            String lengthHeader = incoming.get(HttpHeaderNames.CONTENT_LENGTH);
-            long length = lengthHeader != null ? parseLength(lengthHeader) : -1;
             HttpHeaders headers = UpstreamConnection.newHeaders();
             in.copyHeaders(rules, headers);
             in.addForwarding(rules, upstream.authority(attempt.endpoint()), headers);
             HttpMethod method = in.request.method();
-            boolean streamed = false;
-            if (length >= 0) {
-                headers.set(HttpHeaderNames.CONTENT_LENGTH, length);
-                streamed = length > 0;
-            } else if (incoming.containsValue(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED, true)) {
+            if (declared) {
+                headers.set(HttpHeaderNames.CONTENT_LENGTH, framing);
+            } else if (framing == RequestFraming.CHUNKED) {
                 headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-                streamed = true;
             }
-            if (!streamed) {
+            if (framing == 0) {
                 c.send(this, method, uri, headers);
                 return;
             }
@@ -325,7 +350,11 @@ final class ProxyRoute {
                 return;
             }
             c.send(this, new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri, headers), true);
-            in.request.receive().retain().subscribe(new BodyWriter(c));
+            if (peek != null) {
+                peek.attach(c);
+            } else {
+                in.request.receive().retain().subscribe(new BodyWriter(c));
+            }
         }
 
         /** The status line and headers: on the upstream connection's loop. */
@@ -567,12 +596,40 @@ final class ProxyRoute {
             }
         }
 
-        /** Writes the client's request body upstream, a buffer at a time, as the connection takes it. */
+        /**
+         * Writes the client's request body upstream, a buffer at a time, as the connection takes it.
+         * One made without a connection (an h2 body of unknown framing) takes the first non-empty
+         * buffer, or the body's end, to frame the body ({@link #framed}), and holds that buffer until
+         * {@link #attach} gives it the connection.
+         */
         private final class BodyWriter extends BaseSubscriber<ByteBuf> {
-            private final UpstreamConnection target;
+            private UpstreamConnection target; // null until attached
+            private ByteBuf first; // read before the connection was there
+            private boolean ended; // the body ended before the connection was there
 
             BodyWriter(UpstreamConnection target) {
                 this.target = target;
+            }
+
+            /** On the home loop, once the upstream has the request head. */
+            void attach(UpstreamConnection c) {
+                target = c;
+                ByteBuf held = first;
+                first = null;
+                if (held != null) {
+                    hookOnNext(held);
+                }
+                if (ended) {
+                    target.endBody(Call.this);
+                }
+            }
+
+            /** The call stopped before a connection took the first buffer. */
+            void dropFirst() {
+                if (first != null) {
+                    first.release();
+                    first = null;
+                }
             }
 
             @Override
@@ -582,6 +639,18 @@ final class ProxyRoute {
 
             @Override
             protected void hookOnNext(ByteBuf chunk) {
+                if (target == null) {
+                    if (stopped || !chunk.isReadable()) { // an empty DATA frame tells nothing yet
+                        chunk.release();
+                        if (!stopped) {
+                            request(1);
+                        }
+                        return;
+                    }
+                    first = chunk;
+                    framed(RequestFraming.firstData(chunk.readableBytes(), false));
+                    return;
+                }
                 target.writeBody(new DefaultHttpContent(chunk)).addListener(written -> {
                     if (written.isSuccess()) {
                         request(1);
@@ -593,12 +662,27 @@ final class ProxyRoute {
 
             @Override
             protected void hookOnComplete() {
-                target.endBody(Call.this);
+                if (target != null && first == null) {
+                    target.endBody(Call.this);
+                    return;
+                }
+                ended = true; // with a first buffer to write, or none: then the body had no bytes
+                if (target == null && first == null && !stopped) {
+                    framed(RequestFraming.firstData(0, true));
+                }
             }
 
             @Override
             protected void hookOnError(Throwable error) {
-                target.abandon(Call.this); // the client's body broke: the upstream must not take it as whole
+                if (target != null) {
+                    target.abandon(Call.this); // the client's body broke: the upstream must not take it as whole
+                    return;
+                }
+                dropFirst();
+                if (!stopped) { // broken, or past its limit, before it reached the upstream
+                    stop();
+                    sink.error(error);
+                }
             }
         }
     }
@@ -651,18 +735,5 @@ final class ProxyRoute {
             }
         }
         return false;
-    }
-
-    private static boolean hasBody(HttpHeaders headers) {
-        String length = headers.get(HttpHeaderNames.CONTENT_LENGTH);
-        return length != null ? parseLength(length) != 0 : headers.contains(HttpHeaderNames.TRANSFER_ENCODING);
-    }
-
-    private static long parseLength(String value) {
-        try {
-            return Long.parseLong(value.trim());
-        } catch (NumberFormatException e) {
-            return -1;
-        }
     }
 }

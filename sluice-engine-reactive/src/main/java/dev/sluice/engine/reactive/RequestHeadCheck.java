@@ -262,19 +262,30 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
                         request.uri().length(), request.headers().size(), limits));
     }
 
-    /** The same for the head of an HTTP/2 stream ({@link RequestFraming#checkStream}). */
+    /**
+     * The same for the head of an HTTP/2 stream ({@link RequestFraming#checkStream}), as Netty's
+     * translation to HTTP/1.1 objects left it. Its Transfer-Encoding is not the client's and is not
+     * asked about: Netty's h2 decoder refuses a connection-specific field from the client (RFC 9113
+     * section 8.2.2), and the translation adds {@code chunked} to every head that leaves its stream
+     * open without a content-length, a body that END_STREAM frames.
+     */
     static java.util.Optional<RequestFraming.Rejection> streamRejection(
             String target, HttpHeaders headers, ServerLimits limits) {
-        return RequestFraming.checkStream(head("HTTP/2.0", target, headers))
+        return RequestFraming.checkStream(head("HTTP/2.0", target, headers, java.util.List.of()))
                 .or(() -> RequestFraming.checkSize(target.length(), headers.size(), limits));
     }
 
     private static RequestFraming.Head head(String version, String target, HttpHeaders headers) {
+        return head(version, target, headers, all(headers, HttpHeaderNames.TRANSFER_ENCODING));
+    }
+
+    private static RequestFraming.Head head(
+            String version, String target, HttpHeaders headers, java.util.List<String> transferEncodings) {
         return new RequestFraming.Head(
                 version,
                 target,
                 headers.getAll(HttpHeaderNames.HOST),
-                all(headers, HttpHeaderNames.TRANSFER_ENCODING),
+                transferEncodings,
                 all(headers, HttpHeaderNames.CONTENT_LENGTH));
     }
 
