@@ -117,6 +117,7 @@ final class JettyGateway implements RunningGateway {
             http.addCustomizer(new SecureRequestCustomizer(false, false, -1, false));
         }
         http.addCustomizer(new AuthorityAsHost());
+        http.addCustomizer(StrictHttp2.closedStreamsStayClosed());
         timer = new ScheduledThreadPoolExecutor(
                 1, Thread.ofPlatform().name("sluice-timer").daemon(true).factory());
         timer.setRemoveOnCancelPolicy(true);
