@@ -270,10 +270,10 @@ public abstract class Http2ConformanceContract extends ContractFixture {
             }
             syncWithPing(wire, onStream1);
             assertThat(onStream1)
-                    .as("what the gateway sent on stream 1")
+                    .as("what the gateway sent on stream 1: its reset of the head, and no answer to the DATA after it")
                     .singleElement()
                     .satisfies(f -> assertThat(f.type()).isEqualTo(H2Wire.RST_STREAM))
-                    .satisfies(f -> assertThat(f.resetCode()).isEqualTo(H2Wire.PROTOCOL_ERROR));
+                    .satisfies(f -> assertThat(f.resetCode()).isNotEqualTo(H2Wire.STREAM_CLOSED));
         }
     }
 
