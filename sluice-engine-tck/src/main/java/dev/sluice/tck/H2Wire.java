@@ -35,7 +35,10 @@ final class H2Wire implements AutoCloseable {
 
     static final int END_STREAM = 0x1;
 
+    static final long NO_ERROR = 0x0;
     static final long PROTOCOL_ERROR = 0x1;
+    static final long STREAM_CLOSED = 0x5;
+    static final long CANCEL = 0x8;
     static final long ENHANCE_YOUR_CALM = 0xB;
 
     static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
@@ -279,9 +282,39 @@ final class H2Wire implements AutoCloseable {
         frame(DATA, last ? END_STREAM : 0, stream, bytes);
     }
 
+    /**
+     * A HEADERS frame of {@code block} (a whole header block: END_HEADERS) on {@code stream}, ending the
+     * stream when {@code endStream}: for a head no well-behaved client sends.
+     */
+    void headers(int stream, byte[] block, boolean endStream) throws IOException {
+        frame(HEADERS, 0x4 | (endStream ? END_STREAM : 0), stream, block);
+    }
+
+    /**
+     * A header block of the fields given as name, value, name, value..., each a literal without indexing
+     * with a new name ({@link #literalField}), pseudo-header fields included, in the order given.
+     */
+    static byte[] block(String... namesAndValues) {
+        java.io.ByteArrayOutputStream block = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            block.writeBytes(literalField(namesAndValues[i], namesAndValues[i + 1]));
+        }
+        return block.toByteArray();
+    }
+
+    /** A PING frame of {@code data} (8 bytes), which the server answers with a PING of the same data, ACK set. */
+    void ping(long data) throws IOException {
+        frame(PING, 0, 0, ByteBuffer.allocate(8).putLong(data).array());
+    }
+
     /** Resets {@code stream} with CANCEL. */
     void reset(int stream) throws IOException {
         frame(RST_STREAM, 0, stream, ByteBuffer.allocate(4).putInt(0x8).array());
+    }
+
+    /** How long a {@link #read} waits for the next byte before it throws SocketTimeoutException (20 s at first). */
+    void timeout(java.time.Duration timeout) throws IOException {
+        socket.setSoTimeout((int) timeout.toMillis());
     }
 
     void flush() throws IOException {

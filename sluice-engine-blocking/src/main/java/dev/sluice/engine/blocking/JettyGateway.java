@@ -29,8 +29,6 @@ import org.eclipse.jetty.http2.RateControl;
 import org.eclipse.jetty.http2.WindowRateControl;
 import org.eclipse.jetty.http2.frames.ContinuationFrame;
 import org.eclipse.jetty.http2.server.AbstractHTTP2ServerConnectionFactory;
-import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
-import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
 import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
@@ -119,6 +117,7 @@ final class JettyGateway implements RunningGateway {
             http.addCustomizer(new SecureRequestCustomizer(false, false, -1, false));
         }
         http.addCustomizer(new AuthorityAsHost());
+        http.addCustomizer(StrictHttp2.closedStreamsStayClosed());
         timer = new ScheduledThreadPoolExecutor(
                 1, Thread.ofPlatform().name("sluice-timer").daemon(true).factory());
         timer.setRemoveOnCancelPolicy(true);
@@ -165,14 +164,14 @@ final class JettyGateway implements RunningGateway {
                     : new ConnectionFactory[] {new SslConnectionFactory(sslContextFactory(tls), "http/1.1"), http1};
         }
         if (tls == null) {
-            return new ConnectionFactory[] {http1, http2(settings, new HTTP2CServerConnectionFactory(http))};
+            return new ConnectionFactory[] {http1, http2(settings, StrictHttp2.cleartext(http))};
         }
         ALPNServerConnectionFactory alpn = new ALPNServerConnectionFactory("h2", "http/1.1");
         alpn.setDefaultProtocol("http/1.1");
         return new ConnectionFactory[] {
             new SslConnectionFactory(sslContextFactory(tls), alpn.getProtocol()),
             alpn,
-            http2(settings, new HTTP2ServerConnectionFactory(http)),
+            http2(settings, StrictHttp2.overTls(http)),
             http1
         };
     }

@@ -20,7 +20,9 @@ import org.eclipse.jetty.util.Callback;
  * JSON instead of Jetty's HTML page. The status maps to a code and a reason through the core's
  * {@link RequestFraming.Rejection#forParserStatus}, so neither Jetty's wording nor any exception text
  * reaches the client, and both engines answer the same head alike. An answer to a head the gateway's
- * handler never saw is reported to the observer here ({@link RefusedHead}), once it is written.
+ * handler never saw is reported to the observer here ({@link RefusedHead}), once it is written. On
+ * HTTP/2 the answer to a stream the client reset before its request was handled fails quietly: no
+ * RST_STREAM in answer to the client's ({@link StrictHttp2#keepClosed}).
  */
 final class JsonErrorHandler extends ErrorHandler {
 
@@ -37,6 +39,7 @@ final class JsonErrorHandler extends ErrorHandler {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+        StrictHttp2.keepClosed(request); // a stream the client reset: no RST_STREAM back when this write fails
         int status = response.getStatus();
         if (request.getAttribute(ERROR_EXCEPTION) instanceof HttpException failure) {
             status = failure.getCode();
