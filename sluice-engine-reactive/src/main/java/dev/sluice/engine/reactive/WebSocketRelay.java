@@ -136,6 +136,7 @@ final class WebSocketRelay {
         private final MonoSink<Void> sink;
         private final long began = System.nanoTime();
         private boolean answered;
+        private boolean dropped; // its answer was refused (a 502): whatever follows of it is released
         private WebSocketTunnel tunnel; // after a 101
         private FluxSink<ByteBuf> body; // after any other answer, once the server subscribed to it
         private final java.util.ArrayDeque<HttpContent> early = new java.util.ArrayDeque<>(2); // before that
@@ -152,6 +153,10 @@ final class WebSocketRelay {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (dropped) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
             if (tunnel != null) {
                 if (msg instanceof ByteBuf bytes && !(msg instanceof HttpContent)) {
                     tunnel.fromUpstream(bytes);
@@ -209,6 +214,7 @@ final class WebSocketRelay {
         /** The answer is not one to relay: {@code 502 bad_response}, as for any upstream response. */
         private void fail(ChannelHandlerContext ctx, Object msg, DecoderException problem) {
             answered = true;
+            dropped = true;
             ReferenceCountUtil.release(msg);
             attempt.failed(UpstreamFailure.BAD_RESPONSE);
             sink.error(problem);
