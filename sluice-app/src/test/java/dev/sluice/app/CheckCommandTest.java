@@ -71,6 +71,42 @@ class CheckCommandTest {
         assertThat(result.out() + result.err()).doesNotContain("Exception", "\tat ");
     }
 
+    /**
+     * A problem names the value it refuses, but never a secret it was given: the password of a URL's
+     * user info (an upstream's, a JWKS's, Redis's, the OTLP endpoint's) or an API key given where
+     * its hash belongs.
+     */
+    @Test
+    void noProblemPrintsBackASecretItWasGiven() throws Exception {
+        Files.writeString(dir.resolve("api-keys.txt"), "s3cret-api-key-7\n");
+        Path file = write("secrets.yaml", """
+        upstreams:
+          catalog: { url: "http://user:s3cret-upstream-1@127.0.0.1:9001" }
+          broken: { url: "http://user:s3cret-upstream-2@127.0.0.1:9001/?q" }
+          endpoints: { endpoints: ["http://127.0.0.1:9001", "http://user:s3cret-upstream-3@127.0.0.1:9002"] }
+        redis: { url: "redis://:s3cret-redis-4@127.0.0.1:99999" }
+        tracing: { otlp: { endpoint: "ftp://user:s3cret-otlp-5@collector:4318/v1/traces" } }
+        routes:
+          - id: products
+            match: { path: "/products/**" }
+            proxy: { upstream: catalog }
+            filters:
+              - jwt: { jwks: "ftp://user:s3cret-jwks-6@idp.example/jwks.json", issuer: "https://idp.example/" }
+              - api-key: { header: X-Api-Key, keys-file: api-keys.txt }
+        """);
+        CliRunner.Result result = CliRunner.run("check", "-c", file.toString());
+        assertThat(result.exitCode()).isEqualTo(1);
+        String printed = result.out() + result.err();
+        assertThat(printed)
+                .contains("upstreams.catalog.url: 'http://user:***@127.0.0.1:9001' (expected: a URL without user info)")
+                .contains("upstreams.broken.url")
+                .contains("redis.url")
+                .contains("tracing.otlp.endpoint")
+                .contains("jwt.jwks")
+                .contains("api-key.keys-file")
+                .doesNotContain("s3cret");
+    }
+
     @Test
     void aMissingFileIsOneProblem() {
         Path missing = dir.resolve("missing.yaml");

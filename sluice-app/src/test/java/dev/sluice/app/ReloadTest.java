@@ -296,6 +296,53 @@ class ReloadTest {
         }
     }
 
+    /**
+     * A reload's refusal names what it refuses without a secret the file gave: an upstream URL's user
+     * info (a problem), a Redis URL's password (a change that needs a restart), neither in the admin
+     * listener's answer nor in the log.
+     */
+    @Test
+    void aRefusedReloadNeverPrintsASecretOfTheFile() throws Exception {
+        try (Upstream alpha = new Upstream("alpha");
+                Upstream beta = new Upstream("beta")) {
+            Path file = Files.writeString(dir.resolve("gateway.yaml"), config(alpha, beta, "64", ROUTES_BEFORE));
+            List<String> answers = new CopyOnWriteArrayList<>();
+            CliRunner.Result result = CliRunner.run(
+                    session -> {
+                        URI admin = session.adminUrl().orElseThrow();
+                        replace(
+                                file,
+                                config(alpha, beta, "64", ROUTES_BEFORE)
+                                        .replace("http://127.0.0.1", "http://user:s3cret-upstream@127.0.0.1"));
+                        HttpResponse<String> userInfo = post(admin, "/reload");
+                        assertThat(userInfo.statusCode()).as(userInfo.body()).isEqualTo(400);
+                        assertThat(userInfo.body())
+                                .contains("upstreams.alpha.url")
+                                .contains("user:***@");
+                        answers.add(userInfo.body());
+
+                        replace(
+                                file,
+                                config(alpha, beta, "64", ROUTES_BEFORE)
+                                        + "redis: { url: \"redis://:s3cret-redis@127.0.0.1:6379\" }\n");
+                        HttpResponse<String> redis = post(admin, "/reload");
+                        assertThat(redis.statusCode()).as(redis.body()).isEqualTo(400);
+                        assertThat(redis.body()).contains("redis").contains("restart");
+                        answers.add(redis.body());
+                        answers.add(Http.get(admin, "/config").body());
+                    },
+                    "run",
+                    "-c",
+                    file.toString(),
+                    "--engine",
+                    "reactive");
+            assertThat(result.exitCode()).as(result.err()).isZero();
+            assertThat(answers).hasSize(3).allSatisfy(a -> assertThat(a).doesNotContain("s3cret"));
+            assertThat(result.err()).contains("config reload (POST /reload) refused");
+            assertThat(result.out() + result.err()).doesNotContain("s3cret");
+        }
+    }
+
     @Test
     void sighupReadsTheFileAgain() throws Exception {
         try (Upstream alpha = new Upstream("alpha");

@@ -14,6 +14,8 @@ import com.nimbusds.jose.jwk.source.JWKSource;
 import com.nimbusds.jose.jwk.source.JWKSourceBuilder;
 import com.nimbusds.jose.proc.SecurityContext;
 import com.nimbusds.jose.util.DefaultResourceRetriever;
+import com.nimbusds.jose.util.Resource;
+import dev.sluice.config.Redact;
 import java.io.IOException;
 import java.net.URL;
 import java.security.Key;
@@ -23,6 +25,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -38,6 +41,11 @@ abstract sealed class JwtKeys permits JwtKeys.Fixed, JwtKeys.Remote {
 
     /** The same, fetching the key set when it must (blocks). */
     abstract List<Key> fetch(JWSHeader header) throws KeySourceException;
+
+    /** Whether the key set's last fetch failed: the keys cannot be fetched now. */
+    boolean unavailable() {
+        return false;
+    }
 
     /**
      * A JWKS with its keys converted to Java keys once, not per token (a conversion builds a key
@@ -115,6 +123,7 @@ abstract sealed class JwtKeys permits JwtKeys.Fixed, JwtKeys.Remote {
         private record Mirror(KeySet keys, long atNanos) {}
 
         private final JWKSource<SecurityContext> source;
+        private final Outage outage;
         private final long freshNanos;
         private final LongSupplier nanoClock;
         private volatile Mirror mirror;
@@ -125,8 +134,8 @@ abstract sealed class JwtKeys permits JwtKeys.Fixed, JwtKeys.Remote {
             long refreshTimeout = Math.min(15_000, ttl / 4);
             long ahead = Math.min(30_000, ttl / 4);
             long refetch = Math.min(30_000, ttl / 2);
-            JWKSource<SecurityContext> built = JWKSourceBuilder.<SecurityContext>create(
-                            url, new DefaultResourceRetriever(2_000, 2_000, 512 * 1024))
+            this.outage = new Outage(url);
+            JWKSource<SecurityContext> built = JWKSourceBuilder.<SecurityContext>create(url, outage)
                     .cache(ttl, refreshTimeout)
                     .refreshAheadCache(ahead, null, fetches, false, null, false)
                     .rateLimited(refetch)
@@ -164,6 +173,11 @@ abstract sealed class JwtKeys permits JwtKeys.Fixed, JwtKeys.Remote {
         }
 
         @Override
+        boolean unavailable() {
+            return outage.failing();
+        }
+
+        @Override
         List<Key> fetch(JWSHeader header) throws KeySourceException {
             JWKMatcher matcher = JWKMatcher.forJWSHeader(header);
             if (matcher == null) {
@@ -171,6 +185,49 @@ abstract sealed class JwtKeys permits JwtKeys.Fixed, JwtKeys.Remote {
             }
             List<JWK> jwks = source.get(new JWKSelector(matcher), null);
             return KeyConverter.toJavaKeys(jwks);
+        }
+    }
+
+    /**
+     * The retriever of a remote key set (2 s timeouts, at most 512 KiB), which remembers whether the
+     * last fetch failed and logs the change, once at WARN when the fetches begin to fail and once when
+     * one succeeds again: never per request (nimbus' rate limit already bounds the fetches during an
+     * outage), never with a token, and the URL without its user info.
+     */
+    static final class Outage extends DefaultResourceRetriever {
+        private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JwtPolicy.class);
+
+        private final String shown;
+        private final AtomicBoolean failing = new AtomicBoolean();
+
+        Outage(URL url) {
+            super(2_000, 2_000, 512 * 1024);
+            this.shown = Redact.url(url.toString());
+        }
+
+        boolean failing() {
+            return failing.get();
+        }
+
+        @Override
+        public Resource retrieveResource(URL url) throws IOException {
+            Resource resource;
+            try {
+                resource = super.retrieveResource(url);
+            } catch (IOException | RuntimeException e) {
+                if (failing.compareAndSet(false, true)) {
+                    LOG.warn(
+                            "jwt: the JWKS at {} cannot be fetched ({}); tokens whose key is not cached are"
+                                    + " answered 503 keys_unavailable until it can",
+                            shown,
+                            e.toString());
+                }
+                throw e;
+            }
+            if (failing.compareAndSet(true, false)) {
+                LOG.warn("jwt: the JWKS at {} is fetched again", shown);
+            }
+            return resource;
         }
     }
 }

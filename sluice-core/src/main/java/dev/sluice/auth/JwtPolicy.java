@@ -62,6 +62,12 @@ public final class JwtPolicy implements InboundPolicy {
             "a bearer token is required (Authorization: Bearer <token>)",
             Map.of("WWW-Authenticate", "Bearer"));
 
+    private static final Decision.Reject KEYS_UNAVAILABLE = new Decision.Reject(
+            503,
+            "keys_unavailable",
+            "the keys to verify the token with could not be fetched",
+            Map.of("Retry-After", "5"));
+
     private final JwtKeys keys;
     private final Set<JWSAlgorithm> algorithms;
     private final String accepted; // the algorithms, for messages
@@ -181,15 +187,16 @@ public final class JwtPolicy implements InboundPolicy {
             }
             Decision decision;
             try {
-                decision = remember(token, jwt, check(jwt, keys.fetch(header)));
+                List<Key> found = keys.fetch(header);
+                // no key matches, but the set could not be fetched: maybe it has the key, unknown yet
+                decision = found.isEmpty() && keys.unavailable()
+                        ? KEYS_UNAVAILABLE
+                        : remember(token, jwt, check(jwt, found));
             } catch (RateLimitReachedException e) {
-                decision = invalid("no key of the issuer matches the token");
+                // no fetch now (nimbus' bound on refetches): an outage goes on, or the kid is unknown
+                decision = keys.unavailable() ? KEYS_UNAVAILABLE : invalid("no key of the issuer matches the token");
             } catch (KeySourceException e) {
-                decision = new Decision.Reject(
-                        503,
-                        "keys_unavailable",
-                        "the keys to verify the token with could not be fetched",
-                        Map.of("Retry-After", "5"));
+                decision = KEYS_UNAVAILABLE;
             } catch (RuntimeException e) {
                 later.completeExceptionally(e);
                 return;

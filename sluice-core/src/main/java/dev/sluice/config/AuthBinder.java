@@ -139,7 +139,7 @@ final class AuthBinder {
         }
         m.problem(
                 "jwks",
-                "'" + text.get() + "' (expected: an http:// or https:// URL of a JWKS, such as"
+                "'" + Redact.url(text.get()) + "' (expected: an http:// or https:// URL of a JWKS, such as"
                         + " https://idp.example/.well-known/jwks.json)");
         return Optional.empty();
     }
@@ -358,7 +358,9 @@ final class AuthBinder {
             return Map.of();
         }
         if (!(document instanceof Map<?, ?> map) || map.isEmpty()) {
-            m.problem(key, source + " holds " + Mapping.describe(document) + " (expected: " + expected + ")");
+            // a string here may well be a key itself, given where its hash belongs: never shown
+            String held = document instanceof String ? "a string" : Mapping.describe(document);
+            m.problem(key, source + " holds " + held + " (expected: " + expected + ")");
             return Map.of();
         }
         Map<String, String> keys = new LinkedHashMap<>();

@@ -366,7 +366,7 @@ public final class ConfigLoader {
         Optional<URI> url = m.requiredString("url", expected).flatMap(text -> {
             Optional<URI> parsed = redisUrl(text);
             if (parsed.isEmpty()) {
-                m.problem("url", "'" + text + "' (expected: " + expected + ")");
+                m.problem("url", "'" + Redact.url(text) + "' (expected: " + expected + ")");
             }
             return parsed;
         });
@@ -426,14 +426,14 @@ public final class ConfigLoader {
             try {
                 uri = new URI(text);
             } catch (URISyntaxException e) {
-                m.problem("endpoint", "'" + text + "' (expected: " + expected + ")");
+                m.problem("endpoint", "'" + Redact.url(text) + "' (expected: " + expected + ")");
                 return Optional.empty();
             }
             String scheme = uri.getScheme();
             if (!("http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme))
                     || uri.getHost() == null
                     || uri.getPort() > 65535) {
-                m.problem("endpoint", "'" + text + "' (expected: " + expected + ")");
+                m.problem("endpoint", "'" + Redact.url(text) + "' (expected: " + expected + ")");
                 return Optional.empty();
             }
             return Optional.of(new TracingConfig(uri));
@@ -611,7 +611,7 @@ public final class ConfigLoader {
         } catch (URISyntaxException e) {
             m.problem(
                     key,
-                    "'" + text + "' is not a URL: " + e.getReason()
+                    "'" + Redact.url(text) + "' is not a URL: " + e.getReason()
                             + " (expected: an http:// or https:// URL such as http://127.0.0.1:8081)");
             return Optional.empty();
         }
@@ -629,7 +629,7 @@ public final class ConfigLoader {
             problem = "a URL without user info";
         }
         if (problem != null) {
-            m.problem(key, "'" + text + "' (expected: " + problem + ")");
+            m.problem(key, "'" + Redact.url(text) + "' (expected: " + problem + ")");
             return Optional.empty();
         }
         return Optional.of(uri);

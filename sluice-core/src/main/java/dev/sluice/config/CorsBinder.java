@@ -81,7 +81,9 @@ final class CorsBinder {
             Optional<String> origin = item instanceof String s ? CorsOrigins.normalise(s.strip()) : Optional.empty();
             if (origin.isEmpty()) {
                 m.problem(
-                        "allowed-origins[" + i + "]", Mapping.describe(item) + " (expected: " + ORIGIN_EXPECTED + ")");
+                        "allowed-origins[" + i + "]",
+                        (item instanceof String s ? "'" + Redact.url(s) + "'" : Mapping.describe(item)) + " (expected: "
+                                + ORIGIN_EXPECTED + ")");
             } else if (!out.contains(origin.get())) {
                 out.add(origin.get());
             }

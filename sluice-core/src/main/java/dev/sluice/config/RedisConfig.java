@@ -27,4 +27,10 @@ public record RedisConfig(URI url, Duration timeout, String prefix) {
     public RedisConfig(URI url) {
         this(url, DEFAULT_TIMEOUT, DEFAULT_PREFIX);
     }
+
+    /** Without the URL's password: a reload's refusal names this section ({@link ConfigChange}). */
+    @Override
+    public String toString() {
+        return "RedisConfig[url=" + Redact.url(url) + ", timeout=" + timeout + ", prefix=" + prefix + "]";
+    }
 }

@@ -63,7 +63,7 @@ final class ResilienceBinder {
                 continue;
             }
             if (endpoints.contains(url.get())) {
-                m.problem(key, "'" + text + "' is listed twice");
+                m.problem(key, "'" + Redact.url(text) + "' is listed twice");
                 bad = true;
                 continue;
             }
@@ -71,7 +71,8 @@ final class ResilienceBinder {
                     && UpstreamConfig.isHttps(url.get()) != UpstreamConfig.isHttps(endpoints.getFirst())) {
                 m.problem(
                         key,
-                        "'" + text + "' is " + url.get().getScheme() + " (expected: the first endpoint's scheme, "
+                        "'" + Redact.url(text) + "' is " + url.get().getScheme()
+                                + " (expected: the first endpoint's scheme, "
                                 + endpoints.getFirst().getScheme() + ": one upstream, one way to reach it)");
                 bad = true;
                 continue;
@@ -79,8 +80,9 @@ final class ResilienceBinder {
             if (!endpoints.isEmpty() && !basePath(url.get()).equals(basePath(endpoints.getFirst()))) {
                 m.problem(
                         key,
-                        "'" + text + "' has base path '" + basePath(url.get()) + "' (expected: the first endpoint's, '"
-                                + basePath(endpoints.getFirst()) + "': a route's path is the same on every endpoint)");
+                        "'" + Redact.url(text) + "' has base path '" + basePath(url.get())
+                                + "' (expected: the first endpoint's, '" + basePath(endpoints.getFirst())
+                                + "': a route's path is the same on every endpoint)");
                 bad = true;
                 continue;
             }

@@ -14,4 +14,10 @@ public record TracingConfig(URI otlpEndpoint) {
     public TracingConfig {
         requireNonNull(otlpEndpoint, "otlpEndpoint");
     }
+
+    /** Without the URL's password: a reload's refusal names this section ({@link ConfigChange}). */
+    @Override
+    public String toString() {
+        return "TracingConfig[otlpEndpoint=" + Redact.url(otlpEndpoint) + "]";
+    }
 }

@@ -6,6 +6,8 @@ public enum UpstreamFailure {
     READ_TIMEOUT(504, "upstream read timeout"),
     TIMEOUT(504, "gateway timeout"),
     REFUSED(502, "upstream refused the connection"),
+    /** The endpoint's host name does not resolve (no address: NXDOMAIN, no record, no resolver). */
+    UNRESOLVED(502, "upstream host name does not resolve"),
     RESET(502, "upstream connection reset"),
     BAD_RESPONSE(502, "upstream sent an invalid response"),
     /** An https upstream's TLS handshake failed: its certificate or name not trusted, ours refused, no common protocol. */

@@ -11,6 +11,8 @@ public enum UpstreamOutcome {
     STATUS_5XX,
     /** The connection was refused or could not be made (its TLS handshake failed). */
     CONNECT_FAILURE,
+    /** The endpoint's host name did not resolve: no connection was tried. */
+    UNRESOLVED,
     /** The connection was not made in time. */
     CONNECT_TIMEOUT,
     /** No answer in time (the upstream's read timeout, the route's or the part's deadline). */
@@ -37,6 +39,7 @@ public enum UpstreamOutcome {
             case CONNECT_TIMEOUT -> CONNECT_TIMEOUT;
             case READ_TIMEOUT, TIMEOUT -> TIMEOUT;
             case REFUSED, TLS_HANDSHAKE -> CONNECT_FAILURE;
+            case UNRESOLVED -> UNRESOLVED;
             case RESET -> RESET;
             case BAD_RESPONSE -> INVALID;
             case POOL_EXHAUSTED -> POOL_EXHAUSTED;
@@ -44,7 +47,7 @@ public enum UpstreamOutcome {
         };
     }
 
-    /** The label: {@code ok}, {@code 5xx}, {@code connect_failure}, {@code timeout}… */
+    /** The label: {@code ok}, {@code 5xx}, {@code connect_failure}, {@code unresolved}, {@code timeout}… */
     public String label() {
         return this == STATUS_5XX ? "5xx" : name().toLowerCase(Locale.ROOT);
     }

@@ -24,6 +24,9 @@ public final class Endpoint {
     int ejections; // guarded by the guard's ejection lock
     volatile boolean healthy = true; // by the active checks
     int checksInRow; // the health checker's: passes (>0) or failures (<0) in a row
+    /** How connections to it fail now (refused, unresolved…), null while they are made: logged on change. */
+    final java.util.concurrent.atomic.AtomicReference<dev.sluice.http.UpstreamFailure> connecting =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     Endpoint(int index, URI url, CircuitBreaker breaker) {
         this.index = index;

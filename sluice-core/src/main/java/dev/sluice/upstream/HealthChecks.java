@@ -101,7 +101,7 @@ final class HealthChecks implements AutoCloseable {
             e.checksInRow = e.checksInRow > 0 ? e.checksInRow + 1 : 1;
             if (!e.healthy && e.checksInRow >= check.healthyThreshold()) {
                 e.healthy = true;
-                LOG.info("upstream {} endpoint {} is healthy again ({} checks passed)", upstream, e, e.checksInRow);
+                LOG.warn("upstream {} endpoint {} is healthy again ({} checks passed)", upstream, e, e.checksInRow);
             }
         } else {
             e.checksInRow = e.checksInRow < 0 ? e.checksInRow - 1 : -1;

@@ -36,6 +36,13 @@ import java.util.function.LongSupplier;
  */
 public final class UpstreamGuard implements AutoCloseable {
 
+    /**
+     * Upstream trouble, logged once per change of state and never per request: an endpoint's
+     * connections failing and made again, its ejection and return, its breaker's transitions. (Health
+     * checks log their own moves, {@link HealthChecks}.)
+     */
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(UpstreamGuard.class);
+
     /** Failures a breaker counts: one shared instance, without a stack trace. */
     private static final Throwable FAILED = new Throwable("upstream call failed", null, false, false) {};
 
@@ -98,6 +105,16 @@ public final class UpstreamGuard implements AutoCloseable {
         for (int i = 0; i < endpoints.length; i++) {
             CircuitBreaker breaker = breakers == null ? null : CircuitBreaker.of(name + "/" + urls.get(i), breakers);
             endpoints[i] = new Endpoint(i, urls.get(i), breaker);
+            if (breaker != null) {
+                Endpoint endpoint = endpoints[i];
+                breaker.getEventPublisher()
+                        .onStateTransition(event -> LOG.warn(
+                                "upstream {} endpoint {}: circuit breaker {} (was {})",
+                                name,
+                                endpoint,
+                                stateName(event.getStateTransition().getToState()),
+                                stateName(event.getStateTransition().getFromState())));
+            }
         }
         this.maxEjected = outlier == null ? 0 : endpoints.length * outlier.maxEjectedPercent() / 100;
         this.countsInFlight = endpoints.length > 1 || retry != null;
@@ -121,6 +138,10 @@ public final class UpstreamGuard implements AutoCloseable {
         this.health = checks && r.healthCheck().isPresent()
                 ? new HealthChecks(name, endpoints, r.healthCheck().get(), config.tls())
                 : null;
+    }
+
+    private static String stateName(CircuitBreaker.State state) {
+        return state.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
 
     private static CircuitBreakerConfig breakerConfig(UpstreamResilience.CircuitBreaker b, Clock clock) {
@@ -238,12 +259,17 @@ public final class UpstreamGuard implements AutoCloseable {
     }
 
     private void readmit(Endpoint e) {
+        boolean returned = false;
         synchronized (ejection) {
             if (e.ejected) {
                 e.ejected = false;
                 e.failuresInRow.set(0);
                 ejectedCount--;
+                returned = true;
             }
+        }
+        if (returned) {
+            LOG.warn("upstream {} endpoint {}: back in the rotation after its ejection", name, e);
         }
     }
 
@@ -259,6 +285,9 @@ public final class UpstreamGuard implements AutoCloseable {
         }
         if (a.number() > 1) {
             retriesInFlight.decrementAndGet();
+        }
+        if (status != 0 || failure != null) {
+            connecting(e, status, failure);
         }
         boolean learned = status != 0
                 || (failure != null
@@ -290,17 +319,54 @@ public final class UpstreamGuard implements AutoCloseable {
     }
 
     private void eject(Endpoint e) {
+        long nanos;
         synchronized (ejection) {
             if (e.ejected || ejectedCount >= maxEjected) {
                 return;
             }
             e.ejections++;
-            long nanos = Math.min(
+            nanos = Math.min(
                     outlier.maxEjection().toNanos(), outlier.baseEjection().toNanos() * e.ejections);
             e.ejectedUntil = ticker.getAsLong() + nanos;
             e.ejected = true;
             e.failuresInRow.set(0);
             ejectedCount++;
+        }
+        LOG.warn(
+                "upstream {} endpoint {}: ejected for {} ms after {} failures in a row (outlier detection)",
+                name,
+                e,
+                TimeUnit.NANOSECONDS.toMillis(nanos),
+                outlier.consecutiveFailures());
+    }
+
+    /**
+     * Notes how a call's connection went: a failure to connect (refused, unresolved, not in time, its
+     * TLS handshake) begins or changes the endpoint's trouble, an answer ends it; each change logged
+     * once. A call that ended otherwise (a reset, a timeout after connecting) changes nothing.
+     */
+    private void connecting(Endpoint e, int status, UpstreamFailure failure) {
+        if (status != 0) {
+            UpstreamFailure was = e.connecting.get(); // a volatile read per answered call, nothing more
+            if (was != null && e.connecting.compareAndSet(was, null)) {
+                LOG.warn("upstream {} endpoint {}: connections are made again (they failed: {})", name, e, was.code());
+            }
+            return;
+        }
+        if (failure != UpstreamFailure.REFUSED
+                && failure != UpstreamFailure.UNRESOLVED
+                && failure != UpstreamFailure.CONNECT_TIMEOUT
+                && failure != UpstreamFailure.TLS_HANDSHAKE) {
+            return;
+        }
+        UpstreamFailure was = e.connecting.getAndSet(failure);
+        if (was != failure) {
+            LOG.warn(
+                    "upstream {} endpoint {}: connections fail ({}: {}); logged again when that changes",
+                    name,
+                    e,
+                    failure.code(),
+                    failure.reason());
         }
     }
 
@@ -344,7 +410,7 @@ public final class UpstreamGuard implements AutoCloseable {
             return false; // abandoned
         }
         return switch (f) {
-            case REFUSED, CONNECT_TIMEOUT, TLS_HANDSHAKE -> retryOnConnect;
+            case REFUSED, UNRESOLVED, CONNECT_TIMEOUT, TLS_HANDSHAKE -> retryOnConnect;
             case RESET, BAD_RESPONSE -> retryOnReset;
             case READ_TIMEOUT -> retryOnTimeout;
             case TIMEOUT, POOL_EXHAUSTED, CIRCUIT_OPEN -> false;

@@ -182,6 +182,30 @@ class JwtPolicyTest {
     }
 
     @Test
+    void whileTheIdpIsDownAndNothingIsCachedEveryTokenIs503UntilItIsBack() throws Exception {
+        idp.down(true);
+        JwtPolicy policy = remote(Duration.ofSeconds(1), List.of());
+        for (int i = 0; i < 8; i++) { // past nimbus' two refetches per interval: rate limited, still 503
+            String token = sign(ec, JWSAlgorithm.ES256, claims().build());
+            Decision.Reject reject = refused(policy.admit(bearer(token)), 503, "keys_unavailable");
+            assertThat(reject.headers()).containsEntry("Retry-After", "5");
+        }
+        int asked = idp.fetches();
+        assertThat(asked)
+                .as("fetches during the outage: bounded, not one per token")
+                .isLessThan(8);
+        idp.down(false);
+        long end = System.nanoTime() + 10_000_000_000L;
+        while (!(decided(policy.admit(bearer(sign(ec, JWSAlgorithm.ES256, claims().build()))))
+                instanceof Decision.Proceed)) {
+            assertThat(System.nanoTime() - end)
+                    .as("admitted within 10 s of the IdP's return")
+                    .isNegative();
+            Thread.sleep(100);
+        }
+    }
+
+    @Test
     void aRememberedTokenIsRefusedOnceItExpiresAndATamperedCopyIsNeverTakenForIt() throws Exception {
         java.util.concurrent.atomic.AtomicReference<java.time.Instant> now =
                 new java.util.concurrent.atomic.AtomicReference<>(NOW);

@@ -5,6 +5,8 @@ import static dev.sluice.tck.Routes.on;
 import static dev.sluice.tck.Routes.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.sluice.config.FilterConfig;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -67,6 +69,46 @@ public abstract class AuthContract extends ContractFixture {
     private static Map<String, Object> seen(WireResponse response) {
         assertThat(response.status()).as("%s", response).isEqualTo(200);
         return Json.object(response.body());
+    }
+
+    /**
+     * While the JWKS cannot be fetched, a valid token whose key is not cached is answered {@code 503
+     * keys_unavailable} every time, never {@code 401 invalid_token} once the refetches are rate
+     * limited; the outage is logged once at WARN (the URL, never the token), not per request.
+     */
+    @Test
+    void whileTheJwksCannotBeFetchedEveryTokenIs503AndTheOutageIsLoggedOnce() {
+        FilterConfig.Jwt unreachable = new FilterConfig.Jwt(
+                new FilterConfig.Jwt.JwksUrl(refusedUrl().resolve("/jwks.json"), Duration.ofMinutes(5)),
+                Optional.of(JwksEndpoint.ISSUER),
+                List.of("shop"),
+                List.of(),
+                Duration.ofSeconds(60),
+                FilterConfig.Jwt.ASYMMETRIC_DEFAULT,
+                Map.of());
+        String token = idp.token("alice", "shop", Map.of());
+        try (LogCapture log = LogCapture.start();
+                TestGateway gw = gateway()
+                        .route("orders", on("/orders/**"), proxy(APP).stripPrefix("/orders"), unreachable)
+                        .start()) {
+            for (int i = 0; i < 6; i++) {
+                WireResponse response =
+                        gw.wire().send(WireRequest.get("/orders/json/1").header("Authorization", "Bearer " + token));
+                assertError(response, 503, "keys_unavailable");
+                assertThat(response.header("Retry-After")).as("request %s", i).hasValue("5");
+            }
+            List<ILoggingEvent> warned = log.events().stream()
+                    .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                    .toList();
+            assertThat(warned)
+                    .as("WARN events")
+                    .singleElement()
+                    .satisfies(e ->
+                            assertThat(e.getFormattedMessage()).contains("JWKS").contains("/jwks.json"));
+            assertThat(log.events())
+                    .as("nothing logged names the token")
+                    .noneSatisfy(e -> assertThat(e.getFormattedMessage()).contains(token.substring(0, 20)));
+        }
     }
 
     @Test

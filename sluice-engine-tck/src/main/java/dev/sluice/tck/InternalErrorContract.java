@@ -2,11 +2,13 @@ package dev.sluice.tck;
 
 import static dev.sluice.tck.Routes.compose;
 import static dev.sluice.tck.Routes.on;
+import static dev.sluice.tck.Routes.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
+import dev.sluice.config.FilterConfig;
 import dev.sluice.http.RequestId;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -87,6 +89,59 @@ public abstract class InternalErrorContract extends ContractFixture {
             assertThat(RequestId.isSane(id)).isTrue();
             assertThat(replaced.headers().firstValue(RequestId.HEADER)).hasValue(id);
             assertThat(loggedOnce(log, id).getFormattedMessage()).contains("GET /broken/2");
+        }
+    }
+
+    /**
+     * A 4xx the gateway decides (the client's doing, or the route's) is an answer, not a failure
+     * inside the gateway: nothing of it is logged at ERROR, and it carries no {@code X-Request-Id} of
+     * an internal failure.
+     */
+    @Test
+    void aClientErrorTheGatewayDecidesIsNeverLoggedAtError() throws Exception {
+        try (LogCapture log = LogCapture.start();
+                TestGateway gw = gateway()
+                        .route("lookup", on("/lookup"), proxy(APP).path("/inspect/products/{id}"))
+                        .route(
+                                "page-lookup",
+                                on("/page-lookup"),
+                                compose().part("product", APP, "/inspect/products/{id}"))
+                        .route("small", on("/small/**"), proxy(APP).stripPrefix("/small"), new FilterConfig.MaxBody(10))
+                        .route(
+                                "only-get",
+                                on("/only-get").methods("GET"),
+                                proxy(APP).path("/inspect/x"))
+                        .start()) {
+            record Case(String request, int status, String code) {}
+            List<Case> cases = List.of(
+                    new Case("GET /lookup?id=.. HTTP/1.1", 400, "bad_request"), // unsafe path variable
+                    new Case("GET /lookup?id=%2e HTTP/1.1", 400, "bad_request"),
+                    new Case("GET /lookup HTTP/1.1", 400, "bad_request"), // missing variable
+                    new Case("GET /page-lookup?id=.. HTTP/1.1", 400, "bad_request"), // a part's unsafe variable
+                    new Case("GET /page-lookup HTTP/1.1", 400, "bad_request"), // a part's missing variable
+                    new Case("GET /nowhere HTTP/1.1", 404, "not_found"),
+                    new Case("DELETE /only-get HTTP/1.1", 405, "method_not_allowed"));
+            for (Case c : cases) {
+                WireResponse response = gw.wire()
+                        .sendRaw((c.request() + "\r\nHost: h\r\nConnection: close\r\n\r\n").getBytes(), 1)
+                        .responses()
+                        .getFirst();
+                assertError(response, c.status(), c.code());
+                assertThat(response.header(RequestId.HEADER))
+                        .as("%s: the id of an internal failure", c.request())
+                        .isEmpty();
+            }
+            WireResponse tooLarge = gw.wire()
+                    .sendRaw(
+                            ("POST /small/x HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n" + "x".repeat(11))
+                                    .getBytes(),
+                            1)
+                    .responses()
+                    .getFirst();
+            assertError(tooLarge, 413, "content_too_large");
+            assertThat(log.events().stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.ERROR)))
+                    .as("ERROR events among %s", log.events())
+                    .isEmpty();
         }
     }
 

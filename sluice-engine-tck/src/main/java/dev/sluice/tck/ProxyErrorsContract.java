@@ -6,6 +6,7 @@ import static dev.sluice.tck.Routes.responseHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.http.UpstreamFailure;
+import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -41,6 +42,46 @@ public abstract class ProxyErrorsContract extends ContractFixture {
             assertThat(response.headers().firstValue("x-filtered"))
                     .as("response-headers do not apply to the gateway's own errors")
                     .isEmpty();
+        }
+    }
+
+    /**
+     * Upstream trouble is logged once per change of state, not per request: a burst of requests to an
+     * endpoint that refuses connections logs one WARN line, naming the upstream and the endpoint.
+     */
+    @Test
+    void aBurstOfRequestsToARefusingEndpointLogsOneWarnLine() {
+        try (LogCapture log = LogCapture.start();
+                TestGateway gw = gateway()
+                        .upstream("refusing-burst", refusedUrl())
+                        .route("down", on("/down/**"), proxy("refusing-burst").stripPrefix("/down"))
+                        .start()) {
+            for (int i = 0; i < 8; i++) {
+                assertError(get(gw, "/down/" + i), 502, UpstreamFailure.REFUSED.code());
+            }
+            assertThat(log.eventsContaining("refusing-burst"))
+                    .as("events naming the upstream among %s", log.events())
+                    .singleElement()
+                    .satisfies(e -> {
+                        assertThat(e.getLevel()).isEqualTo(ch.qos.logback.classic.Level.WARN);
+                        assertThat(e.getFormattedMessage())
+                                .contains(refusedUrl().getPort() + "");
+                    });
+        }
+    }
+
+    /** A name that does not resolve ({@code .invalid}, RFC 6761: never) is its own error, not {@code refused}. */
+    @Test
+    void aNameThatDoesNotResolveIsBadGatewayUnresolved() {
+        try (TestGateway gw = gateway()
+                .upstream("nameless", URI.create("http://sluice-contract.invalid:8080"))
+                .route("nameless", on("/nameless/**"), proxy("nameless").stripPrefix("/nameless"))
+                .start()) {
+            for (int i = 0; i < 2; i++) { // the second: a failed lookup is never taken for an address
+                Map<String, Object> error = assertError(get(gw, "/nameless/x"), 502, UpstreamFailure.UNRESOLVED.code());
+                assertThat(error.get("error")).isEqualTo("unresolved");
+                assertThat(error.get("message")).asString().startsWith(UpstreamFailure.UNRESOLVED.reason() + ": ");
+            }
         }
     }
 

@@ -227,6 +227,50 @@ public abstract class WebSocketContract extends ContractFixture {
         }
     }
 
+    /**
+     * An upstream's refusal of an upgrade is an upstream response like any other: the core's {@code
+     * ResponseHeadCheck} judges its head (a head it refuses is {@code 502 bad_response}), with the
+     * same head limit ({@code ResponseHeadCheck.MAX_HEAD_BYTES}, 32 KiB) as every other response.
+     */
+    @Test
+    void aRefusalWithABadHeadIsABadResponse() {
+        List<String> bad = List.of(
+                "HTTP/1.1 403 Forbidden\r\nTransfer-Encoding: gzip, chunked\r\n\r\n4\r\nnope\r\n0\r\n\r\n",
+                "HTTP/1.1 204 No Content\r\nContent-Length: 4\r\n\r\n",
+                "HTTP/1.1 403 Forbidden\r\n" + "X-N: v\r\n".repeat(dev.sluice.http.ResponseHeadCheck.MAX_HEADERS)
+                        + "Content-Length: 4\r\n\r\nnope");
+        for (String answer : bad) {
+            try (RawUpstream refusing = RawUpstream.answering(answer);
+                    TestGateway gw = routes().upstream("refusing", refusing.url())
+                            .route(
+                                    "refusing",
+                                    on("/refusing/**"),
+                                    proxy("refusing").stripPrefix("/refusing"))
+                            .start()) {
+                WireResponse response = upgrade(gw, "GET", "/refusing/ws");
+                assertThat(response.status())
+                        .as("%s for %s", response, answer.substring(0, Math.min(60, answer.length())))
+                        .isEqualTo(502);
+                assertError(response, 502, "bad_response");
+            }
+        }
+    }
+
+    @Test
+    void aRefusalWithAHeadOfMoreThan8KiBWithinTheLimitIsRelayed() {
+        String big = "b".repeat(20 * 1024); // over a default decoder's 8 KiB, within the 32 KiB limit
+        try (RawUpstream refusing = RawUpstream.answering(
+                        "HTTP/1.1 403 Forbidden\r\nX-Big: " + big + "\r\nContent-Length: 4\r\n\r\nnope");
+                TestGateway gw = routes().upstream("refusing", refusing.url())
+                        .route("refusing", on("/refusing/**"), proxy("refusing").stripPrefix("/refusing"))
+                        .start()) {
+            WireResponse response = upgrade(gw, "GET", "/refusing/ws");
+            assertThat(response.status()).as("%s", response).isEqualTo(403);
+            assertThat(response.header("X-Big")).hasValue(big);
+            assertThat(response.bodyText()).isEqualTo("nope");
+        }
+    }
+
     @Test
     void anUpgradeOnACompositionIsRefused() {
         try (TestGateway gw = routes().start()) {

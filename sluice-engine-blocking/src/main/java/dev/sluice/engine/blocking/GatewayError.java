@@ -1,7 +1,7 @@
 package dev.sluice.engine.blocking;
 
 /** An error the gateway answers itself, before anything was committed: status, code and message. */
-final class GatewayError extends Exception {
+final class GatewayError extends Exception implements dev.sluice.http.FailureAnswer.Decided {
 
     private final int status;
     private final String code;
@@ -23,11 +23,13 @@ final class GatewayError extends Exception {
         return closes;
     }
 
-    int status() {
+    @Override
+    public int status() {
         return status;
     }
 
-    String code() {
+    @Override
+    public String code() {
         return code;
     }
 }

@@ -6,9 +6,9 @@ import dev.sluice.config.ProxyTarget;
 import dev.sluice.config.ServerLimits;
 import dev.sluice.engine.GatewaySnapshot;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
-import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.http.BodyLimit;
 import dev.sluice.http.ErrorBody;
+import dev.sluice.http.FailureAnswer;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.RequestId;
 import dev.sluice.http.TraceContext;
@@ -22,9 +22,7 @@ import dev.sluice.policy.PolicyChain;
 import dev.sluice.policy.PolicyResources;
 import dev.sluice.policy.RoutedRequest;
 import dev.sluice.policy.UpstreamEdits;
-import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Optional;
@@ -370,39 +368,16 @@ final class GatewayHandler extends Handler.Abstract {
 
     /** Answers a failure, or aborts a response that already began; returns whether it aborted. */
     private static boolean fail(Request request, Response response, Callback callback, Throwable failure) {
-        boolean internal = isInternal(failure);
-        String id = internal ? logInternal(request, failure, response.isCommitted()) : null;
+        FailureAnswer answer = FailureAnswer.of(failure); // the core decides the status and whether it is an ERROR
+        String id = answer.internal() ? logInternal(request, failure, response.isCommitted()) : null;
         if (response.isCommitted()) {
             Requests.seen(request);
             callback.failed(failure); // aborts the connection: the client sees no clean end
             return true;
         }
-        int status;
-        byte[] body;
-        boolean closes = false;
-        switch (failure) {
-            case UpstreamException e -> {
-                status = e.failure().status();
-                body = ErrorBody.of(e.failure().status(), e.failure().code(), e.getMessage());
-            }
-            case PathTemplate.ExpansionException e -> {
-                status = 400;
-                body = ErrorBody.of(400, "bad_request", e.getMessage());
-            }
-            case GatewayError e -> {
-                status = e.status();
-                body = ErrorBody.of(e.status(), e.code(), e.getMessage());
-                closes = e.closes();
-            }
-            case IOException e -> { // the client's side: its body could not be read, or it went away
-                status = 400;
-                body = ErrorBody.of(400, "bad_request", "the request could not be read");
-            }
-            default -> {
-                status = 500;
-                body = ErrorBody.internalError(id);
-            }
-        }
+        int status = answer.status();
+        byte[] body = answer.body(id);
+        boolean closes = failure instanceof GatewayError e && e.closes();
         response.reset();
         response.setStatus(status);
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
@@ -414,14 +389,6 @@ final class GatewayHandler extends Handler.Abstract {
         }
         response.write(true, ByteBuffer.wrap(body), callback);
         return false;
-    }
-
-    /** Whether the failure is the gateway's own: not the upstream's, the client's or the route's. */
-    private static boolean isInternal(Throwable failure) {
-        return !(failure instanceof UpstreamException
-                || failure instanceof PathTemplate.MissingVariableException
-                || failure instanceof GatewayError
-                || failure instanceof IOException);
     }
 
     /** Logs the failure at ERROR with the request's id (the client's {@code X-Request-Id} when sane). */

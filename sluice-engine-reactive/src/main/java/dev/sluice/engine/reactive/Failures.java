@@ -81,7 +81,10 @@ final class Failures {
         if (t instanceof ConnectTimeoutException) {
             return UpstreamFailure.CONNECT_TIMEOUT;
         }
-        if (t instanceof ConnectException || t instanceof java.net.UnknownHostException) { // as the blocking client
+        if (t instanceof java.net.UnknownHostException) { // Netty's resolver: no address for the name
+            return UpstreamFailure.UNRESOLVED;
+        }
+        if (t instanceof ConnectException) {
             return UpstreamFailure.REFUSED;
         }
         if (t instanceof ReadTimeoutException) {

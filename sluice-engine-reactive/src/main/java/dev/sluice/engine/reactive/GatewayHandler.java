@@ -17,7 +17,6 @@ import dev.sluice.policy.Decision;
 import dev.sluice.policy.PolicyChain;
 import dev.sluice.policy.PolicyResources;
 import dev.sluice.policy.RoutedRequest;
-import dev.sluice.routing.PathTemplate;
 import dev.sluice.routing.RouteTable;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -213,12 +212,10 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                 case RouteTable.Result.BadPath bad ->
                     Responses.error(response, 400, ErrorBody.badRequest(bad.reason()));
             };
-        } catch (PathTemplate.ExpansionException e) {
-            return Responses.error(response, 400, ErrorBody.of(400, "bad_request", e.getMessage()));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException e) { // a path variable missing or unsafe, or a failure inside the gateway
             return InternalFailure.answer(in, response, e);
         }
-        return answer.onErrorResume(InternalFailure::isInternal, error -> InternalFailure.answer(in, response, error));
+        return answer.onErrorResume(InternalFailure::isAnswered, error -> InternalFailure.answer(in, response, error));
     }
 
     /**

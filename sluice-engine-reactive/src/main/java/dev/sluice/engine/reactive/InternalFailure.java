@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.http.ErrorBody;
+import dev.sluice.http.FailureAnswer;
 import dev.sluice.http.RequestId;
 import java.io.IOException;
 import reactor.core.publisher.Mono;
@@ -20,17 +21,29 @@ final class InternalFailure {
     private InternalFailure() {}
 
     /**
-     * Whether {@code error} is the gateway's own failure; the client's connection going away is not
-     * (it is passed on to Reactor Netty, as before).
+     * Whether {@link #answer} answers {@code error}; the client's connection going away is not
+     * answered (it is passed on to Reactor Netty, as before).
      */
-    static boolean isInternal(Throwable error) {
+    static boolean isAnswered(Throwable error) {
         return !(error instanceof AbortedException || error instanceof IOException);
     }
 
-    /** Logs the failure and answers it; the client's own sane {@code X-Request-Id} is kept. */
+    /**
+     * Answers the failure as the core's {@link FailureAnswer} says: a failure inside the gateway is
+     * logged at ERROR and answered 500 with the request's id (the client's own sane {@code
+     * X-Request-Id} is kept); anything else the gateway decided (a 4xx) is answered and never an ERROR.
+     */
     static Mono<Void> answer(ClientRequest in, HttpServerResponse response, Throwable error) {
-        String id = in.requestId(); // the one its upstream requests carried, if any
+        FailureAnswer decided = FailureAnswer.of(error);
         boolean begun = response.hasSentHeaders();
+        if (!decided.internal()) {
+            if (begun) {
+                in.request.withConnection(connection -> Responses.abort(connection.channel()));
+                return Mono.empty();
+            }
+            return Responses.error(response, decided.status(), decided.body(null));
+        }
+        String id = in.requestId(); // the one its upstream requests carried, if any
         LOG.atError()
                 .setCause(error)
                 .addKeyValue("request_id", id)

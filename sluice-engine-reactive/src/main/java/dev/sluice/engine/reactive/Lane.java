@@ -65,6 +65,18 @@ final class Lane {
     /** Largest body piece the response decoder hands over: a whole socket read, not 8 KB slices of it. */
     private static final int MAX_CHUNK = 64 * 1024;
 
+    /**
+     * How every upstream response is decoded, a WebSocket handshake's answer too ({@link
+     * WebSocketRelay}): the core's head limit, the same in every engine, and the headers that keep
+     * what the decoder drops for {@link UpstreamConnection#check}.
+     */
+    static HttpDecoderConfig decoding() {
+        return new HttpDecoderConfig()
+                .setMaxChunkSize(MAX_CHUNK)
+                .setMaxHeaderSize(ResponseHeadCheck.MAX_HEAD_BYTES) // the same limit in every engine
+                .setHeadersFactory(ReceivedHeaders.FACTORY);
+    }
+
     private final EventLoop loop;
     private final Bootstrap bootstrap;
     private final int maxConnections;
@@ -125,10 +137,7 @@ final class Lane {
         this.maxPending = maxPending;
         this.acquireTimeoutNanos = acquireTimeoutNanos;
         this.idleTimeoutNanos = idleTimeoutNanos;
-        HttpDecoderConfig decoding = new HttpDecoderConfig()
-                .setMaxChunkSize(MAX_CHUNK)
-                .setMaxHeaderSize(ResponseHeadCheck.MAX_HEAD_BYTES) // the same limit in every engine
-                .setHeadersFactory(ReceivedHeaders.FACTORY);
+        HttpDecoderConfig decoding = decoding();
         this.bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(type)

@@ -252,7 +252,7 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     }
 
     /** The core's verdict on a final response head: null when it may be relayed. */
-    private static String check(HttpResponse head) {
+    static String check(HttpResponse head) {
         ResponseHeadCheck check = new ResponseHeadCheck();
         Iterator<Map.Entry<CharSequence, CharSequence>> headers = head.headers().iteratorCharSequence();
         while (headers.hasNext()) {

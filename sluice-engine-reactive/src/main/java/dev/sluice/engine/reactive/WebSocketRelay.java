@@ -1,6 +1,8 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.ResponseHeadCheck;
+import dev.sluice.http.UpstreamFailure;
 import dev.sluice.http.WebSocketUpgrade;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.UpstreamEvent;
@@ -16,6 +18,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpClientCodec;
@@ -23,6 +26,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -90,7 +94,7 @@ final class WebSocketRelay {
                         @Override
                         protected void initChannel(Channel channel) {
                             channel.pipeline()
-                                    .addLast(CODEC, new HttpClientCodec())
+                                    .addLast(CODEC, new HttpClientCodec(Lane.decoding(), false, false))
                                     .addLast(TIMEOUT, new ReadTimeoutHandler(readTimeout, TimeUnit.NANOSECONDS))
                                     .addLast(handshake);
                         }
@@ -132,6 +136,7 @@ final class WebSocketRelay {
         private final MonoSink<Void> sink;
         private final long began = System.nanoTime();
         private boolean answered;
+        private boolean dropped; // its answer was refused (a 502): whatever follows of it is released
         private WebSocketTunnel tunnel; // after a 101
         private FluxSink<ByteBuf> body; // after any other answer, once the server subscribed to it
         private final java.util.ArrayDeque<HttpContent> early = new java.util.ArrayDeque<>(2); // before that
@@ -148,6 +153,10 @@ final class WebSocketRelay {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (dropped) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
             if (tunnel != null) {
                 if (msg instanceof ByteBuf bytes && !(msg instanceof HttpContent)) {
                     tunnel.fromUpstream(bytes);
@@ -156,10 +165,25 @@ final class WebSocketRelay {
                 }
                 return;
             }
+            if (!answered
+                    && msg instanceof HttpObject object
+                    && object.decoderResult().isFailure()) {
+                // not HTTP, or a head over the core's limit: as any other upstream response, a 502
+                fail(ctx, msg, new DecoderException(object.decoderResult().cause()));
+                return;
+            }
             if (!answered && msg instanceof HttpResponse head) {
                 int status = head.status().code();
-                if (status < 200 && status != 101) {
+                String problem = ResponseHeadCheck.statusProblem(status);
+                if (problem == null && status < 200 && status != 101) {
                     return; // 100 or 103: the real answer follows
+                }
+                if (problem == null && status != 101) {
+                    problem = UpstreamConnection.check(head); // a refusal is judged as any response is
+                }
+                if (problem != null) {
+                    fail(ctx, msg, new DecoderException(problem));
+                    return;
                 }
                 answered = true;
                 attempt.answered(status);
@@ -185,6 +209,16 @@ final class WebSocketRelay {
                 return;
             }
             ReferenceCountUtil.release(msg);
+        }
+
+        /** The answer is not one to relay: {@code 502 bad_response}, as for any upstream response. */
+        private void fail(ChannelHandlerContext ctx, Object msg, DecoderException problem) {
+            answered = true;
+            dropped = true;
+            ReferenceCountUtil.release(msg);
+            attempt.failed(UpstreamFailure.BAD_RESPONSE);
+            sink.error(problem);
+            ctx.close();
         }
 
         private void relay(ChannelHandlerContext ctx, HttpContent content) {

@@ -293,7 +293,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
         } else if (e instanceof ConnectException
                 || e instanceof NoRouteToHostException
                 || e instanceof UnknownHostException) {
-            failure = UpstreamFailure.REFUSED;
+            failure = e instanceof UnknownHostException ? UpstreamFailure.UNRESOLVED : UpstreamFailure.REFUSED;
         } else if (e instanceof SocketTimeoutException) {
             failure = UpstreamFailure.READ_TIMEOUT;
         } else if (e instanceof Http1Connection.TlsHandshakeFailed || e instanceof SSLHandshakeException) {

@@ -75,7 +75,10 @@ public final class UpgradeCall implements UpstreamResponse {
     }
 
     private static UpstreamFailure classify(Exception e) {
-        if (e instanceof ConnectException || e instanceof NoRouteToHostException || e instanceof UnknownHostException) {
+        if (e instanceof UnknownHostException) {
+            return UpstreamFailure.UNRESOLVED;
+        }
+        if (e instanceof ConnectException || e instanceof NoRouteToHostException) {
             return UpstreamFailure.REFUSED;
         }
         if (e instanceof SocketTimeoutException) {

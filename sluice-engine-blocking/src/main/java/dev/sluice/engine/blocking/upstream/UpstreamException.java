@@ -1,9 +1,10 @@
 package dev.sluice.engine.blocking.upstream;
 
+import dev.sluice.http.FailureAnswer;
 import dev.sluice.http.UpstreamFailure;
 
 /** An upstream call failed; {@link #failure()} says how, and so which status the client gets. */
-public final class UpstreamException extends Exception {
+public final class UpstreamException extends Exception implements FailureAnswer.Decided {
 
     private final UpstreamFailure failure;
 
@@ -14,5 +15,15 @@ public final class UpstreamException extends Exception {
 
     public UpstreamFailure failure() {
         return failure;
+    }
+
+    @Override
+    public int status() {
+        return failure.status();
+    }
+
+    @Override
+    public String code() {
+        return failure.code();
     }
 }
