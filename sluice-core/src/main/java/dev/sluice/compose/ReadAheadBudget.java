@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What the whole gateway may hold read ahead of its clients ({@code server.limits.max-read-ahead}):
@@ -36,7 +35,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * its timeout.
  *
  * <p>Thread-safe. {@link Grant#granted()} runs on the thread that released the bytes, never under the
- * budget's lock; it must only hand the news over (schedule a task, signal a waiter).
+ * budget's monitor; it must only hand the news over (schedule a task, signal a waiter).
  */
 public final class ReadAheadBudget {
 
@@ -53,9 +52,10 @@ public final class ReadAheadBudget {
 
     private final long capacity;
     private final AtomicLong available;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>(); // guarded by lock
-    private volatile int waiting; // waiters.size(), read without the lock
+    // guarded by itself: a monitor, not a lock that parks (an event loop must not park; the critical
+    // sections are a few instructions, and virtual threads do not pin on monitors since JDK 24)
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    private volatile int waiting; // waiters.size(), read without the monitor
 
     private record Waiter(long bytes, Grant grant) {}
 
@@ -146,13 +146,10 @@ public final class ReadAheadBudget {
             return true;
         }
         List<Grant> granted;
-        lock.lock();
-        try {
+        synchronized (waiters) {
             waiters.add(new Waiter(bytes, grant));
             waiting = waiters.size();
             granted = serve(); // bytes released since the check above are not missed
-        } finally {
-            lock.unlock();
         }
         boolean now = granted.contains(grant); // served at once: released bytes made room meanwhile
         if (now) {
@@ -172,8 +169,7 @@ public final class ReadAheadBudget {
     public boolean cancel(Grant grant) {
         List<Grant> granted;
         boolean removed = false;
-        lock.lock();
-        try {
+        synchronized (waiters) {
             for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
                 if (it.next().grant == grant) {
                     it.remove();
@@ -183,8 +179,6 @@ public final class ReadAheadBudget {
             }
             waiting = waiters.size();
             granted = removed ? serve() : List.of(); // the next in line may fit now
-        } finally {
-            lock.unlock();
         }
         tell(granted);
         return removed;
@@ -216,11 +210,8 @@ public final class ReadAheadBudget {
             return;
         }
         List<Grant> granted;
-        lock.lock();
-        try {
+        synchronized (waiters) {
             granted = serve();
-        } finally {
-            lock.unlock();
         }
         tell(granted);
     }
@@ -241,7 +232,7 @@ public final class ReadAheadBudget {
         return false;
     }
 
-    /** Under the lock: takes bytes for the waiters at the head of the line while they fit. */
+    /** Holding the monitor: takes bytes for the waiters at the head of the line while they fit. */
     private List<Grant> serve() {
         List<Grant> granted = List.of();
         Waiter head;
