@@ -41,7 +41,8 @@ public final class ReadAheadBudget {
 
     /** Whoever waits for bytes: told once, when they have been taken for it. */
     public interface Grant {
-        void granted();
+        /** {@code bytes} (what it asked for) are taken for it: it gives them back when done. */
+        void granted(long bytes);
     }
 
     /** The smallest budget a configuration may set: a few compositions' parts at once. */
@@ -58,6 +59,8 @@ public final class ReadAheadBudget {
     private volatile int waiting; // waiters.size(), read without the monitor
 
     private record Waiter(long bytes, Grant grant) {}
+
+    private record Granted(long bytes, Grant grant) {}
 
     /** A budget of {@code capacity} bytes (at least 1). */
     public ReadAheadBudget(long capacity) {
@@ -145,18 +148,22 @@ public final class ReadAheadBudget {
         if (waiting == 0 && takeIfAvailable(bytes)) {
             return true;
         }
-        List<Grant> granted;
+        List<Granted> granted;
         synchronized (waiters) {
             waiters.add(new Waiter(bytes, grant));
             waiting = waiters.size();
             granted = serve(); // bytes released since the check above are not missed
         }
-        boolean now = granted.contains(grant); // served at once: released bytes made room meanwhile
-        if (now) {
-            granted = new ArrayList<>(granted);
-            granted.remove(grant);
+        boolean now = false; // served at once: released bytes made room meanwhile
+        List<Granted> others = new ArrayList<>(granted.size());
+        for (Granted g : granted) {
+            if (g.grant == grant) {
+                now = true;
+            } else {
+                others.add(g);
+            }
         }
-        tell(granted);
+        tell(others);
         return now;
     }
 
@@ -167,7 +174,7 @@ public final class ReadAheadBudget {
      *     or will be told: it gives them back)
      */
     public boolean cancel(Grant grant) {
-        List<Grant> granted;
+        List<Granted> granted;
         boolean removed = false;
         synchronized (waiters) {
             for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
@@ -209,7 +216,7 @@ public final class ReadAheadBudget {
         if (waiting == 0) {
             return;
         }
-        List<Grant> granted;
+        List<Granted> granted;
         synchronized (waiters) {
             granted = serve();
         }
@@ -233,23 +240,23 @@ public final class ReadAheadBudget {
     }
 
     /** Holding the monitor: takes bytes for the waiters at the head of the line while they fit. */
-    private List<Grant> serve() {
-        List<Grant> granted = List.of();
+    private List<Granted> serve() {
+        List<Granted> granted = List.of();
         Waiter head;
         while ((head = waiters.peekFirst()) != null && takeIfAvailable(head.bytes)) {
             waiters.pollFirst();
             if (granted.isEmpty()) {
                 granted = new ArrayList<>(2);
             }
-            granted.add(head.grant);
+            granted.add(new Granted(head.bytes, head.grant));
         }
         waiting = waiters.size();
         return granted;
     }
 
-    private static void tell(List<Grant> granted) {
-        for (Grant grant : granted) {
-            grant.granted();
+    private static void tell(List<Granted> granted) {
+        for (Granted g : granted) {
+            g.grant.granted(g.bytes);
         }
     }
 

@@ -37,7 +37,7 @@ class ReadAheadBudgetTest {
         ReadAheadBudget budget = new ReadAheadBudget(100);
         assertThat(budget.tryAcquire(90)).isTrue();
         AtomicInteger told = new AtomicInteger();
-        assertThat(budget.acquire(50, told::incrementAndGet)).isFalse();
+        assertThat(budget.acquire(50, n -> told.incrementAndGet())).isFalse();
         assertThat(budget.waiting()).isEqualTo(1);
         budget.release(30); // 40 available: not enough
         assertThat(told).hasValue(0);
@@ -54,8 +54,8 @@ class ReadAheadBudgetTest {
         ReadAheadBudget budget = new ReadAheadBudget(100);
         assertThat(budget.tryAcquire(100)).isTrue();
         List<String> order = new ArrayList<>();
-        budget.acquire(80, () -> order.add("big"));
-        budget.acquire(10, () -> order.add("small"));
+        budget.acquire(80, n -> order.add("big"));
+        budget.acquire(10, n -> order.add("small"));
         assertThat(budget.tryAcquire(1)).as("someone waits: no barging").isFalse();
         budget.release(50); // 50: the big one still does not fit, so the small one waits behind it
         assertThat(order).isEmpty();
@@ -70,9 +70,9 @@ class ReadAheadBudgetTest {
         assertThat(budget.tryAcquire(70)).isTrue();
         AtomicInteger big = new AtomicInteger();
         AtomicInteger small = new AtomicInteger();
-        ReadAheadBudget.Grant bigGrant = big::incrementAndGet;
+        ReadAheadBudget.Grant bigGrant = n -> big.incrementAndGet();
         budget.acquire(80, bigGrant);
-        budget.acquire(20, small::incrementAndGet);
+        budget.acquire(20, n -> small.incrementAndGet());
         assertThat(small).hasValue(0);
         assertThat(budget.cancel(bigGrant)).isTrue();
         assertThat(small).hasValue(1);
@@ -107,7 +107,7 @@ class ReadAheadBudgetTest {
                     for (int i = 0; i < 20_000; i++) {
                         long n = 1 + random.nextInt(16 * 1024);
                         CountDownLatch granted = new CountDownLatch(1);
-                        ReadAheadBudget.Grant grant = granted::countDown;
+                        ReadAheadBudget.Grant grant = bytes -> granted.countDown();
                         if (budget.acquire(n, grant)) {
                             budget.release(n);
                         } else if (random.nextBoolean() && budget.cancel(grant)) {

@@ -55,6 +55,14 @@ final class Composition {
     private final boolean gather; // HTTP/1.x: one turn's bytes are written as one chunk
     private final Runnable flush = this::flush;
     private final Runnable wake = this::wake;
+    /**
+     * The client's connection closed: the composition ends, whatever it waits for (a part, the
+     * budget), so that what it holds goes back now rather than at its timeout. Removed when it ends:
+     * a kept-alive connection carries many compositions.
+     */
+    private final io.netty.util.concurrent.GenericFutureListener<io.netty.util.concurrent.Future<? super Void>>
+            clientGone = f -> onLoop(this::clientGone);
+
     private MonoSink<Void> sink;
     private boolean open; // the status line is out: body bytes may be written
     private boolean flushPending;
@@ -101,6 +109,7 @@ final class Composition {
         return Mono.create(sink -> {
             this.sink = sink;
             sink.onCancel(() -> onLoop(this::stop));
+            channel.closeFuture().addListener(clientGone);
             onLoop(this::drain);
         });
     }
@@ -348,6 +357,7 @@ final class Composition {
             return;
         }
         finished = true;
+        channel.closeFuture().removeListener(clientGone);
         if (gate != null) {
             gate.release();
         }
@@ -367,6 +377,13 @@ final class Composition {
         turnBudgeted = 0;
         for (Part part : parts) {
             part.close();
+        }
+    }
+
+    private void clientGone() {
+        if (!finished) {
+            stop();
+            done();
         }
     }
 

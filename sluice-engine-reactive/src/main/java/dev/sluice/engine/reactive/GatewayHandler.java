@@ -85,6 +85,11 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         });
     }
 
+    /** The budget every composition of this gateway reads ahead within. */
+    ReadAheadBudget readAheadBudget() {
+        return budget;
+    }
+
     /** Compiles {@code next} on {@code upstreams} and makes it the snapshot new requests run on. */
     void reload(GatewayConfig next, Map<String, Upstream> upstreams) {
         snapshots.swap(compile(next, resources, upstreams, observer, budget));

@@ -81,6 +81,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private boolean between; // a try was dropped, the next not begun: its late signals are ignored
     private long reserved; // taken from the budget for reads, not yet filled by bytes
     private long asked; // waiting in the budget's line for this much (0: not waiting)
+    private Runnable afterGrant; // what goes on once it is granted
 
     Part(
             Composition composition,
@@ -141,7 +142,14 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         acquire();
     }
 
+    /**
+     * Asks the lane for a connection, once the budget gave the first read's share: the status line's
+     * read brings body bytes with it.
+     */
     private void acquire() {
+        if (!reserveRead(this::acquire)) {
+            return; // the budget is spent: asks again when granted
+        }
         attempts++;
         acquiring = true;
         upstream.lane(attempt.endpoint(), composition.home).acquire(this);
@@ -366,36 +374,61 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
      * once the budget gives a read's share; while it does not, the part waits in its line.
      */
     void requestMore() {
-        if (outstanding || asked > 0) {
+        if (outstanding || asked > 0 || connection == null) { // no connection: not reading yet, or never again
             return;
         }
-        if (ended || done || closed || connection == null || buffered >= readAhead) {
+        if (ended || done || closed || buffered >= readAhead) {
             giveBackReserve(); // not reading now: the share is someone else's meanwhile
             return;
         }
-        long need = budget.fit(READ_SHARE) - reserved;
-        if (need > 0) {
-            if (!budget.acquire(need, grant)) {
-                asked = need; // granted() reads on
-                return;
-            }
-            reserved += need;
+        if (!reserveRead(this::requestMore)) {
+            return;
         }
         outstanding = true;
         connection.read();
     }
 
+    /**
+     * Whether a read's share is taken from the budget; if not, the part waits in its line and {@code
+     * then} runs once it is granted.
+     */
+    private boolean reserveRead(Runnable then) {
+        if (asked > 0) { // in line already (a try timed out while it waited): what follows the grant changes
+            afterGrant = then;
+            return false;
+        }
+        long need = budget.fit(READ_SHARE) - reserved;
+        if (need <= 0) {
+            return true;
+        }
+        if (budget.acquire(need, grant)) {
+            reserved += need;
+            return true;
+        }
+        asked = need;
+        afterGrant = then;
+        return false;
+    }
+
     /** The budget took what this part waits for: on whichever thread released bytes. */
-    private void granted() {
-        composition.home.execute(() -> {
-            reserved += asked;
-            asked = 0;
-            if (closed || done) {
-                giveBackReserve();
-            } else {
-                requestMore();
-            }
-        });
+    private void granted(long bytes) {
+        try {
+            composition.home.execute(this::onGranted);
+        } catch (java.util.concurrent.RejectedExecutionException e) { // the loop is gone: the gateway stopped
+            budget.release(bytes);
+        }
+    }
+
+    private void onGranted() {
+        reserved += asked;
+        asked = 0;
+        Runnable then = afterGrant;
+        afterGrant = null;
+        if (closed || done) {
+            giveBackReserve();
+        } else {
+            then.run();
+        }
     }
 
     private void giveBackReserve() {
