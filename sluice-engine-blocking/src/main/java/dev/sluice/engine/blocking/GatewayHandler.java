@@ -114,6 +114,11 @@ final class GatewayHandler extends Handler.Abstract {
         });
     }
 
+    /** The budget every composition of this gateway reads ahead within. */
+    ReadAheadBudget readAheadBudget() {
+        return budget;
+    }
+
     /** Compiles {@code next} on {@code clients} and makes it the snapshot new requests run on. */
     void reload(GatewayConfig next, Map<String, UpstreamClient> clients) {
         snapshots.swap(compile(next, clients));

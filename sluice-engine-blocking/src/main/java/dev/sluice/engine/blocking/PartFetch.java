@@ -102,7 +102,9 @@ final class PartFetch implements Runnable {
             if (!takeBudget(cost)) {
                 return; // cancelled while it waited: the body was never read
             }
-            newRing(size, cost);
+            if (!newRing(size, cost)) {
+                return; // cancelled meanwhile: the relay has let go of the rings already
+            }
             while (true) {
                 int pos;
                 int room;
@@ -138,16 +140,27 @@ final class PartFetch implements Runnable {
      * {@code cost} taken from the budget. Both the fetch and the relay let go of it, whether or not
      * the part's body is read.
      */
-    private void newRing(int size, long cost) {
+    private boolean newRing(int size, long cost) {
         byte[] r = rings.take(size, capacity);
+        boolean late;
         composition.lock.lock();
         try {
-            ringHolds.set(2);
-            charged = cost;
-            ring = r;
+            // cancelled before the relay lets go (both under the lock): a part cancelled by now may
+            // have been let go of already, and a ring set now would never be given back
+            late = cancelled;
+            if (!late) {
+                ringHolds.set(2);
+                charged = cost;
+                ring = r;
+            }
         } finally {
             composition.lock.unlock();
         }
+        if (late) {
+            rings.give(r);
+            budget.release(cost);
+        }
+        return !late;
     }
 
     /**
@@ -155,7 +168,8 @@ final class PartFetch implements Runnable {
      * upstream feels it as TCP backpressure) until they are granted or the part is cancelled (the
      * composition is over, or the plan stopped the part at its deadline).
      *
-     * @return whether they were taken; false: cancelled, nothing taken
+     * @return whether they were taken; false: cancelled, nothing taken (the caller still checks for a
+     *     cancellation after a grant: {@link #newRing})
      */
     private boolean takeBudget(long cost) {
         BudgetWait wait = new BudgetWait(cost);
@@ -190,7 +204,7 @@ final class PartFetch implements Runnable {
         }
 
         @Override
-        public void granted() {
+        public void granted(long bytes) {
             boolean giveBack;
             composition.lock.lock();
             try {
