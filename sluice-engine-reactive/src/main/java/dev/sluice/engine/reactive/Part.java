@@ -51,6 +51,8 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
      */
     static final int READ_SHARE = 64 * 1024;
 
+    private static final Runnable NOTHING = () -> {};
+
     final int index;
     final PartConfig config;
     private final Composition composition;
@@ -124,6 +126,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (closed || done) {
             return;
         }
+        if (!reserveRead(this::call)) {
+            return; // waiting for the budget is not the try's time: its timer starts once it is granted
+        }
         attempt = upstream.guard().begin(attempt);
         if (attempt == null) {
             plan.failed(index, UpstreamFailure.CIRCUIT_OPEN, 0);
@@ -143,8 +148,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     }
 
     /**
-     * Asks the lane for a connection, once the budget gave the first read's share: the status line's
-     * read brings body bytes with it.
+     * Asks the lane for a connection, with the first read's share taken from the budget (by {@link
+     * #call}; again here for a resend, should it have gone meanwhile): the status line's read brings
+     * body bytes with it.
      */
     private void acquire() {
         if (!reserveRead(this::acquire)) {
@@ -186,6 +192,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private void dropTry(UpstreamConnection c, long wait) {
         between = true;
         outstanding = false;
+        if (asked > 0) {
+            afterGrant = NOTHING; // a grant during the wait before the next try only adds to the share
+        }
         if (c == null) {
             retryAfter(wait);
         } else {
@@ -426,7 +435,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         afterGrant = null;
         if (closed || done) {
             giveBackReserve();
-        } else {
+        } else if (then != null) {
             then.run();
         }
     }
