@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * So a composition queued behind clients that never read makes progress, or fails cleanly, within
  * its timeout.
  *
- * <p>Thread-safe. {@link Grant#granted()} runs on the thread that released the bytes, never under the
+ * <p>Thread-safe. {@link Grant#granted(long)} runs on the thread that released the bytes, never under the
  * budget's monitor; it must only hand the news over (schedule a task, signal a waiter).
  */
 public final class ReadAheadBudget {
@@ -53,8 +53,9 @@ public final class ReadAheadBudget {
 
     private final long capacity;
     private final AtomicLong available;
-    // guarded by itself: a monitor, not a lock that parks (an event loop must not park; the critical
-    // sections are a few instructions, and virtual threads do not pin on monitors since JDK 24)
+    // guarded by itself: a monitor rather than a ReentrantLock, whose contended lock() parks through
+    // LockSupport, which an event loop must not (BlockHound refuses it); the critical sections are a
+    // few instructions, and virtual threads do not pin on monitors since JDK 24
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     private volatile int waiting; // waiters.size(), read without the monitor
 
