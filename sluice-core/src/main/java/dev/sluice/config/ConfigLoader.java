@@ -220,7 +220,7 @@ public final class ConfigLoader {
                     "'io_uring' needs engine 'reactive' (expected: auto or nio for engine '" + engine.key() + "')");
         }
         ServerLimits limits = m.mapping("limits", "a mapping of limits")
-                .map(ConfigLoader::limits)
+                .map(l -> limits(l, readAhead))
                 .orElse(d.limits());
         Optional<TlsConfig> tls = m.mapping("tls", "a mapping with certificate and key (PEM files)")
                 .flatMap(t -> tls(t, base));
@@ -312,7 +312,15 @@ public final class ConfigLoader {
         return Optional.of(new TlsConfig.CertificateFiles(base.resolve(certificate.get()), base.resolve(key.get())));
     }
 
-    private static ServerLimits limits(Mapping m) {
+    /** {@code bytes} as a configuration would say it: {@code 256KiB}, {@code 64MiB}, or bytes. */
+    private static String sizeText(long bytes) {
+        if (bytes % (1 << 20) == 0) {
+            return (bytes >> 20) + "MiB";
+        }
+        return bytes % 1024 == 0 ? (bytes >> 10) + "KiB" : Long.toString(bytes);
+    }
+
+    private static ServerLimits limits(Mapping m, int readAhead) {
         ServerLimits d = ServerLimits.defaults();
         m.allowOnly(
                 "max-request-line",
@@ -323,7 +331,8 @@ public final class ConfigLoader {
                 "idle-timeout",
                 "max-connections",
                 "max-requests",
-                "websocket-idle-timeout");
+                "websocket-idle-timeout",
+                "max-read-ahead");
         int requestLine =
                 m.size("max-request-line", d.maxRequestLine(), 256, "a size from 256 bytes, such as 8KiB (414 beyond)");
         int headerBytes =
@@ -339,6 +348,12 @@ public final class ConfigLoader {
         int requests =
                 m.integer("max-requests", d.maxRequests(), 0, 1_000_000, "a whole number from 0 (no bound) to 1000000");
         Duration websocketIdle = m.duration("websocket-idle-timeout", d.websocketIdleTimeout());
+        long readAheadFloor = Math.max(ServerLimits.MIN_READ_AHEAD, 4L * readAhead);
+        String readAheadExpected = "auto, or a size from " + sizeText(readAheadFloor)
+                + " (256KiB, and at least four times server.read-ahead), such as 64MiB";
+        long maxReadAhead = m.has("max-read-ahead") && "auto".equals(m.raw("max-read-ahead"))
+                ? ServerLimits.AUTO
+                : m.longSize("max-read-ahead", d.maxReadAhead(), readAheadFloor, readAheadExpected);
         return new ServerLimits(
                 requestLine,
                 headerBytes,
@@ -348,7 +363,8 @@ public final class ConfigLoader {
                 idleTimeout,
                 connections,
                 requests,
-                websocketIdle);
+                websocketIdle,
+                maxReadAhead);
     }
 
     private static Optional<RedisConfig> redis(Mapping root) {

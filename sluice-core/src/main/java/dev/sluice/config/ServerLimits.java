@@ -25,6 +25,9 @@ import java.time.Duration;
  *     {@code 0} for no bound
  * @param websocketIdleTimeout longest a WebSocket tunnel may stay silent, no byte in either direction,
  *     before the gateway closes both its connections ({@link dev.sluice.http.WebSocketUpgrade})
+ * @param maxReadAhead most bytes all compositions together may hold read ahead of their clients
+ *     ({@code max-read-ahead}; {@link dev.sluice.compose.ReadAheadBudget}); {@link #AUTO} for a share
+ *     of the JVM's memory
  */
 public record ServerLimits(
         int maxRequestLine,
@@ -35,15 +38,49 @@ public record ServerLimits(
         Duration idleTimeout,
         int maxConnections,
         int maxRequests,
-        Duration websocketIdleTimeout) {
+        Duration websocketIdleTimeout,
+        long maxReadAhead) {
 
     /** No bound on a request body. */
     public static final long UNLIMITED = -1;
 
+    /** {@code max-read-ahead: auto}: the budget is a share of the JVM's memory ({@link dev.sluice.compose.ReadAheadBudget#auto}). */
+    public static final long AUTO = 0;
+
+    /** The smallest {@link #maxReadAhead} a configuration may set: a few compositions' parts at once. */
+    public static final long MIN_READ_AHEAD = 256 * 1024;
+
     public ServerLimits {
+        if (maxReadAhead < 0) {
+            throw new IllegalArgumentException("maxReadAhead: " + maxReadAhead + " (expected: AUTO, or bytes)");
+        }
         requireNonNull(headerTimeout, "headerTimeout");
         requireNonNull(idleTimeout, "idleTimeout");
         requireNonNull(websocketIdleTimeout, "websocketIdleTimeout");
+    }
+
+    /** The limits with the default {@link #maxReadAhead} ({@link #AUTO}). */
+    public ServerLimits(
+            int maxRequestLine,
+            int maxHeaderBytes,
+            int maxHeaders,
+            long maxBody,
+            Duration headerTimeout,
+            Duration idleTimeout,
+            int maxConnections,
+            int maxRequests,
+            Duration websocketIdleTimeout) {
+        this(
+                maxRequestLine,
+                maxHeaderBytes,
+                maxHeaders,
+                maxBody,
+                headerTimeout,
+                idleTimeout,
+                maxConnections,
+                maxRequests,
+                websocketIdleTimeout,
+                AUTO);
     }
 
     /** The limits with the default {@link #websocketIdleTimeout}. */
@@ -82,7 +119,23 @@ public record ServerLimits(
                 idleTimeout,
                 maxConnections,
                 maxRequests,
-                timeout);
+                timeout,
+                maxReadAhead);
+    }
+
+    /** These limits with another {@link #maxReadAhead} ({@link #AUTO}, or bytes). */
+    public ServerLimits withMaxReadAhead(long bytes) {
+        return new ServerLimits(
+                maxRequestLine,
+                maxHeaderBytes,
+                maxHeaders,
+                maxBody,
+                headerTimeout,
+                idleTimeout,
+                maxConnections,
+                maxRequests,
+                websocketIdleTimeout,
+                bytes);
     }
 
     public static ServerLimits defaults() {

@@ -42,6 +42,14 @@ public interface RunningGateway extends AutoCloseable {
     }
 
     /**
+     * The budget every composition's read-ahead is taken from ({@code server.limits.max-read-ahead}):
+     * for gauges and tests, which read what it holds. Empty when the engine has none.
+     */
+    default java.util.Optional<dev.sluice.compose.ReadAheadBudget> readAheadBudget() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * Routes new requests by {@code next} from now on, atomically: a request in flight finishes on the
      * configuration it began with. Upstreams {@code change} keeps go on with their pools; those it
      * starts get new ones; those it retires serve what began before the swap and then close (their

@@ -46,7 +46,8 @@ class ConfigLoaderTest {
                                         Duration.ofSeconds(30),
                                         500,
                                         400,
-                                        Duration.ofSeconds(90)))
+                                        Duration.ofSeconds(90),
+                                        48L << 20))
                         .with(Http2Settings.disabled()));
         assertThat(config.admin()).isEmpty();
         assertThat(config.upstreams()).containsOnlyKeys("catalog", "maps");

@@ -29,11 +29,13 @@ public final class ChildGateway implements AutoCloseable {
     private final Process process;
     private final Path stderr;
     private final int port;
+    private final StringBuffer stdout; // what the child printed after its port line (its log), last 1 MB
 
-    private ChildGateway(Process process, Path stderr, int port) {
+    private ChildGateway(Process process, Path stderr, int port, StringBuffer stdout) {
         this.process = process;
         this.stderr = stderr;
         this.port = port;
+        this.stdout = stdout;
     }
 
     /** Starts the child and waits (up to 60 s) for its {@code PORT <n>} line. */
@@ -87,9 +89,10 @@ public final class ChildGateway implements AutoCloseable {
                 throw new IllegalStateException("child gateway: exited with " + process.waitFor()
                         + " before 'PORT <n>' (expected: a port); stderr: " + Files.readString(stderr));
             }
-            Thread.ofVirtual().start(() -> drain(out));
+            StringBuffer log = new StringBuffer();
+            Thread.ofVirtual().start(() -> drain(out, log));
             return new ChildGateway(
-                    process, stderr, Integer.parseInt(line.substring(5).trim()));
+                    process, stderr, Integer.parseInt(line.substring(5).trim()), log);
         } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
             kill(process);
             deleteQuietly(stderr);
@@ -125,6 +128,11 @@ public final class ChildGateway implements AutoCloseable {
             // not Linux, or the child is gone
         }
         return java.util.OptionalLong.empty();
+    }
+
+    /** What the child wrote on stdout after its port line so far (its log): the last megabyte of it. */
+    public String stdout() {
+        return stdout.toString();
     }
 
     /** What the child wrote on stderr so far. */
@@ -175,10 +183,13 @@ public final class ChildGateway implements AutoCloseable {
         }
     }
 
-    private static void drain(BufferedReader out) {
+    private static void drain(BufferedReader out, StringBuffer log) {
         try {
-            while (out.readLine() != null) {
-                // stdout after the port line is not used
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                log.append(line).append('\n');
+                if (log.length() > 1 << 20) {
+                    log.delete(0, log.length() - (1 << 19));
+                }
             }
         } catch (IOException ignored) {
             // the child ended

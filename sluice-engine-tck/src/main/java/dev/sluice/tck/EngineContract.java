@@ -223,6 +223,20 @@ public abstract class EngineContract {
         }
     }
 
+    /** Forks a gateway JVM with a 64 MB heap: clients that never read a composition. */
+    @Nested
+    class ReadAheadBudget extends ReadAheadBudgetContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
     @Nested
     class PathSafety extends PathSafetyContract {
         @Override

@@ -48,6 +48,12 @@ public final class TestGateway implements AutoCloseable {
         return running.port();
     }
 
+    /** The gateway's read-ahead budget: {@link RunningGateway#readAheadBudget()}, which every engine has. */
+    public dev.sluice.compose.ReadAheadBudget readAheadBudget() {
+        return running.readAheadBudget()
+                .orElseThrow(() -> new AssertionError("the engine reports no read-ahead budget (expected: one)"));
+    }
+
     /** {@code http://127.0.0.1:<port><target>}. */
     public URI uri(String target) {
         return URI.create("http://127.0.0.1:" + port() + target);

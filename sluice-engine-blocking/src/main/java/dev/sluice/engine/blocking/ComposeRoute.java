@@ -2,6 +2,7 @@ package dev.sluice.engine.blocking;
 
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.JsonSplice;
+import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.config.RouteConfig;
@@ -31,6 +32,7 @@ final class ComposeRoute implements RouteHandler {
     private final Executor fanout;
     private final int readAhead;
     private final RingPool rings;
+    private final ReadAheadBudget budget; // the gateway's: every part's ring is taken from it
     private final String id;
     private final GatewayObserver observer;
     private final ByteBufferPool buffers; // the server's: the response's staging buffer
@@ -43,6 +45,7 @@ final class ComposeRoute implements RouteHandler {
             Executor fanout,
             int readAhead,
             RingPool rings,
+            ReadAheadBudget budget,
             GatewayObserver observer,
             ByteBufferPool buffers,
             ScheduledExecutorService timer) {
@@ -61,6 +64,7 @@ final class ComposeRoute implements RouteHandler {
         this.fanout = fanout;
         this.readAhead = readAhead;
         this.rings = rings;
+        this.budget = budget;
     }
 
     @Override
@@ -79,7 +83,7 @@ final class ComposeRoute implements RouteHandler {
             String path = client.config().basePath() + part.path().expand(match.variables(), query, match.remainder());
             UpstreamRequest out = new UpstreamRequest("GET", path).header("Accept", "application/json");
             Requests.addForwarding(request, client.config(), rules, edits, out);
-            fetches[i] = new PartFetch(composition, i, part, client, out, readAhead, plan.validator(i), rings);
+            fetches[i] = new PartFetch(composition, i, part, client, out, readAhead, plan.validator(i), rings, budget);
             composition.add(fetches[i]);
         }
         try {

@@ -67,12 +67,12 @@ final class Composition {
         }
     }
 
-    /** The part's status line arrived. Returns whether to read the body (into {@code ring}, the part's). */
-    boolean answered(PartFetch part, int status, String contentType, byte[] ring) {
+    /** The part's status line arrived. Returns whether to read the body (into a ring of {@code capacity} bytes). */
+    boolean answered(PartFetch part, int status, String contentType, int capacity) {
         lock.lock();
         try {
             plan.attempts(part.index, part.request.tries());
-            boolean read = !part.cancelled && plan.answered(part.index, status, contentType, ring.length);
+            boolean read = !part.cancelled && plan.answered(part.index, status, contentType, capacity);
             changed.signalAll();
             return read;
         } finally {

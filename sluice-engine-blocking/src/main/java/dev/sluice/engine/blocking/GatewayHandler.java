@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
@@ -57,6 +58,7 @@ final class GatewayHandler extends Handler.Abstract {
     private final ExecutorService fanout;
     private final ScheduledExecutorService timer;
     private final RingPool rings = new RingPool(16L << 20);
+    private final ReadAheadBudget budget; // every composition's rings, across reloads (server.limits cannot change)
     /**
      * The server's buffers (its connector's too): asked once, not per request through {@code
      * request.getComponents()}, which takes the request's channel lock.
@@ -80,6 +82,7 @@ final class GatewayHandler extends Handler.Abstract {
         this.fanout = fanout;
         this.timer = timer;
         this.resources = PolicyResources.of(config);
+        this.budget = ReadAheadBudget.of(config.server());
         this.snapshots = new GatewaySnapshot.Holder<>(compile(config, clients));
     }
 
@@ -96,8 +99,22 @@ final class GatewayHandler extends Handler.Abstract {
                         buffers);
             case ComposeTarget compose ->
                 new ComposeRoute(
-                        route, compose, clients, fanout, config.server().readAhead(), rings, observer, buffers, timer);
+                        route,
+                        compose,
+                        clients,
+                        fanout,
+                        config.server().readAhead(),
+                        rings,
+                        budget,
+                        observer,
+                        buffers,
+                        timer);
         });
+    }
+
+    /** The budget every composition of this gateway reads ahead within. */
+    ReadAheadBudget readAheadBudget() {
+        return budget;
     }
 
     /** Compiles {@code next} on {@code clients} and makes it the snapshot new requests run on. */

@@ -283,6 +283,11 @@ final class JettyGateway implements RunningGateway {
     }
 
     @Override
+    public java.util.Optional<dev.sluice.compose.ReadAheadBudget> readAheadBudget() {
+        return java.util.Optional.of(handler.readAheadBudget());
+    }
+
+    @Override
     public java.util.List<dev.sluice.upstream.UpstreamGuard> guards() {
         return clients.values().stream()
                 .filter(c -> c instanceof dev.sluice.engine.blocking.upstream.GuardedUpstreamClient)

@@ -1,6 +1,7 @@
 package dev.sluice.engine.blocking;
 
 import dev.sluice.compose.JsonValidator;
+import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamException;
@@ -18,7 +19,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *                      └ at most read-ahead bytes
  * </pre>
  *
- * All fields below the constructor's are guarded by the composition's lock.
+ * <p>The ring's bytes are the gateway's {@link ReadAheadBudget}'s: taken before the ring is, while
+ * the body waits unread in the upstream connection, and given back with the ring when the composition
+ * is over. A part whose ring the budget cannot give yet waits without reading; its composition's
+ * deadline (or its end) ends that wait.
+ *
+ * <p>All fields below the constructor's are guarded by the composition's lock.
  */
 final class PartFetch implements Runnable {
 
@@ -30,6 +36,7 @@ final class PartFetch implements Runnable {
     private final int capacity;
     private final JsonValidator validator; // the plan's, fed on the fetch thread only
     private final RingPool rings;
+    private final ReadAheadBudget budget;
     /** Who still uses the ring: the fetch and the relay; the last to let go returns it to the pool. */
     private final AtomicInteger ringHolds = new AtomicInteger();
 
@@ -37,6 +44,7 @@ final class PartFetch implements Runnable {
     boolean cancelled;
     boolean ended; // the whole body is in the ring
     byte[] ring;
+    long charged; // the budget's bytes the ring holds, given back with it
     int readPos;
     int writePos;
     int count;
@@ -49,7 +57,8 @@ final class PartFetch implements Runnable {
             UpstreamRequest request,
             int capacity,
             JsonValidator validator,
-            RingPool rings) {
+            RingPool rings,
+            ReadAheadBudget budget) {
         this.composition = composition;
         this.index = index;
         this.config = config;
@@ -58,6 +67,7 @@ final class PartFetch implements Runnable {
         this.capacity = capacity;
         this.validator = validator;
         this.rings = rings;
+        this.budget = budget;
     }
 
     @Override
@@ -82,9 +92,18 @@ final class PartFetch implements Runnable {
         }
         int status = response.status();
         try (response) {
-            if (!composition.answered(
-                    this, status, response.header("Content-Type"), newRing(response.contentLength()))) {
+            long contentLength = response.contentLength();
+            int size = contentLength >= 0 && contentLength < capacity ? (int) contentLength + 1 : capacity;
+            int length = RingPool.length(size, capacity);
+            if (!composition.answered(this, status, response.header("Content-Type"), length)) {
                 return;
+            }
+            long cost = budget.fit(length);
+            if (!takeBudget(cost)) {
+                return; // cancelled while it waited: the body was never read
+            }
+            if (!newRing(size, cost)) {
+                return; // cancelled meanwhile: the relay has let go of the rings already
             }
             while (true) {
                 int pos;
@@ -117,20 +136,88 @@ final class PartFetch implements Runnable {
 
     /**
      * The ring for this part's body: the read-ahead, or less when the body's length is known and
-     * smaller (one byte more, so that the end of the body is read without waiting for room). Both
-     * the fetch and the relay let go of it, whether or not the part's body is read.
+     * smaller (one byte more, so that the end of the body is read without waiting for room), its
+     * {@code cost} taken from the budget. Both the fetch and the relay let go of it, whether or not
+     * the part's body is read.
      */
-    private byte[] newRing(long contentLength) {
-        int size = contentLength >= 0 && contentLength < capacity ? (int) contentLength + 1 : capacity;
+    private boolean newRing(int size, long cost) {
         byte[] r = rings.take(size, capacity);
+        boolean late;
         composition.lock.lock();
         try {
-            ringHolds.set(2);
-            ring = r;
+            // cancelled before the relay lets go (both under the lock): a part cancelled by now may
+            // have been let go of already, and a ring set now would never be given back
+            late = cancelled;
+            if (!late) {
+                ringHolds.set(2);
+                charged = cost;
+                ring = r;
+            }
         } finally {
             composition.lock.unlock();
         }
-        return r;
+        if (late) {
+            rings.give(r);
+            budget.release(cost);
+        }
+        return !late;
+    }
+
+    /**
+     * Takes {@code cost} bytes from the budget, waiting while it is spent (the body unread: the
+     * upstream feels it as TCP backpressure) until they are granted or the part is cancelled (the
+     * composition is over, or the plan stopped the part at its deadline).
+     *
+     * @return whether they were taken; false: cancelled, nothing taken (the caller still checks for a
+     *     cancellation after a grant: {@link #newRing})
+     */
+    private boolean takeBudget(long cost) {
+        BudgetWait wait = new BudgetWait(cost);
+        if (budget.acquire(cost, wait)) {
+            return true;
+        }
+        boolean granted;
+        composition.lock.lock();
+        try {
+            while (!wait.granted && !cancelled) {
+                composition.changed.awaitUninterruptibly();
+            }
+            granted = wait.granted;
+            wait.abandoned = !granted;
+        } finally {
+            composition.lock.unlock();
+        }
+        if (!granted) {
+            budget.cancel(wait); // too late when the grant is under way: it gives the bytes back itself
+        }
+        return granted;
+    }
+
+    /** A fetch waiting for the budget; told on the thread that released bytes, which holds no composition's lock. */
+    private final class BudgetWait implements ReadAheadBudget.Grant {
+        private final long cost;
+        boolean granted; // guarded by composition.lock
+        boolean abandoned; // guarded by composition.lock: the fetch stopped waiting
+
+        BudgetWait(long cost) {
+            this.cost = cost;
+        }
+
+        @Override
+        public void granted(long bytes) {
+            boolean giveBack;
+            composition.lock.lock();
+            try {
+                giveBack = abandoned;
+                granted = !abandoned;
+                composition.changed.signalAll();
+            } finally {
+                composition.lock.unlock();
+            }
+            if (giveBack) {
+                budget.release(cost); // outside the lock: it may tell other compositions' waiters
+            }
+        }
     }
 
     /**
@@ -140,14 +227,17 @@ final class PartFetch implements Runnable {
      */
     void letGoOfRing() {
         byte[] r;
+        long cost;
         composition.lock.lock();
         try {
             r = ring;
+            cost = charged;
         } finally {
             composition.lock.unlock();
         }
         if (r != null && ringHolds.decrementAndGet() == 0) {
             rings.give(r);
+            budget.release(cost); // no lock held: it may tell other compositions' waiters
         }
     }
 }

@@ -25,7 +25,13 @@ final class RingPool {
         }
     }
 
-    /** A ring of at least {@code size} bytes and at most {@code max(size, limit)}. */
+    /** The length of the ring {@link #take}{@code (size, limit)} gives: what it costs before it is taken. */
+    static int length(int size, int limit) {
+        int shift = Math.max(MIN_SHIFT, 32 - Integer.numberOfLeadingZeros(size - 1));
+        return shift > MAX_SHIFT || (1 << shift) > Math.max(size, limit) ? size : 1 << shift;
+    }
+
+    /** A ring of at least {@code size} bytes and at most {@code max(size, limit)}: {@link #length} of them. */
     byte[] take(int size, int limit) {
         int shift = Math.max(MIN_SHIFT, 32 - Integer.numberOfLeadingZeros(size - 1));
         if (shift > MAX_SHIFT || (1 << shift) > Math.max(size, limit)) {

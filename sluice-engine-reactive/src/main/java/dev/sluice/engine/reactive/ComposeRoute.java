@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.compose.JsonSplice;
+import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.config.RouteConfig;
@@ -25,6 +26,7 @@ final class ComposeRoute {
     final JsonSplice splice;
     final HeaderRules rules;
     final int readAhead;
+    final ReadAheadBudget budget; // the gateway's, shared by every composition
     final String id;
     final GatewayObserver observer;
     final String[] fixedPaths; // by part index, base path included; null when the part's path has placeholders
@@ -36,8 +38,10 @@ final class ComposeRoute {
             ComposeTarget target,
             Map<String, Upstream> upstreams,
             int readAhead,
+            ReadAheadBudget budget,
             GatewayObserver observer) {
         this.id = route.id();
+        this.budget = budget;
         this.observer = observer;
         this.target = target;
         this.parts = target.parts();

@@ -33,6 +33,10 @@ import reactor.netty.http.server.HttpServerResponse;
  * </pre>
  *
  * One timer at a time wakes the plan for its nearest deadline.
+ *
+ * <p>A part's bytes stay taken from the gateway's {@link dev.sluice.compose.ReadAheadBudget} until
+ * their write to the client completes (or fails: the connection closed), so that what clients do not
+ * read counts against the budget wherever it waits, in a part or in the connection's outbound buffer.
  */
 final class Composition {
 
@@ -51,6 +55,14 @@ final class Composition {
     private final boolean gather; // HTTP/1.x: one turn's bytes are written as one chunk
     private final Runnable flush = this::flush;
     private final Runnable wake = this::wake;
+    /**
+     * The client's connection closed: the composition ends, whatever it waits for (a part, the
+     * budget), so that what it holds goes back now rather than at its timeout. Removed when it ends:
+     * a kept-alive connection carries many compositions.
+     */
+    private final io.netty.util.concurrent.GenericFutureListener<io.netty.util.concurrent.Future<? super Void>>
+            clientGone = f -> onLoop(this::clientGone);
+
     private MonoSink<Void> sink;
     private boolean open; // the status line is out: body bytes may be written
     private boolean flushPending;
@@ -59,6 +71,7 @@ final class Composition {
     private boolean finished;
     private ByteBuf pendingKey; // the key of the part being relayed, not yet written
     private CompositeByteBuf turn; // this turn's bytes, not yet written (only when gathering)
+    private long turnBudgeted; // how many of them are parts' bytes, taken from the budget
     private ScheduledFuture<?> timer;
     private long timerDeadline;
 
@@ -96,6 +109,7 @@ final class Composition {
         return Mono.create(sink -> {
             this.sink = sink;
             sink.onCancel(() -> onLoop(this::stop));
+            channel.closeFuture().addListener(clientGone);
             onLoop(this::drain);
         });
     }
@@ -172,7 +186,7 @@ final class Composition {
                         emit(pendingKey);
                         pendingKey = null;
                     }
-                    emit(chunk);
+                    emitPartBytes(chunk);
                     part.requestMore(); // may deliver, end or fail the part right here
                 }
                 case FINISH -> finish();
@@ -263,6 +277,36 @@ final class Composition {
     }
 
     /**
+     * {@link #emit} for a part's bytes, which go back to the budget once written (or dropped): with
+     * the turn's write when gathering, else with their own.
+     */
+    private void emitPartBytes(ByteBuf chunk) {
+        int n = chunk.readableBytes();
+        if (!channel.isActive()) {
+            chunk.release();
+            route.budget.release(n);
+            return;
+        }
+        if (gather) {
+            turnBudgeted += n;
+            emit(chunk);
+        } else {
+            channel.write(chunk, giveBackWhenWritten(n));
+            if (!flushPending) {
+                flushPending = true;
+                home.execute(flush);
+            }
+        }
+    }
+
+    /** A promise that gives {@code n} bytes back to the budget when the write it is for completes or fails. */
+    private io.netty.channel.ChannelPromise giveBackWhenWritten(long n) {
+        io.netty.channel.ChannelPromise promise = channel.newPromise();
+        promise.addListener(f -> route.budget.release(n));
+        return promise;
+    }
+
+    /**
      * {@code chunk}, or a direct copy of it when it is on the heap (a {@code null} or {@code _meta}, a
      * few bytes): a composite with one heap component is not direct, and the io_uring transport copies
      * a buffer that is not into a new direct one whole before writing it, parts' bytes included.
@@ -284,10 +328,13 @@ final class Composition {
             return;
         }
         turn = null;
+        long budgeted = turnBudgeted;
+        turnBudgeted = 0;
         if (channel.isActive()) {
-            channel.write(bytes, channel.voidPromise());
+            channel.write(bytes, budgeted > 0 ? giveBackWhenWritten(budgeted) : channel.voidPromise());
         } else {
             bytes.release();
+            route.budget.release(budgeted);
         }
     }
 
@@ -310,6 +357,7 @@ final class Composition {
             return;
         }
         finished = true;
+        channel.closeFuture().removeListener(clientGone);
         if (gate != null) {
             gate.release();
         }
@@ -325,8 +373,17 @@ final class Composition {
             turn.release();
             turn = null;
         }
+        route.budget.release(turnBudgeted);
+        turnBudgeted = 0;
         for (Part part : parts) {
             part.close();
+        }
+    }
+
+    private void clientGone() {
+        if (!finished) {
+            stop();
+            done();
         }
     }
 

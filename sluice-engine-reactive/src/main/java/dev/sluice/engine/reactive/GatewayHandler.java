@@ -1,5 +1,6 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
@@ -58,30 +59,39 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     /** {@code server.limits}, for the heads of h2 streams (restart-only: a reload keeps them). */
     private final ServerLimits limits;
 
+    private final ReadAheadBudget budget; // every composition's, across reloads (server.limits cannot change)
+
     GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
         this.observer = observer;
         this.recordsTraces = observer.recordsTraces();
         this.websocketIdle = config.server().limits().websocketIdleTimeout();
         this.limits = config.server().limits();
         this.resources = PolicyResources.of(config);
-        this.snapshots = new GatewaySnapshot.Holder<>(compile(config, resources, upstreams, observer));
+        this.budget = ReadAheadBudget.of(config.server());
+        this.snapshots = new GatewaySnapshot.Holder<>(compile(config, resources, upstreams, observer, budget));
     }
 
     private static GatewaySnapshot<RouteHandler> compile(
             GatewayConfig config,
             PolicyResources resources,
             Map<String, Upstream> upstreams,
-            GatewayObserver observer) {
+            GatewayObserver observer,
+            ReadAheadBudget budget) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
             case ProxyTarget proxy -> new ProxyRoute(route, proxy, upstreams.get(proxy.upstream()), observer)::handle;
             case ComposeTarget compose ->
-                new ComposeRoute(route, compose, upstreams, config.server().readAhead(), observer)::handle;
+                new ComposeRoute(route, compose, upstreams, config.server().readAhead(), budget, observer)::handle;
         });
+    }
+
+    /** The budget every composition of this gateway reads ahead within. */
+    ReadAheadBudget readAheadBudget() {
+        return budget;
     }
 
     /** Compiles {@code next} on {@code upstreams} and makes it the snapshot new requests run on. */
     void reload(GatewayConfig next, Map<String, Upstream> upstreams) {
-        snapshots.swap(compile(next, resources, upstreams, observer));
+        snapshots.swap(compile(next, resources, upstreams, observer, budget));
     }
 
     /** Frees what the route policies hold (a Redis connection): when the gateway stops. */

@@ -2,6 +2,7 @@ package dev.sluice.engine.reactive;
 
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.JsonValidator;
+import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
@@ -31,10 +32,26 @@ import java.util.concurrent.TimeUnit;
  * all its state lives (usually the same loop: see {@link Upstream}). It reads only while its
  * read-ahead has room, so its connection's {@link ReadStall} times only the waits it asked for: a part
  * waiting for its turn is never timed out.
+ *
+ * <p>Every byte it reads is the gateway's {@link ReadAheadBudget}'s: before each socket read it takes
+ * a read's worth ({@link #READ_SHARE}, the most one read allocates) from the budget, or waits for it
+ * without reading (its upstream connection holds the rest); the bytes that arrive stay taken while
+ * they are buffered here and until the composition has written them to the client; what a read
+ * did not fill goes back once the part stops reading. When the budget is spent the part waits, and
+ * only its composition's deadline ends that wait.
  */
 final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Part.class);
+
+    /**
+     * What one socket read may allocate, taken from the budget before it: Netty's adaptive receive
+     * allocator grows a read's buffer to 64 KiB at most, and the response decoder hands body bytes on
+     * in pieces of at most {@code Lane.MAX_CHUNK}, the same.
+     */
+    static final int READ_SHARE = 64 * 1024;
+
+    private static final Runnable NOTHING = () -> {};
 
     final int index;
     final PartConfig config;
@@ -46,6 +63,8 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private final int readAhead;
     private final JsonValidator validator; // the plan's; null unless validate-json
     private final ArrayDeque<ByteBuf> buffer = new ArrayDeque<>(4);
+    private final ReadAheadBudget budget;
+    private final ReadAheadBudget.Grant grant = this::granted; // one instance: it is what cancel() finds
 
     // all below: on the composition's loop
     private UpstreamConnection connection; // while the call has one
@@ -62,6 +81,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private ScheduledFuture<?> tryTimer; // the try's per-try timeout
     private Attempt attempt; // the try in progress, or the last one
     private boolean between; // a try was dropped, the next not begun: its late signals are ignored
+    private long reserved; // taken from the budget for reads, not yet filled by bytes
+    private long asked; // waiting in the budget's line for this much (0: not waiting)
+    private Runnable afterGrant; // what goes on once it is granted
 
     Part(
             Composition composition,
@@ -79,6 +101,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         this.path = path;
         this.forwarding = forwarding;
         this.readAhead = readAhead;
+        this.budget = composition.route.budget;
         this.validator = plan.validator(index);
     }
 
@@ -103,6 +126,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (closed || done) {
             return;
         }
+        if (!reserveRead(this::call)) {
+            return; // waiting for the budget is not the try's time: its timer starts once it is granted
+        }
         attempt = upstream.guard().begin(attempt);
         if (attempt == null) {
             plan.failed(index, UpstreamFailure.CIRCUIT_OPEN, 0);
@@ -121,7 +147,15 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         acquire();
     }
 
+    /**
+     * Asks the lane for a connection, with the first read's share taken from the budget (by {@link
+     * #call}; again here for a resend, should it have gone meanwhile): the status line's read brings
+     * body bytes with it.
+     */
     private void acquire() {
+        if (!reserveRead(this::acquire)) {
+            return; // the budget is spent: asks again when granted
+        }
         attempts++;
         acquiring = true;
         upstream.lane(attempt.endpoint(), composition.home).acquire(this);
@@ -158,6 +192,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private void dropTry(UpstreamConnection c, long wait) {
         between = true;
         outstanding = false;
+        if (asked > 0) {
+            afterGrant = NOTHING; // a grant during the wait before the next try only adds to the share
+        }
         if (c == null) {
             retryAfter(wait);
         } else {
@@ -303,6 +340,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             requestMore();
             return;
         }
+        long covered = Math.min(n, reserved); // the read's share covers what it gave
+        reserved -= covered;
+        if (n > covered) { // more than the share (a TLS record completed from earlier reads): held all the same
+            budget.take(n - covered);
+        }
         if (validator != null) {
             for (ByteBuffer nio : chunk.nioBuffers()) {
                 validator.feed(nio);
@@ -310,6 +352,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         }
         if (!plan.received(index, n)) {
             chunk.release();
+            budget.release(n);
             stop();
         } else {
             buffered += n;
@@ -328,21 +371,86 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             return;
         }
         ended = true;
+        giveBackReserve(); // no more reads
         if (!plan.ended(index)) {
             stop();
         }
         composition.changed();
     }
 
-    /** Asks the upstream for the next body bytes, unless the read-ahead is full or the body is done. */
+    /**
+     * Asks the upstream for the next body bytes, unless the read-ahead is full or the body is done,
+     * once the budget gives a read's share; while it does not, the part waits in its line.
+     */
     void requestMore() {
-        if (!outstanding && !ended && !done && !closed && connection != null && buffered < readAhead) {
-            outstanding = true;
-            connection.read();
+        if (outstanding || asked > 0 || connection == null) { // no connection: not reading yet, or never again
+            return;
+        }
+        if (ended || done || closed || buffered >= readAhead) {
+            giveBackReserve(); // not reading now: the share is someone else's meanwhile
+            return;
+        }
+        if (!reserveRead(this::requestMore)) {
+            return;
+        }
+        outstanding = true;
+        connection.read();
+    }
+
+    /**
+     * Whether a read's share is taken from the budget; if not, the part waits in its line and {@code
+     * then} runs once it is granted.
+     */
+    private boolean reserveRead(Runnable then) {
+        if (asked > 0) { // in line already (a try timed out while it waited): what follows the grant changes
+            afterGrant = then;
+            return false;
+        }
+        long need = budget.fit(READ_SHARE) - reserved;
+        if (need <= 0) {
+            return true;
+        }
+        if (budget.acquire(need, grant)) {
+            reserved += need;
+            return true;
+        }
+        asked = need;
+        afterGrant = then;
+        return false;
+    }
+
+    /** The budget took what this part waits for: on whichever thread released bytes. */
+    private void granted(long bytes) {
+        try {
+            composition.home.execute(this::onGranted);
+        } catch (java.util.concurrent.RejectedExecutionException e) { // the loop is gone: the gateway stopped
+            budget.release(bytes);
         }
     }
 
-    /** The next buffered chunk to relay. The caller asks for more with {@link #requestMore()}. */
+    private void onGranted() {
+        reserved += asked;
+        asked = 0;
+        Runnable then = afterGrant;
+        afterGrant = null;
+        if (closed || done) {
+            giveBackReserve();
+        } else if (then != null) {
+            then.run();
+        }
+    }
+
+    private void giveBackReserve() {
+        if (reserved > 0) {
+            budget.release(reserved);
+            reserved = 0;
+        }
+    }
+
+    /**
+     * The next buffered chunk to relay. Its bytes stay taken from the budget: the caller gives them
+     * back once they are written to the client. The caller asks for more with {@link #requestMore()}.
+     */
     ByteBuf poll() {
         ByteBuf chunk = buffer.poll();
         buffered -= chunk.readableBytes();
@@ -382,6 +490,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         while ((chunk = buffer.poll()) != null) {
             chunk.release();
         }
+        if (asked > 0 && budget.cancel(grant)) {
+            asked = 0; // left the line: nothing was taken for it
+        } // else granted() is on its way, and gives the share back
+        budget.release(buffered);
         buffered = 0;
+        giveBackReserve(); // a read in flight may still deliver: received() drops those bytes uncounted
     }
 }

@@ -332,6 +332,11 @@ final class ReactiveGateway implements RunningGateway {
     }
 
     @Override
+    public java.util.Optional<dev.sluice.compose.ReadAheadBudget> readAheadBudget() {
+        return java.util.Optional.of(handler.readAheadBudget());
+    }
+
+    @Override
     public java.util.List<dev.sluice.upstream.UpstreamGuard> guards() {
         return upstreams.values().stream().map(Upstream::guard).toList();
     }
