@@ -66,6 +66,7 @@ final class ClientPipeline {
         }
         if (channel instanceof Http2StreamChannel stream) {
             if (stream.parent().pipeline().get(ConnectionGuard.NAME) instanceof ConnectionGuard guard) {
+                Http2StreamCheck.installIfH2(stream.parent().pipeline()); // in case no earlier step put it in
                 pipeline.addBefore(NettyPipeline.ReactiveBridge, WriteGate.NAME, new WriteGate());
                 pipeline.addAfter(NettyPipeline.H2ToHttp11Codec, RequestBodyCheck.NAME, new RequestBodyCheck(guard));
                 guard.streamOpened();
@@ -97,6 +98,7 @@ final class ClientPipeline {
                     && pipeline.get(NettyPipeline.HttpCodec) != null) {
                 pipeline.addAfter(NettyPipeline.HttpCodec, RequestHeadCheck.NAME, heads);
             }
+            Http2StreamCheck.installIfH2(pipeline);
             pipeline.remove(this);
             ctx.fireChannelRead(msg);
         }
