@@ -28,12 +28,16 @@ final class H2Wire implements AutoCloseable {
     static final int HEADERS = 0x1;
     static final int RST_STREAM = 0x3;
     static final int SETTINGS = 0x4;
+    static final int PING = 0x6;
     static final int GOAWAY = 0x7;
+    static final int WINDOW_UPDATE = 0x8;
     static final int CONTINUATION = 0x9;
 
     static final int END_STREAM = 0x1;
 
     static final long PROTOCOL_ERROR = 0x1;
+    static final long FLOW_CONTROL_ERROR = 0x3;
+    static final long STREAM_CLOSED = 0x5;
     static final long ENHANCE_YOUR_CALM = 0xB;
 
     static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
@@ -197,6 +201,32 @@ final class H2Wire implements AutoCloseable {
     /** Resets {@code stream} with CANCEL. */
     void reset(int stream) throws IOException {
         frame(RST_STREAM, 0, stream, ByteBuffer.allocate(4).putInt(0x8).array());
+    }
+
+    /**
+     * A HEADERS frame (END_HEADERS) of the given fields on {@code stream}, each written as an HPACK
+     * literal with a new name (pseudo-headers too), so a test may leave any out or add any.
+     */
+    void headers(int stream, boolean endStream, String... namesAndValues) throws IOException {
+        java.io.ByteArrayOutputStream block = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            block.writeBytes(literalField(namesAndValues[i], namesAndValues[i + 1]));
+        }
+        frame(HEADERS, 0x4 | (endStream ? END_STREAM : 0), stream, block.toByteArray());
+    }
+
+    /** A WINDOW_UPDATE frame of {@code increment} (written as given, 0 included) on {@code stream}. */
+    void windowUpdate(int stream, long increment) throws IOException {
+        frame(
+                WINDOW_UPDATE,
+                0,
+                stream,
+                ByteBuffer.allocate(4).putInt((int) increment).array());
+    }
+
+    /** A PING frame (not an ACK) of these 8 bytes. */
+    void ping(long opaque) throws IOException {
+        frame(PING, 0, 0, ByteBuffer.allocate(8).putLong(opaque).array());
     }
 
     void flush() throws IOException {
