@@ -109,6 +109,47 @@ public abstract class Http2StreamStateContract extends ContractFixture {
         }
     }
 
+    /**
+     * RFC 9113 section 5.1, closed: a header block on a stream the client ended and the gateway
+     * answered is a connection error STREAM_CLOSED (GOAWAY).
+     */
+    @Test
+    void aHeaderBlockOnAnAnsweredStreamClosesTheConnection() throws Exception {
+        try (TestGateway gw = gateway().route("all", on("/**"), proxy(APP)).start();
+                H2Wire wire = H2Wire.connect(gw.port())) {
+            wire.get(1, gw.authority(), "/json/2");
+            wire.flush();
+            H2Wire.Frame frame = wire.readUntil(H2Wire.HEADERS).orElseThrow();
+            while (!frame.endsStream()) {
+                frame = wire.read().orElseThrow();
+            }
+            wire.get(1, gw.authority(), "/json/2");
+            wire.flush();
+            assertThat(wire.readUntil(H2Wire.GOAWAY)
+                            .orElseThrow(() -> new AssertionError("no GOAWAY"))
+                            .errorCode())
+                    .isEqualTo(H2Wire.STREAM_CLOSED);
+        }
+    }
+
+    /**
+     * RFC 9113 section 5.1.1: a stream id lower than one the client opened already (the skipped
+     * one is closed) is a connection error PROTOCOL_ERROR (GOAWAY).
+     */
+    @Test
+    void aStreamIdBelowAnOpenedOneClosesTheConnection() throws Exception {
+        try (TestGateway gw = gateway().route("all", on("/**"), proxy(APP)).start();
+                H2Wire wire = H2Wire.connect(gw.port())) {
+            wire.get(5, gw.authority(), "/json/2");
+            wire.get(3, gw.authority(), "/json/2");
+            wire.flush();
+            assertThat(wire.readUntil(H2Wire.GOAWAY)
+                            .orElseThrow(() -> new AssertionError("no GOAWAY"))
+                            .errorCode())
+                    .isEqualTo(H2Wire.PROTOCOL_ERROR);
+        }
+    }
+
     /** RFC 9113 section 6.9: a WINDOW_UPDATE of 0 on a stream. */
     @Test
     void aStreamWindowUpdateOfZeroIsAProtocolError() throws Exception {

@@ -19,7 +19,8 @@ import reactor.netty.NettyPipeline;
  *   h2c offered   ConnectionGuard ─ (Netty's prior-knowledge and upgrade handlers) ─ HttpCodec … as above,
  *                 until the client speaks h2: then RequestHeadCheck steps aside, as below
  *   TLS + ALPN    ConnectionGuard ─ ALPN ─ AlpnChosen, which puts RequestHeadCheck in once HTTP/1.1 is chosen
- *   h2 (either)   ConnectionGuard ─ Http2FrameCodec ─ multiplexer, and per stream:
+ *   h2 (either)   ConnectionGuard ─ Http2StreamCheck.ClosedStreams ─ Http2FrameCodec ─ Http2StreamCheck ─
+ *                 multiplexer (the checks put in before the first frame, Http2StreamCheck.installIfH2), and per stream:
  *                 H2ToHttp11Codec ─ RequestBodyCheck ─ … ─ WriteGate ─ bridge
  * </pre>
  *

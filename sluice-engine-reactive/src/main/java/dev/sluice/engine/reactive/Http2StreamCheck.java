@@ -1,12 +1,16 @@
 package dev.sluice.engine.reactive;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameStream;
 import io.netty.handler.codec.http2.Http2FrameStreamException;
@@ -17,6 +21,8 @@ import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * On an h2 connection, between Netty's frame codec and its multiplexer: what makes a stream's errors
@@ -43,8 +49,11 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
     private final Http2Connection connection;
     private int lastHead; // the highest stream whose request head passed here
 
-    private Http2StreamCheck(Http2Connection connection) {
+    private final ClosedStreams closed;
+
+    private Http2StreamCheck(Http2Connection connection, ClosedStreams closed) {
         this.connection = connection;
+        this.closed = closed;
     }
 
     /**
@@ -58,12 +67,17 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         Http2FrameCodec codec = pipeline.get(Http2FrameCodec.class);
         io.netty.channel.ChannelHandlerContext multiplexer = pipeline.context(Http2MultiplexHandler.class);
         if (codec != null && multiplexer != null) {
-            pipeline.addBefore(multiplexer.name(), NAME, new Http2StreamCheck(codec.connection()));
+            ClosedStreams closed = new ClosedStreams(codec);
+            pipeline.addBefore(multiplexer.name(), NAME, new Http2StreamCheck(codec.connection(), closed));
+            pipeline.addBefore(pipeline.context(codec).name(), ClosedStreams.NAME, closed);
         }
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof Http2ResetFrame frame && frame.stream() != null) {
+            closed.resetByClient(frame.stream().id());
+        }
         if (msg instanceof Http2HeadersFrame frame && isRequestHead(frame) && !wellFormed(frame.headers())) {
             ReferenceCountUtil.release(msg);
             reset(ctx, frame.stream(), Http2Error.PROTOCOL_ERROR);
@@ -161,5 +175,97 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         return headers.scheme() != null
                 && headers.path() != null
                 && !headers.path().isEmpty();
+    }
+
+    /**
+     * Before the frame codec, on its bytes out: a header block on a stream Netty no longer knows is
+     * answered by Netty's decoder with RST_STREAM STREAM_CLOSED whatever the stream was (its words:
+     * "the lesser of the two errors"). RFC 9113 wants more where the stream is known here: one the
+     * client ended and the gateway answered is a connection error STREAM_CLOSED (section 5.1,
+     * closed), one the client skipped (a lower id than one it opened since) a connection error
+     * PROTOCOL_ERROR (section 5.1.1). A stream the gateway or the client reset keeps Netty's stream
+     * error. The last {@value #REMEMBERED} streams the client opened are remembered for this.
+     */
+    static final class ClosedStreams extends ChannelOutboundHandlerAdapter {
+        static final String NAME = "sluice.h2ClosedStreams";
+        private static final int REMEMBERED = 1024;
+        private static final int RST_STREAM = 0x3;
+
+        private final Http2FrameCodec codec;
+        /** Streams the client opened, the oldest first: true once ended by a reset. */
+        private final LinkedHashMap<Integer, Boolean> opened = new LinkedHashMap<>(64, 0.75f) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Integer, Boolean> eldest) {
+                return size() > REMEMBERED;
+            }
+        };
+
+        ClosedStreams(Http2FrameCodec codec) {
+            this.codec = codec;
+            codec.connection().addListener(new Http2ConnectionAdapter() {
+                @Override
+                public void onStreamAdded(Http2Stream stream) {
+                    if (!codec.connection().local().isValidStreamId(stream.id())) {
+                        opened.put(stream.id(), false);
+                    }
+                }
+
+                @Override
+                public void onStreamClosed(Http2Stream stream) {
+                    if (opened.containsKey(stream.id()) && stream.isResetSent()) {
+                        opened.put(stream.id(), true);
+                    }
+                }
+            });
+        }
+
+        /** The client reset this stream (RST_STREAM read): later frames on it keep Netty's stream error. */
+        void resetByClient(int id) {
+            if (opened.containsKey(id)) {
+                opened.put(id, true);
+            }
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+            if (msg instanceof ByteBuf buf && buf.readableBytes() == 13) {
+                int at = buf.readerIndex();
+                if (buf.getUnsignedMedium(at) == 4
+                        && buf.getUnsignedByte(at + 3) == RST_STREAM
+                        && buf.getInt(at + 9) == (int) Http2Error.STREAM_CLOSED.code()) {
+                    int id = buf.getInt(at + 5) & 0x7FFFFFFF;
+                    Http2Error error = connectionError(id);
+                    if (error != null) {
+                        buf.release();
+                        promise.trySuccess();
+                        codec.onError(
+                                ctx.pipeline().context(codec),
+                                false,
+                                Http2Exception.connectionError(
+                                        error,
+                                        "a header block on stream %d, %s",
+                                        id,
+                                        error == Http2Error.STREAM_CLOSED ? "closed" : "never opened"));
+                        return;
+                    }
+                }
+            }
+            ctx.write(msg, promise);
+        }
+
+        /** The connection error a frame on this unknown client stream is, or null for Netty's stream error. */
+        private Http2Error connectionError(int id) {
+            Http2Connection connection = codec.connection();
+            if (connection.local().isValidStreamId(id) || connection.stream(id) != null) {
+                return null;
+            }
+            Boolean reset = opened.get(id);
+            if (reset != null) {
+                return reset ? null : Http2Error.STREAM_CLOSED;
+            }
+            boolean remembered = opened.size() < REMEMBERED
+                    || id > opened.keySet().iterator().next();
+            return remembered && id <= connection.remote().lastStreamCreated() ? Http2Error.PROTOCOL_ERROR : null;
+        }
     }
 }
