@@ -32,6 +32,18 @@ public final class HeaderRules {
             "traceparent", // and its own span of the client's trace (TraceContext)
             "tracestate");
     private static final Set<String> FRAMING_RESPONSE = Set.of("transfer-encoding");
+    /**
+     * What an HTTP/2 library adds when it turns a stream into an HTTP/1.1 request (Netty's
+     * HttpConversionUtil.ExtensionHeaderNames): the stream's id, scheme, priority. They describe the
+     * client's hop, never sent by a client as such, and never forwarded.
+     */
+    private static final Set<String> H2_CONVERSION = Set.of(
+            "x-http2-stream-id",
+            "x-http2-scheme",
+            "x-http2-path",
+            "x-http2-stream-promise-id",
+            "x-http2-stream-dependency-id",
+            "x-http2-stream-weight");
 
     /**
      * {@code transfer_encoding}, {@code content_length} and the other framing, hop-by-hop and
@@ -101,6 +113,7 @@ public final class HeaderRules {
         requestBlocked.addAll(rules.requestDrops);
         requestBlocked.addAll(HopByHop.names());
         requestBlocked.addAll(UNDERSCORED);
+        requestBlocked.addAll(H2_CONVERSION);
         Set<String> responseBlocked = new HashSet<>(FRAMING_RESPONSE);
         responseBlocked.addAll(rules.responseDrops);
         responseBlocked.addAll(HopByHop.names());

@@ -34,6 +34,15 @@ class HeaderRulesTest {
     }
 
     @Test
+    void theNamesAnHttp2LibraryAddsInConversionAreNeverForwarded() {
+        for (String name :
+                List.of("x-http2-scheme", "X-Http2-Stream-Id", "x-http2-path", "x-http2-stream-dependency-id")) {
+            assertThat(rules.forwardRequest(name, null)).as(name).isFalse();
+        }
+        assertThat(rules.forwardRequest("x-http2-other", null)).isTrue();
+    }
+
+    @Test
     void headersThatConnectionListsAreHopByHopInAnyCase() {
         assertThat(rules.forwardRequest("X-Trace", "keep-alive, x-trace")).isFalse();
         assertThat(rules.forwardRequest("x-trace", "Keep-Alive,X-TRACE")).isFalse();

@@ -368,6 +368,19 @@ public abstract class EngineContract {
     }
 
     @Nested
+    class Http2StreamState extends Http2StreamStateContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
     class CorsFilters extends CorsContract {
         @Override
         protected EngineMode mode() {

@@ -37,6 +37,7 @@ final class H2Wire implements AutoCloseable {
 
     static final long NO_ERROR = 0x0;
     static final long PROTOCOL_ERROR = 0x1;
+    static final long FLOW_CONTROL_ERROR = 0x3;
     static final long STREAM_CLOSED = 0x5;
     static final long CANCEL = 0x8;
     static final long ENHANCE_YOUR_CALM = 0xB;
@@ -315,6 +316,27 @@ final class H2Wire implements AutoCloseable {
     /** How long a {@link #read} waits for the next byte before it throws SocketTimeoutException (20 s at first). */
     void timeout(java.time.Duration timeout) throws IOException {
         socket.setSoTimeout((int) timeout.toMillis());
+    }
+
+    /**
+     * A HEADERS frame (END_HEADERS) of the given fields on {@code stream}, each written as an HPACK
+     * literal with a new name (pseudo-headers too), so a test may leave any out or add any.
+     */
+    void headers(int stream, boolean endStream, String... namesAndValues) throws IOException {
+        java.io.ByteArrayOutputStream block = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            block.writeBytes(literalField(namesAndValues[i], namesAndValues[i + 1]));
+        }
+        frame(HEADERS, 0x4 | (endStream ? END_STREAM : 0), stream, block.toByteArray());
+    }
+
+    /** A WINDOW_UPDATE frame of {@code increment} (written as given, 0 included) on {@code stream}. */
+    void windowUpdate(int stream, long increment) throws IOException {
+        frame(
+                WINDOW_UPDATE,
+                0,
+                stream,
+                ByteBuffer.allocate(4).putInt((int) increment).array());
     }
 
     void flush() throws IOException {

@@ -19,7 +19,8 @@ import reactor.netty.NettyPipeline;
  *   h2c offered   ConnectionGuard ─ (Netty's prior-knowledge and upgrade handlers) ─ HttpCodec … as above,
  *                 until the client speaks h2: then RequestHeadCheck steps aside, as below
  *   TLS + ALPN    ConnectionGuard ─ ALPN ─ AlpnChosen, which puts RequestHeadCheck in once HTTP/1.1 is chosen
- *   h2 (either)   ConnectionGuard ─ Http2FrameCodec ─ multiplexer, and per stream:
+ *   h2 (either)   ConnectionGuard ─ Http2StreamCheck.ClosedStreams ─ Http2FrameCodec ─ Http2StreamCheck ─
+ *                 multiplexer (the checks put in before the first frame, Http2StreamCheck.installIfH2), and per stream:
  *                 H2ToHttp11Codec ─ RequestBodyCheck ─ … ─ WriteGate ─ bridge
  * </pre>
  *
@@ -66,6 +67,7 @@ final class ClientPipeline {
         }
         if (channel instanceof Http2StreamChannel stream) {
             if (stream.parent().pipeline().get(ConnectionGuard.NAME) instanceof ConnectionGuard guard) {
+                Http2StreamCheck.installIfH2(stream.parent().pipeline()); // in case no earlier step put it in
                 pipeline.addBefore(NettyPipeline.ReactiveBridge, WriteGate.NAME, new WriteGate());
                 pipeline.addAfter(NettyPipeline.H2ToHttp11Codec, RequestBodyCheck.NAME, new RequestBodyCheck(guard));
                 guard.streamOpened();
@@ -97,6 +99,7 @@ final class ClientPipeline {
                     && pipeline.get(NettyPipeline.HttpCodec) != null) {
                 pipeline.addAfter(NettyPipeline.HttpCodec, RequestHeadCheck.NAME, heads);
             }
+            Http2StreamCheck.installIfH2(pipeline);
             pipeline.remove(this);
             ctx.fireChannelRead(msg);
         }

@@ -82,6 +82,7 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
             return;
         }
         if (!(msg instanceof HttpObject)) { // h2c began (prior knowledge or upgrade): heads arrive per stream
+            Http2StreamCheck.installIfH2(ctx.pipeline());
             ctx.pipeline().remove(this);
             ctx.fireChannelRead(msg);
             return;
@@ -241,6 +242,7 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
             rejected = true; // answered 408 below the codec: nothing after it is a request
             return;
         }
+        Http2StreamCheck.installIfH2(ctx.pipeline()); // h2c by prior knowledge or upgrade: before its first frame
         ctx.fireUserEventTriggered(event);
     }
 

@@ -1,0 +1,271 @@
+package dev.sluice.engine.reactive;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameStream;
+import io.netty.handler.codec.http2.Http2FrameStreamException;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.Http2StreamFrame;
+import io.netty.util.ReferenceCountUtil;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * On an h2 connection, between Netty's frame codec and its multiplexer: what makes a stream's errors
+ * the client's to see (RFC 9113 sections 5.4.2 and 8.1.1).
+ *
+ * <ul>
+ *   <li>A request head without its pseudo-headers ({@code :method}, {@code :scheme}, {@code :path};
+ *       {@code :authority} alone for CONNECT) is malformed: the stream is reset with PROTOCOL_ERROR
+ *       and the head goes no further (Netty would hand it on, to a request that never completes, or
+ *       to an upstream).
+ *   <li>A stream error Netty's decoder finds (a second head without END_STREAM, a pseudo-header in
+ *       trailers, a content-length the DATA does not add up to, a WINDOW_UPDATE of 0 or past 2^31-1
+ *       on a stream, a frame on a half-closed stream) resets the stream with that error's own code
+ *       before the stream's channel hears of it; its channel would reset it with CANCEL.
+ *   <li>Once a stream is reset or closed, whatever its channel still writes to it (the answer to a
+ *       request it was too late to take back, a RST_STREAM of its own) is dropped: no DATA after the
+ *       gateway's RST_STREAM.
+ * </ul>
+ */
+final class Http2StreamCheck extends ChannelDuplexHandler {
+
+    static final String NAME = "sluice.h2StreamCheck";
+
+    private final Http2Connection connection;
+    private int lastHead; // the highest stream whose request head passed here
+
+    private final ClosedStreams closed;
+
+    private Http2StreamCheck(Http2Connection connection, ClosedStreams closed) {
+        this.connection = connection;
+        this.closed = closed;
+    }
+
+    /**
+     * Puts the check in an h2 connection's pipeline, once Reactor Netty has set up its frame codec and
+     * multiplexer there (before the first frame reaches them); does nothing on HTTP/1.1 or when present.
+     */
+    static void installIfH2(ChannelPipeline pipeline) {
+        if (pipeline.get(NAME) != null) {
+            return;
+        }
+        Http2FrameCodec codec = pipeline.get(Http2FrameCodec.class);
+        io.netty.channel.ChannelHandlerContext multiplexer = pipeline.context(Http2MultiplexHandler.class);
+        if (codec != null && multiplexer != null) {
+            ClosedStreams closed = new ClosedStreams(codec);
+            pipeline.addBefore(multiplexer.name(), NAME, new Http2StreamCheck(codec.connection(), closed));
+            pipeline.addBefore(pipeline.context(codec).name(), ClosedStreams.NAME, closed);
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof Http2ResetFrame frame && frame.stream() != null) {
+            closed.resetByClient(frame.stream().id());
+        }
+        if (msg instanceof Http2HeadersFrame frame && isRequestHead(frame) && !wellFormed(frame.headers())) {
+            ReferenceCountUtil.release(msg);
+            reset(ctx, frame.stream(), Http2Error.PROTOCOL_ERROR);
+            return;
+        }
+        ctx.fireChannelRead(msg);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof Http2FrameStreamException e) {
+            reset(ctx, e.stream(), code(e));
+        }
+        ctx.fireExceptionCaught(cause);
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof Http2StreamFrame frame && frame.stream() != null && ended(frame.stream())) {
+            // the stream is gone (reset, or ended both ways): nothing more is sent on it
+            ReferenceCountUtil.release(msg);
+            if (msg instanceof Http2ResetFrame) {
+                promise.trySuccess();
+            } else {
+                promise.tryFailure(new java.nio.channels.ClosedChannelException());
+            }
+            return;
+        }
+        ctx.write(msg, promise);
+    }
+
+    /**
+     * The error's code, but STREAM_CLOSED for a header block on a stream the client had ended (RFC 9113
+     * section 5.1, half-closed (remote)): Netty's decoder calls it "too many headers", PROTOCOL_ERROR.
+     */
+    private Http2Error code(Http2FrameStreamException e) {
+        Http2Stream stream =
+                e.stream() == null ? null : connection.stream(e.stream().id());
+        if (e.error() == Http2Error.PROTOCOL_ERROR
+                && stream != null
+                && stream.state() == Http2Stream.State.HALF_CLOSED_REMOTE
+                && e.getCause() != null
+                && String.valueOf(e.getCause().getMessage()).contains("too many headers")) {
+            return Http2Error.STREAM_CLOSED;
+        }
+        return e.error();
+    }
+
+    private void reset(ChannelHandlerContext ctx, Http2FrameStream stream, Http2Error error) {
+        if (stream != null && !ended(stream)) {
+            ctx.writeAndFlush(new DefaultHttp2ResetFrame(error).stream(stream));
+        }
+    }
+
+    /** Whether the stream once existed and is closed now (never for one this side has yet to open). */
+    private boolean ended(Http2FrameStream frameStream) {
+        int id = frameStream.id();
+        if (id <= 0) {
+            return false;
+        }
+        Http2Stream stream = connection.stream(id);
+        if (stream != null) {
+            return stream.isResetSent() || stream.state() == Http2Stream.State.CLOSED;
+        }
+        return connection.streamMayHaveExisted(id);
+    }
+
+    /**
+     * A stream's first header block from the client (trailers are its second): a client opens its
+     * streams in rising order (Netty's decoder holds it to that), so a block on a stream above every
+     * stream seen so far opens one.
+     */
+    private boolean isRequestHead(Http2HeadersFrame frame) {
+        int id = frame.stream() == null ? 0 : frame.stream().id();
+        if (id > lastHead) {
+            lastHead = id;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * RFC 9113 section 8.3.1: a request has {@code :method}, {@code :scheme} and a non-empty {@code
+     * :path}, unless it is a CONNECT (without {@code :protocol}), which has {@code :authority} and
+     * neither of the other two.
+     */
+    static boolean wellFormed(Http2Headers headers) {
+        CharSequence method = headers.method();
+        if (method == null) {
+            return false;
+        }
+        if ("CONNECT".contentEquals(method) && !headers.contains(Http2Headers.PseudoHeaderName.PROTOCOL.value())) {
+            return headers.authority() != null && headers.scheme() == null && headers.path() == null;
+        }
+        return headers.scheme() != null
+                && headers.path() != null
+                && !headers.path().isEmpty();
+    }
+
+    /**
+     * Before the frame codec, on its bytes out: a header block on a stream Netty no longer knows is
+     * answered by Netty's decoder with RST_STREAM STREAM_CLOSED whatever the stream was (its words:
+     * "the lesser of the two errors"). RFC 9113 wants more where the stream is known here: one the
+     * client ended and the gateway answered is a connection error STREAM_CLOSED (section 5.1,
+     * closed), one the client skipped (a lower id than one it opened since) a connection error
+     * PROTOCOL_ERROR (section 5.1.1). A stream the gateway or the client reset keeps Netty's stream
+     * error. The last {@value #REMEMBERED} streams the client opened are remembered for this.
+     */
+    static final class ClosedStreams extends ChannelOutboundHandlerAdapter {
+        static final String NAME = "sluice.h2ClosedStreams";
+        private static final int REMEMBERED = 1024;
+        private static final int RST_STREAM = 0x3;
+
+        private final Http2FrameCodec codec;
+        /** Streams the client opened, the oldest first: true once ended by a reset. */
+        private final LinkedHashMap<Integer, Boolean> opened = new LinkedHashMap<>(64, 0.75f) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Integer, Boolean> eldest) {
+                return size() > REMEMBERED;
+            }
+        };
+
+        ClosedStreams(Http2FrameCodec codec) {
+            this.codec = codec;
+            codec.connection().addListener(new Http2ConnectionAdapter() {
+                @Override
+                public void onStreamAdded(Http2Stream stream) {
+                    if (!codec.connection().local().isValidStreamId(stream.id())) {
+                        opened.put(stream.id(), false);
+                    }
+                }
+
+                @Override
+                public void onStreamClosed(Http2Stream stream) {
+                    if (opened.containsKey(stream.id()) && stream.isResetSent()) {
+                        opened.put(stream.id(), true);
+                    }
+                }
+            });
+        }
+
+        /** The client reset this stream (RST_STREAM read): later frames on it keep Netty's stream error. */
+        void resetByClient(int id) {
+            if (opened.containsKey(id)) {
+                opened.put(id, true);
+            }
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+            if (msg instanceof ByteBuf buf && buf.readableBytes() == 13) {
+                int at = buf.readerIndex();
+                if (buf.getUnsignedMedium(at) == 4
+                        && buf.getUnsignedByte(at + 3) == RST_STREAM
+                        && buf.getInt(at + 9) == (int) Http2Error.STREAM_CLOSED.code()) {
+                    int id = buf.getInt(at + 5) & 0x7FFFFFFF;
+                    Http2Error error = connectionError(id);
+                    if (error != null) {
+                        buf.release();
+                        promise.trySuccess();
+                        codec.onError(
+                                ctx.pipeline().context(codec),
+                                false,
+                                Http2Exception.connectionError(
+                                        error,
+                                        "a header block on stream %d, %s",
+                                        id,
+                                        error == Http2Error.STREAM_CLOSED ? "closed" : "never opened"));
+                        return;
+                    }
+                }
+            }
+            ctx.write(msg, promise);
+        }
+
+        /** The connection error a frame on this unknown client stream is, or null for Netty's stream error. */
+        private Http2Error connectionError(int id) {
+            Http2Connection connection = codec.connection();
+            if (connection.local().isValidStreamId(id) || connection.stream(id) != null) {
+                return null;
+            }
+            Boolean reset = opened.get(id);
+            if (reset != null) {
+                return reset ? null : Http2Error.STREAM_CLOSED;
+            }
+            boolean remembered = opened.size() < REMEMBERED
+                    || id > opened.keySet().iterator().next();
+            return remembered && id <= connection.remote().lastStreamCreated() ? Http2Error.PROTOCOL_ERROR : null;
+        }
+    }
+}
