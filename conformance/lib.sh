@@ -59,7 +59,7 @@ start_upstream() {
 # A self-signed certificate for localhost/127.0.0.1 made now: $WORK/cert.pem, $WORK/key.pem.
 make_certificate() {
   [ -f "$WORK/cert.pem" ] && return 0
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
     -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
     -keyout "$WORK/key.pem" -out "$WORK/cert.pem" >/dev/null 2>&1 || die "openssl could not make a certificate"
 }

@@ -41,6 +41,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 256  # h2spec's bursts of connections, never refused by a short backlog
 
     def handle_error(self, request, client_address):
         pass  # a peer that resets (h2spec's cases end connections at will) is no finding of ours
