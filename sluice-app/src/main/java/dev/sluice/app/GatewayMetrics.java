@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.sluice.engine.PoolStats;
 import dev.sluice.engine.RunningGateway;
+import dev.sluice.observe.ClientProtocolError;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.PartEvent;
@@ -77,6 +78,9 @@ final class GatewayMetrics implements GatewayObserver {
     private final ConcurrentHashMap<UpstreamKey, Timer> calls = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<FirstByteKey, Timer> firstBytes = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<RefusalKey, Counter> refusals = new ConcurrentHashMap<>();
+
+    private final java.util.Map<ClientProtocolError, Counter> protocolErrors =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     GatewayMetrics(MeterRegistry registry) {
         this.registry = requireNonNull(registry, "registry");
@@ -177,6 +181,20 @@ final class GatewayMetrics implements GatewayObserver {
                 })
                 .description("1 while the gateway can serve, 0 when an engine failure was detected")
                 .register(registry);
+    }
+
+    @Override
+    public void clientProtocolError(ClientProtocolError kind) {
+        protocolErrors
+                .computeIfAbsent(
+                        kind,
+                        k -> Counter.builder("sluice.client.protocol.errors")
+                                .description(
+                                        "client protocol errors (a TLS handshake failed, plain HTTP on a TLS port, "
+                                                + "a renegotiation refused, an h2 protocol error…), by kind")
+                                .tag("kind", k.tag())
+                                .register(registry))
+                .increment();
     }
 
     @Override

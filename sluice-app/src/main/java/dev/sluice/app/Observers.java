@@ -1,5 +1,6 @@
 package dev.sluice.app;
 
+import dev.sluice.observe.ClientProtocolError;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.PartEvent;
@@ -39,6 +40,13 @@ final class Observers {
                     public void upstream(UpstreamEvent event) {
                         for (GatewayObserver o : all) {
                             o.upstream(event);
+                        }
+                    }
+
+                    @Override
+                    public void clientProtocolError(ClientProtocolError kind) {
+                        for (GatewayObserver o : all) {
+                            o.clientProtocolError(kind);
                         }
                     }
 

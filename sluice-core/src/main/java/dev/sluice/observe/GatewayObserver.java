@@ -23,6 +23,12 @@ public interface GatewayObserver {
     default void upstream(UpstreamEvent event) {}
 
     /**
+     * A client's protocol error (plain HTTP on a TLS port, a failed handshake, a refused
+     * renegotiation, an h2 protocol error…), reported through {@link ClientProtocolErrors}.
+     */
+    default void clientProtocolError(ClientProtocolError kind) {}
+
+    /**
      * Whether it records traces (exports spans): then a trace the gateway begins (no valid {@code
      * traceparent} from the client) goes upstream marked sampled, since its root span is recorded.
      * A client's trace keeps the client's flag either way.

@@ -190,25 +190,70 @@ public abstract class TlsContract extends ContractFixture {
     }
 
     @Test
-    void plainHttpToTheTlsPortGetsNoAnswerAndTheListenerServesOn() throws Exception {
-        try (TestGateway gw = tlsGateway(TlsConfig.of(files(ca.server(KeyType.EC, "gateway.test"), "server")))
-                        .start();
-                Socket plain = new Socket()) {
-            plain.connect(new InetSocketAddress("127.0.0.1", gw.port()), 5_000);
-            plain.setSoTimeout(20_000);
-            plain.getOutputStream()
-                    .write("GET /json/2 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            byte[] answer;
-            try {
-                answer = plain.getInputStream().readAllBytes(); // to the close: a TLS alert at most
-            } catch (IOException reset) {
-                answer = new byte[0];
+    void plainHttpToTheTlsPortGets400AndACloseAndLogsNeitherItsTokenNorAStackTrace() throws Exception {
+        AtomicInteger counted = new AtomicInteger();
+        dev.sluice.observe.GatewayObserver observer = new dev.sluice.observe.GatewayObserver() {
+            @Override
+            public void clientProtocolError(dev.sluice.observe.ClientProtocolError kind) {
+                if (kind == dev.sluice.observe.ClientProtocolError.PLAIN_HTTP_ON_TLS) {
+                    counted.incrementAndGet();
+                }
             }
-            assertThat(new String(answer, StandardCharsets.ISO_8859_1))
-                    .as("no HTTP answer on a TLS port")
-                    .doesNotStartWith("HTTP/");
+        };
+        try (LogCapture log = LogCapture.start();
+                TestGateway gw = tlsGateway(TlsConfig.of(files(ca.server(KeyType.EC, "gateway.test"), "server")))
+                        .observer(observer)
+                        .start()) {
+            for (int i = 0; i < 5; i++) {
+                try (Socket plain = new Socket()) {
+                    plain.connect(new InetSocketAddress("127.0.0.1", gw.port()), 5_000);
+                    plain.setSoTimeout(20_000);
+                    plain.getOutputStream()
+                            .write(("GET /json/2 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                            + "Authorization: Bearer sekrit-token-4711\r\n\r\n")
+                                    .getBytes(StandardCharsets.US_ASCII));
+                    String answer = new String(plain.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+                    assertThat(answer).as("a 400 in plain HTTP, then the close").startsWith("HTTP/1.1 400");
+                    assertThat(answer).contains("plain_http_on_tls_port");
+                }
+            }
             assertThat(https(ca.clientContext(Optional.empty()), gw, "/json/2").statusCode())
                     .isEqualTo(200);
+            Thread.sleep(100);
+            assertThat(counted.get()).as("every one counted").isEqualTo(5);
+            for (var event : log.events()) {
+                assertThat(event.getFormattedMessage()).doesNotContain("sekrit").doesNotContain("736b72");
+                assertThat(event.getThrowableProxy())
+                        .as("a stack trace: " + event.getFormattedMessage())
+                        .isNull();
+            }
+            assertThat(log.eventsContaining("plain_http_on_tls"))
+                    .as("one line for the kind, however many")
+                    .hasSizeLessThanOrEqualTo(1);
+        }
+    }
+
+    @Test
+    void aClientInitiatedRenegotiationOnTls12IsRefused() throws Exception {
+        try (TestGateway gw = tlsGateway(TlsConfig.of(files(ca.server(KeyType.EC, "gateway.test"), "server")))
+                        .start();
+                SSLSocket socket = (SSLSocket) trusting().getSocketFactory().createSocket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", gw.port()), 5_000);
+            socket.setSoTimeout(10_000);
+            socket.setEnabledProtocols(new String[] {"TLSv1.2"});
+            socket.startHandshake();
+            String answer;
+            try {
+                socket.startHandshake(); // a renegotiation
+                OutputStream out = socket.getOutputStream();
+                out.write(("GET /json/2 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                answer = new String(readAll(socket.getInputStream()), StandardCharsets.ISO_8859_1);
+            } catch (IOException refused) {
+                answer = "";
+            }
+            assertThat(answer).as("no answer after a renegotiation").doesNotStartWith("HTTP/");
         }
     }
 

@@ -10,6 +10,7 @@ import dev.sluice.config.TlsConfig;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
+import dev.sluice.observe.ClientProtocolErrors;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.tls.ServerTls;
 import java.util.LinkedHashMap;
@@ -123,7 +124,8 @@ final class JettyGateway implements RunningGateway {
         timer.setRemoveOnCancelPolicy(true);
         HeadTimedConnection.Factory http1 =
                 new HeadTimedConnection.Factory(http, timer, limits.headerTimeout(), observer);
-        connector = new ServerConnector(server, 1, -1, connectionFactories(sc.http2(), tls, http, http1));
+        connector = new ServerConnector(
+                server, 1, -1, connectionFactories(sc.http2(), tls, http, http1, new ClientProtocolErrors(observer)));
         connector.setHost(sc.host());
         connector.setPort(sc.port());
         connector.setAcceptQueueSize(1024);
@@ -155,13 +157,21 @@ final class JettyGateway implements RunningGateway {
      *   TLS,   http2 off   TLS, HTTP/1.1
      *   TLS,   http2 on    TLS, ALPN (h2, else http/1.1), then h2 or HTTP/1.1
      * </pre>
+     *
+     * On TLS, {@link PlainHttpRefusal} comes first: plain HTTP gets {@code 400} instead of a TLS
+     * handshake; a failed handshake is counted as a client protocol error.
      */
     private static ConnectionFactory[] connectionFactories(
-            Http2Settings settings, ServerTls tls, HttpConfiguration http, HeadTimedConnection.Factory http1) {
+            Http2Settings settings,
+            ServerTls tls,
+            HttpConfiguration http,
+            HeadTimedConnection.Factory http1,
+            ClientProtocolErrors errors) {
         if (!settings.enabled()) {
             return tls == null
                     ? new ConnectionFactory[] {http1}
-                    : new ConnectionFactory[] {new SslConnectionFactory(sslContextFactory(tls), "http/1.1"), http1};
+                    : new ConnectionFactory[] {new PlainHttpRefusal(sslFactory(tls, "http/1.1", errors), errors), http1
+                    };
         }
         if (tls == null) {
             return new ConnectionFactory[] {http1, http2(settings, StrictHttp2.cleartext(http))};
@@ -169,7 +179,7 @@ final class JettyGateway implements RunningGateway {
         ALPNServerConnectionFactory alpn = new ALPNServerConnectionFactory("h2", "http/1.1");
         alpn.setDefaultProtocol("http/1.1");
         return new ConnectionFactory[] {
-            new SslConnectionFactory(sslContextFactory(tls), alpn.getProtocol()),
+            new PlainHttpRefusal(sslFactory(tls, alpn.getProtocol(), errors), errors),
             alpn,
             http2(settings, StrictHttp2.overTls(http)),
             http1
@@ -236,6 +246,18 @@ final class JettyGateway implements RunningGateway {
      * core chose, exactly (Jetty's own inclusions and exclusions cleared); the certificate is chosen by
      * the core's key manager, so Jetty's SNI host check, which only knows key stores, is off.
      */
+    /** Jetty's TLS factory, whose failed handshakes are counted as client protocol errors (Jetty logs them at DEBUG). */
+    private static SslConnectionFactory sslFactory(ServerTls tls, String next, ClientProtocolErrors errors) {
+        SslConnectionFactory factory = new SslConnectionFactory(sslContextFactory(tls), next);
+        factory.addBean(new org.eclipse.jetty.io.ssl.SslHandshakeListener() {
+            @Override
+            public void handshakeFailed(Event event, Throwable failure) {
+                errors.report(dev.sluice.observe.ClientProtocolError.TLS_HANDSHAKE, failure);
+            }
+        });
+        return factory;
+    }
+
     private static SslContextFactory.Server sslContextFactory(ServerTls tls) {
         SslContextFactory.Server ssl = new SslContextFactory.Server();
         ssl.setSslContext(tls.context());

@@ -24,7 +24,11 @@ import reactor.netty.NettyPipeline;
  *                 H2ToHttp11Codec ─ RequestBodyCheck ─ … ─ WriteGate ─ bridge
  * </pre>
  *
- * On h2, the connection's guard counts streams as it counts HTTP/1.1 requests (open from the head to
+ * On TLS, {@link TlsGuard} sits before Netty's TLS handler (plain HTTP refused, renegotiation
+ * refused) and its error handler after it; {@link ClientErrors} is the connection's last handler (and
+ * a stream's, before its bridge), where a client's protocol errors end as a counted, rate-limited line.
+ *
+ * <p>On h2, the connection's guard counts streams as it counts HTTP/1.1 requests (open from the head to
  * the answer's end, for the idle timeout); the head checks {@link RequestHeadCheck} makes on HTTP/1.1
  * are made per stream by {@link GatewayHandler}, and the body limit by the stream's own {@link
  * RequestBodyCheck}; a stream's {@link WriteGate} sees the stream's writability, which is its
@@ -36,7 +40,13 @@ final class ClientPipeline {
 
     /** Once per client connection, when Reactor Netty has set up its pipeline. */
     static void install(
-            ChannelPipeline pipeline, ServerLimits limits, ConnectionGuard.Connections open, GatewayObserver observer) {
+            ChannelPipeline pipeline,
+            ServerLimits limits,
+            ConnectionGuard.Connections open,
+            GatewayObserver observer,
+            ClientErrors errors) {
+        TlsGuard.install(pipeline, errors.errors());
+        pipeline.addLast(ClientErrors.NAME, errors);
         ConnectionGuard guard = new ConnectionGuard(limits, open, observer);
         if (pipeline.get(NettyPipeline.HttpCodec) != null) { // HTTP/1.1 only
             pipeline.addBefore(NettyPipeline.HttpCodec, ConnectionGuard.NAME, guard);
@@ -51,7 +61,7 @@ final class ClientPipeline {
         } else if (pipeline.get(NettyPipeline.HttpTrafficHandler) != null) { // after h2c's codec and upgrade handler
             pipeline.addBefore(NettyPipeline.HttpTrafficHandler, RequestHeadCheck.NAME, heads);
         } else {
-            pipeline.addBefore(NettyPipeline.ReactiveBridge, AlpnChosen.NAME, new AlpnChosen(heads));
+            pipeline.addBefore(NettyPipeline.ReactiveBridge, AlpnChosen.NAME, new AlpnChosen(heads, errors));
         }
     }
 
@@ -59,7 +69,7 @@ final class ClientPipeline {
      * Once per request (Reactor Netty's {@code doOnConnection}): on HTTP/1.1 the first request of a
      * connection installs what stays for its life; on h2 every stream gets its own.
      */
-    static void installPerRequest(Connection connection) {
+    static void installPerRequest(Connection connection, ClientErrors errors) {
         Channel channel = connection.channel();
         ChannelPipeline pipeline = channel.pipeline();
         if (pipeline.get(WriteGate.NAME) != null) {
@@ -69,6 +79,7 @@ final class ClientPipeline {
             if (stream.parent().pipeline().get(ConnectionGuard.NAME) instanceof ConnectionGuard guard) {
                 Http2StreamCheck.installIfH2(stream.parent().pipeline()); // in case no earlier step put it in
                 pipeline.addBefore(NettyPipeline.ReactiveBridge, WriteGate.NAME, new WriteGate());
+                pipeline.addBefore(NettyPipeline.ReactiveBridge, ClientErrors.NAME, errors);
                 pipeline.addAfter(NettyPipeline.H2ToHttp11Codec, RequestBodyCheck.NAME, new RequestBodyCheck(guard));
                 guard.streamOpened();
                 stream.closeFuture().addListener(closed -> guard.answerEnded());
@@ -87,9 +98,11 @@ final class ClientPipeline {
     private static final class AlpnChosen extends ChannelInboundHandlerAdapter {
         static final String NAME = "sluice.alpnChosen";
         private final RequestHeadCheck heads;
+        private final ClientErrors errors;
 
-        AlpnChosen(RequestHeadCheck heads) {
+        AlpnChosen(RequestHeadCheck heads, ClientErrors errors) {
             this.heads = heads;
+            this.errors = errors;
         }
 
         @Override
@@ -100,6 +113,10 @@ final class ClientPipeline {
                 pipeline.addAfter(NettyPipeline.HttpCodec, RequestHeadCheck.NAME, heads);
             }
             Http2StreamCheck.installIfH2(pipeline);
+            if (pipeline.last() != errors) { // the chosen protocol's handlers went in after it: last again
+                pipeline.remove(errors);
+                pipeline.addLast(ClientErrors.NAME, errors);
+            }
             pipeline.remove(this);
             ctx.fireChannelRead(msg);
         }

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.channel.group.ChannelGroup;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.ssl.SslHandler;
@@ -131,6 +132,42 @@ final class Lane {
             long maxLifetimeNanos,
             UpstreamTls tls,
             String host) {
+        this(
+                loop,
+                type,
+                address,
+                resolver,
+                connectTimeoutMillis,
+                readTimeoutNanos,
+                maxConnections,
+                maxPending,
+                acquireTimeoutNanos,
+                idleTimeoutNanos,
+                maxLifetimeNanos,
+                tls,
+                host,
+                null);
+    }
+
+    /**
+     * @param channels where every connection of the lane is added (a gateway's stop closes them all,
+     *     and waits for their closes, before its event loops stop), or null
+     */
+    Lane(
+            EventLoop loop,
+            Class<? extends Channel> type,
+            InetSocketAddress address,
+            AddressResolverGroup<InetSocketAddress> resolver,
+            int connectTimeoutMillis,
+            long readTimeoutNanos,
+            int maxConnections,
+            int maxPending,
+            long acquireTimeoutNanos,
+            long idleTimeoutNanos,
+            long maxLifetimeNanos,
+            UpstreamTls tls,
+            String host,
+            ChannelGroup channels) {
         this.loop = loop;
         this.maxLifetimeNanos = maxLifetimeNanos;
         this.maxConnections = maxConnections;
@@ -152,6 +189,9 @@ final class Lane {
                 .handler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel channel) {
+                        if (channels != null) {
+                            channels.add(channel);
+                        }
                         ReadStall stall = new ReadStall(readTimeoutNanos);
                         if (tls != null) {
                             SslHandler ssl = new SslHandler(tls.engine(host, address.getPort()));

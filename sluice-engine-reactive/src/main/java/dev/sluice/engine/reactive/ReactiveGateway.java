@@ -9,6 +9,7 @@ import dev.sluice.config.ServerLimits;
 import dev.sluice.config.Transport;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.RunningGateway;
+import dev.sluice.observe.ClientProtocolErrors;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.tls.ServerTls;
 import io.netty.channel.ChannelOption;
@@ -66,6 +67,9 @@ final class ReactiveGateway implements RunningGateway {
     private final Set<Upstream> retired = ConcurrentHashMap.newKeySet();
 
     private final ChannelGroup connections;
+    /** Every upstream connection open, idle or busy: closed, and their closes awaited, before the loops stop. */
+    private final ChannelGroup upstreamChannels;
+
     private final DisposableServer server;
     private final Duration grace;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -80,6 +84,7 @@ final class ReactiveGateway implements RunningGateway {
             LoopResources loops,
             Map<String, Upstream> upstreams,
             ChannelGroup connections,
+            ChannelGroup upstreamChannels,
             DisposableServer server,
             Duration grace,
             AddressResolverGroup<InetSocketAddress> resolver,
@@ -92,6 +97,7 @@ final class ReactiveGateway implements RunningGateway {
         this.loops = loops;
         this.upstreams = upstreams;
         this.connections = connections;
+        this.upstreamChannels = upstreamChannels;
         this.server = server;
         this.grace = grace;
         this.nativeIo = nativeIo;
@@ -171,14 +177,16 @@ final class ReactiveGateway implements RunningGateway {
         ConnectionGuard.Connections open = new ConnectionGuard.Connections(limits.maxConnections());
         Map<String, Upstream> upstreams = new LinkedHashMap<>();
         ChannelGroup connections = new DefaultChannelGroup("sluice-reactive", GlobalEventExecutor.INSTANCE);
+        ChannelGroup upstreamChannels = new DefaultChannelGroup("sluice-upstreams", GlobalEventExecutor.INSTANCE);
         AddressResolverGroup<InetSocketAddress> resolver =
                 config.upstreams().values().stream().anyMatch(Upstream::hasName)
                         ? resolver(loops, nativeIo, hosts)
                         : null; // IP literals only: no resolver, no datagram channels
         GatewayHandler handler = null;
+        ClientErrors clientErrors = new ClientErrors(new ClientProtocolErrors(observer));
         try {
             for (UpstreamConfig upstream : config.upstreams().values()) {
-                upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo, resolver));
+                upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo, resolver, upstreamChannels));
             }
             handler = new GatewayHandler(config, upstreams, observer);
             Http2Settings h2 = settings.http2();
@@ -208,14 +216,15 @@ final class ReactiveGateway implements RunningGateway {
                             .maxInitialLineLength(limits.maxRequestLine() + 64)
                             .maxHeaderSize(limits.maxHeaderBytes()))
                     .doOnChannelInit((connectionObserver, channel, remote) ->
-                            ClientPipeline.install(channel.pipeline(), limits, open, observer))
-                    .doOnConnection(ClientPipeline::installPerRequest)
+                            ClientPipeline.install(channel.pipeline(), limits, open, observer, clientErrors))
+                    .doOnConnection(connection -> ClientPipeline.installPerRequest(connection, clientErrors))
                     .handle(handler)
                     .bindNow();
             return new ReactiveGateway(
                     loops,
                     upstreams,
                     connections,
+                    upstreamChannels,
                     server,
                     settings.shutdownGrace(),
                     resolver,
@@ -227,7 +236,7 @@ final class ReactiveGateway implements RunningGateway {
             if (handler != null) {
                 handler.close();
             }
-            release(upstreams.values(), loops, resolver);
+            release(upstreams.values(), upstreamChannels, loops, resolver);
             throw e;
         }
     }
@@ -287,7 +296,7 @@ final class ReactiveGateway implements RunningGateway {
         ConfigChange.Swapped<Upstream> swapped = change.swap(
                 upstreams,
                 next,
-                upstream -> Upstream.create(upstream, loops, nativeIo, names),
+                upstream -> Upstream.create(upstream, loops, nativeIo, names, upstreamChannels),
                 pools -> handler.reload(next, pools),
                 Upstream::dispose);
         upstreams = swapped.pools();
@@ -381,17 +390,23 @@ final class ReactiveGateway implements RunningGateway {
             List<Upstream> all = new ArrayList<>(upstreams.values());
             all.addAll(retired);
             retired.clear();
-            release(all, loops, resolver);
+            release(all, upstreamChannels, loops, resolver);
         }
     }
 
     private static void release(
             java.util.Collection<Upstream> upstreams,
+            ChannelGroup upstreamChannels,
             LoopResources loops,
             AddressResolverGroup<InetSocketAddress> resolver) {
         for (Upstream upstream : upstreams) {
-            upstream.dispose(); // busy connections close with the event loops below
+            upstream.dispose(); // its idle connections, on their loops
         }
+        // every upstream connection still open (busy ones too: the grace has passed) closes now, and
+        // its close (on io_uring, a completion the loop waits for) is done before the loops stop: a
+        // channel whose close or deregistration was still queued when its loop stopped logged
+        // "Can't invoke task later as EventLoop rejected it" with a stack trace
+        upstreamChannels.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
         Duration quiet = Duration.ZERO;
         if (resolver != null) {
             resolver.close(); // closes its datagram channels on their loops:

@@ -80,7 +80,8 @@ final class Upstream {
             UpstreamConfig config,
             LoopResources loops,
             boolean nativeIo,
-            AddressResolverGroup<InetSocketAddress> names) {
+            AddressResolverGroup<InetSocketAddress> names,
+            io.netty.channel.group.ChannelGroup channels) {
         EventLoopGroup group = loops.onServer(nativeIo);
         Class<? extends Channel> type = loops.onChannelClass(SocketChannel.class, group);
         List<EventLoop> executors = new ArrayList<>();
@@ -119,7 +120,8 @@ final class Upstream {
                         config.idleTimeout().toNanos(),
                         maxLifetime,
                         tls,
-                        endpoint.host());
+                        endpoint.host(),
+                        channels);
                 if (laneCount > 1) {
                     lanes.put(executors.get(i), all[i]);
                 }
