@@ -248,7 +248,7 @@ final class JettyGateway implements RunningGateway {
      */
     /** Jetty's TLS factory, whose failed handshakes are counted as client protocol errors (Jetty logs them at DEBUG). */
     private static SslConnectionFactory sslFactory(ServerTls tls, String next, ClientProtocolErrors errors) {
-        SslConnectionFactory factory = new SslConnectionFactory(sslContextFactory(tls), next);
+        SslConnectionFactory factory = new RenegotiationRefusal(sslContextFactory(tls), next, errors);
         factory.addBean(new org.eclipse.jetty.io.ssl.SslHandshakeListener() {
             @Override
             public void handshakeFailed(Event event, Throwable failure) {
