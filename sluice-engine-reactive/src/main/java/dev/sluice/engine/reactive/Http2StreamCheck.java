@@ -184,7 +184,10 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
      * client ended and the gateway answered is a connection error STREAM_CLOSED (section 5.1,
      * closed), one the client skipped (a lower id than one it opened since) a connection error
      * PROTOCOL_ERROR (section 5.1.1). A stream the gateway or the client reset keeps Netty's stream
-     * error. The last {@value #REMEMBERED} streams the client opened are remembered for this.
+     * error, but a frame on a stream the gateway reset is ignored, as section 5.1 has it (the client
+     * may have sent it before the reset reached it): Netty ignores it while it still holds the stream
+     * and answers it STREAM_CLOSED once it has let the stream go, which this drops. The last {@value
+     * #REMEMBERED} streams the client opened are remembered for this.
      */
     static final class ClosedStreams extends ChannelOutboundHandlerAdapter {
         static final String NAME = "sluice.h2ClosedStreams";
@@ -192,10 +195,14 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         private static final int RST_STREAM = 0x3;
 
         private final Http2FrameCodec codec;
-        /** Streams the client opened, the oldest first: true once ended by a reset. */
-        private final LinkedHashMap<Integer, Boolean> opened = new LinkedHashMap<>(64, 0.75f) {
+        private static final byte OPEN = 0;
+        private static final byte RESET_BY_CLIENT = 1;
+        private static final byte RESET_BY_GATEWAY = 2;
+
+        /** Streams the client opened, the oldest first, and whether a reset ended them, whose. */
+        private final LinkedHashMap<Integer, Byte> opened = new LinkedHashMap<>(64, 0.75f) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<Integer, Boolean> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<Integer, Byte> eldest) {
                 return size() > REMEMBERED;
             }
         };
@@ -206,14 +213,14 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
                 @Override
                 public void onStreamAdded(Http2Stream stream) {
                     if (!codec.connection().local().isValidStreamId(stream.id())) {
-                        opened.put(stream.id(), false);
+                        opened.put(stream.id(), OPEN);
                     }
                 }
 
                 @Override
                 public void onStreamClosed(Http2Stream stream) {
                     if (opened.containsKey(stream.id()) && stream.isResetSent()) {
-                        opened.put(stream.id(), true);
+                        opened.put(stream.id(), RESET_BY_GATEWAY);
                     }
                 }
             });
@@ -222,7 +229,7 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         /** The client reset this stream (RST_STREAM read): later frames on it keep Netty's stream error. */
         void resetByClient(int id) {
             if (opened.containsKey(id)) {
-                opened.put(id, true);
+                opened.put(id, RESET_BY_CLIENT);
             }
         }
 
@@ -234,6 +241,13 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
                         && buf.getUnsignedByte(at + 3) == RST_STREAM
                         && buf.getInt(at + 9) == (int) Http2Error.STREAM_CLOSED.code()) {
                     int id = buf.getInt(at + 5) & 0x7FFFFFFF;
+                    if (codec.connection().stream(id) == null
+                            && opened.get(id) instanceof Byte state
+                            && state == RESET_BY_GATEWAY) { // a frame after the gateway's reset: ignored
+                        buf.release();
+                        promise.trySuccess();
+                        return;
+                    }
                     Http2Error error = connectionError(id);
                     if (error != null) {
                         buf.release();
@@ -259,9 +273,9 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
             if (connection.local().isValidStreamId(id) || connection.stream(id) != null) {
                 return null;
             }
-            Boolean reset = opened.get(id);
-            if (reset != null) {
-                return reset ? null : Http2Error.STREAM_CLOSED;
+            Byte state = opened.get(id);
+            if (state != null) {
+                return state == OPEN ? Http2Error.STREAM_CLOSED : null;
             }
             boolean remembered = opened.size() < REMEMBERED
                     || id > opened.keySet().iterator().next();
