@@ -118,37 +118,6 @@ final class Lane {
         }
     }
 
-    Lane(
-            EventLoop loop,
-            Class<? extends Channel> type,
-            InetSocketAddress address,
-            AddressResolverGroup<InetSocketAddress> resolver,
-            int connectTimeoutMillis,
-            long readTimeoutNanos,
-            int maxConnections,
-            int maxPending,
-            long acquireTimeoutNanos,
-            long idleTimeoutNanos,
-            long maxLifetimeNanos,
-            UpstreamTls tls,
-            String host) {
-        this(
-                loop,
-                type,
-                address,
-                resolver,
-                connectTimeoutMillis,
-                readTimeoutNanos,
-                maxConnections,
-                maxPending,
-                acquireTimeoutNanos,
-                idleTimeoutNanos,
-                maxLifetimeNanos,
-                tls,
-                host,
-                null);
-    }
-
     /**
      * @param channels where every connection of the lane is added (a gateway's stop closes them all,
      *     and waits for their closes, before its event loops stop), or null

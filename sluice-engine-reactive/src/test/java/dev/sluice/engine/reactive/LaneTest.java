@@ -76,7 +76,8 @@ class LaneTest {
                 idleTimeout.toNanos(),
                 Long.MAX_VALUE,
                 null,
-                "127.0.0.1");
+                "127.0.0.1",
+                null); // no channel group: the test's loop group is stopped by the test
     }
 
     /**
@@ -209,7 +210,8 @@ class LaneTest {
                 TimeUnit.SECONDS.toNanos(20),
                 Long.MAX_VALUE,
                 null,
-                "127.0.0.1");
+                "127.0.0.1",
+                null); // no channel group: the test's loop group is stopped by the test
         for (int i = 0; i < 3; i++) { // with max-connections 1 and no waiting, a leaked slot fails as exhausted
             Throwable error = Call.start(lane, "/ok").error.get(10, TimeUnit.SECONDS);
             assertThat(Failures.classify(error)).isEqualTo(dev.sluice.http.UpstreamFailure.REFUSED);
