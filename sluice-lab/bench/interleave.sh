@@ -194,7 +194,8 @@ for r in $(seq 1 "$ROUNDS"); do
       rate=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
       count=$(awk '/requests in/ {print $1}' <<<"$out")
       bad=$(grep -E 'Non-2xx|Socket errors' <<<"$out" | tr -s ' \n' ' ' || true)
-      ms=$(awk -v c=$((c1 - c0)) -v n="$count" -v t="$TICK" 'BEGIN { printf "%.3f", c * 1000 / t / n }')
+      # kept to the nanosecond: a ratio of values rounded to the microsecond moves in steps of 1-5 %
+      ms=$(awk -v c=$((c1 - c0)) -v n="$count" -v t="$TICK" 'BEGIN { printf "%.6f", c * 1000 / t / n }')
       SERVED[$name]=$((${SERVED[$name]:-0} + ${count:-0}))
       printf 'round %d  %-10s %-9s %10s req/s  gateway CPU %s ms/request %s\n' "$r" "$name" "$p" "$rate" "$ms" "$bad"
       if [[ $r -gt $SKIP ]]; then
@@ -211,7 +212,7 @@ for name in "${names[@]}"; do
   for p in $PATHS; do
     applies "$name" "$p" || continue
     mean() { tr ' ' '\n' | awk 'NF { s += $1; n++ } END { printf "%.0f", s / n }'; }
-    cpu=$(tr ' ' '\n' <<<"${CPUS[$name$p]}" | awk 'NF { s += $1; n++ } END { printf "%.3f", s / n }')
+    cpu=$(tr ' ' '\n' <<<"${CPUS[$name$p]}" | awk 'NF { s += $1; n++ } END { printf "%.4f", s / n }')
     printf '  %-10s %-9s %8s req/s  gateway CPU %s ms/request  (runs:%s)\n' "$name" "$p" "$(mean <<<"${RATES[$name$p]}")" "$cpu" "${RATES[$name$p]}"
   done
 done
