@@ -151,8 +151,9 @@ public final class CompositionPlan {
                     deadline = own;
                 }
             }
-            parts[i] = new PartState(
-                    config, i, deadline, Math.max(1, readAhead), target.validateJson() ? new JsonValidator() : null);
+            JsonShaper shaper = config.shaping().map(JsonShaper::new).orElse(null);
+            JsonValidator validator = shaper == null && target.validateJson() ? new JsonValidator() : null;
+            parts[i] = new PartState(config, i, deadline, Math.max(1, readAhead), validator, shaper);
         }
         refreshEarliest();
         this.ready = declared ? null : new int[n];
@@ -205,6 +206,15 @@ public final class CompositionPlan {
     }
 
     /**
+     * The filter part {@code i}'s body bytes pass through, into the engine's buffer, before {@link
+     * #received} (which counts its output); null when the part has no shaping. A shaped part has no
+     * {@link #validator}: its shaper validates.
+     */
+    public JsonShaper shaper(int i) {
+        return parts[i].shaper;
+    }
+
+    /**
      * {@code n} more bytes of part {@code i}'s body are buffered by the engine.
      *
      * @return whether to go on reading; false: the part failed (invalid JSON) or is not wanted, stop its call
@@ -220,8 +230,17 @@ public final class CompositionPlan {
             fail(p, "invalid JSON: " + p.validator.error(), PartKind.INVALID);
             return false;
         }
+        if (p.shaper != null && p.shaper.failed()) {
+            fail(p, shapingError(p.shaper), PartKind.INVALID);
+            return false;
+        }
         changed(p);
         return true;
+    }
+
+    private static String shapingError(JsonShaper shaper) {
+        String error = shaper.error();
+        return error.startsWith("take:") || error.startsWith("a member name") ? error : "invalid JSON: " + error;
     }
 
     /**
@@ -235,8 +254,12 @@ public final class CompositionPlan {
         if (over || p.failed || p.ended) {
             return !over && p.ended;
         }
-        if (p.total == 0) {
+        if (p.total == 0 && (p.shaper == null || p.shaper.consumed() == 0)) {
             fail(p, "empty body", PartKind.INVALID);
+            return false;
+        }
+        if (p.shaper != null && (!p.shaper.finish() || p.shaper.absent())) {
+            fail(p, shapingError(p.shaper), PartKind.INVALID);
             return false;
         }
         if (p.validator != null && !p.validator.finish()) {
@@ -622,6 +645,7 @@ public final class CompositionPlan {
         final int index;
         final long deadline;
         final JsonValidator validator;
+        final JsonShaper shaper;
         long capacity;
         int status;
         boolean begun;
@@ -645,20 +669,31 @@ public final class CompositionPlan {
         PartOutcome outcome;
         PartEvent event; // told to the observer, when one listens
 
-        PartState(PartConfig config, int index, long deadline, long capacity, JsonValidator validator) {
+        PartState(
+                PartConfig config,
+                int index,
+                long deadline,
+                long capacity,
+                JsonValidator validator,
+                JsonShaper shaper) {
             this.config = config;
             this.index = index;
             this.deadline = deadline;
             this.capacity = capacity;
             this.validator = validator;
+            this.shaper = shaper;
         }
 
         /**
-         * Ready to relay: answered, and its body has ended, or bytes are buffered (with validate-json:
-         * the read-ahead is full, so a small body is checked whole first); or failed.
+         * Ready to relay: answered, and its body has ended, or bytes are buffered (with validate-json
+         * or shaping: the read-ahead is full, so a small body is checked whole first); or failed.
          */
         boolean isReady() {
-            return failed || (answered && (ended || (buffered > 0 && (validator == null || buffered >= capacity))));
+            return failed
+                    || (answered
+                            && (ended
+                                    || (buffered > 0
+                                            && ((validator == null && shaper == null) || buffered >= capacity))));
         }
 
         /** Answered, not ended, and its read-ahead is full: it can go on only by being relayed. */
