@@ -37,7 +37,7 @@ class CompositionPlanTest {
         ComposeTarget target = new ComposeTarget(fanout, order, onError, Duration.ofSeconds(2), false, List.of(parts));
         JsonSplice splice =
                 new JsonSplice(target.parts().stream().map(PartConfig::name).toList());
-        return new CompositionPlan(target, splice, 100, () -> now);
+        return new CompositionPlan("", target, splice, 100, () -> now, dev.sluice.observe.GatewayObserver.NONE);
     }
 
     static PartConfig part(String name) {
@@ -80,7 +80,7 @@ class CompositionPlanTest {
         assertThat(steps(plan)).containsExactly("OPEN(0)", "RELAY(0)", "FINISH");
         assertThat(new String(plan.meta(), StandardCharsets.UTF_8)).contains("\"failed\":[]");
         assertThat(plan.next()).isEqualTo(WAIT);
-        assertThat(plan.isOver()).isTrue();
+        assertThat(plan.received(0, 1)).as("over: no more bytes wanted").isFalse();
     }
 
     @Test
@@ -261,7 +261,8 @@ class CompositionPlanTest {
     void validationHoldsASmallBodyUntilItIsWholeAndNullsInvalidJson() {
         ComposeTarget target = new ComposeTarget(
                 Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, Duration.ofSeconds(2), true, List.of(part("a")));
-        CompositionPlan plan = new CompositionPlan(target, new JsonSplice(List.of("a")), 100, () -> now);
+        CompositionPlan plan = new CompositionPlan(
+                "", target, new JsonSplice(List.of("a")), 100, () -> now, dev.sluice.observe.GatewayObserver.NONE);
         steps(plan);
         plan.answered(0, 200, JSON);
         byte[] body = "{\"x\":".getBytes(StandardCharsets.UTF_8);
