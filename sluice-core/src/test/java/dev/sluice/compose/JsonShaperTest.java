@@ -182,6 +182,49 @@ class JsonShaperTest {
         }
     }
 
+    @Test
+    void mangledJsonNeverThrowsAndFailsExactlyWhenTheValidatorDoes() throws Exception {
+        Random random = new Random(29);
+        byte[] alphabet = "{}[]\":,\\ \n0123456789-+.eEtrufalsn\u00e9abcdz".getBytes(StandardCharsets.UTF_8);
+        for (int n = 0; n < 5000; n++) {
+            byte[] json = pretty(randomValue(random, 0), random).getBytes(StandardCharsets.UTF_8);
+            int edits = 1 + random.nextInt(3);
+            for (int e = 0; e < edits && json.length > 0; e++) {
+                int at = random.nextInt(json.length);
+                switch (random.nextInt(3)) {
+                    case 0 -> json[at] = alphabet[random.nextInt(alphabet.length)];
+                    case 1 -> json = java.util.Arrays.copyOf(json, at); // cut
+                    default -> {
+                        byte[] longer = new byte[json.length + 1];
+                        System.arraycopy(json, 0, longer, 0, at);
+                        longer[at] = alphabet[random.nextInt(alphabet.length)];
+                        System.arraycopy(json, at, longer, at + 1, json.length - at);
+                        json = longer;
+                    }
+                }
+            }
+            String text = new String(json, StandardCharsets.ISO_8859_1);
+            JsonValidator v = new JsonValidator();
+            v.feed(json, 0, json.length);
+            boolean valid = v.finish();
+            Shaping s = List.of(select("a", "b.c"), exclude("d"), take("/b")).get(n % 3);
+            JsonShaper shaper = new JsonShaper(s);
+            byte[] out = new byte[json.length * 4 + 64];
+            int pos = 0;
+            int written = 0;
+            while (pos < json.length || shaper.hasPending()) {
+                int chunk = Math.min(json.length - pos, 1 + random.nextInt(7));
+                pos += shaper.shape(
+                        json, pos, chunk, out, written, Math.min(out.length - written, 1 + random.nextInt(9)));
+                written += shaper.produced();
+            }
+            assertThat(shaper.finish()).as(text).isEqualTo(valid);
+            if (!valid) {
+                assertThat(shaper.error()).as(text).isEqualTo(v.error());
+            }
+        }
+    }
+
     // ---- a tree filter, for comparison ----
 
     static JsonNode tree(Shaping s, JsonNode doc) {
