@@ -87,8 +87,8 @@ final class Composition {
     }
 
     /**
-     * {@code n} bytes landed at the ring's write position (already fed to the part's validator, or its shaper's output), or
-     * the body ended ({@code n < 0}). Returns whether to read on.
+     * {@code n} bytes landed at the ring's write position (already fed to the part's validator, or
+     * its shaper's output), or the body ended ({@code n < 0}). Returns whether to read on.
      */
     boolean received(PartFetch part, int n) {
         lock.lock();
