@@ -181,6 +181,152 @@ public abstract class CompositionShapingContract extends ContractFixture {
     }
 
     /**
+     * A compressed composition still flushes per part when a part is shaped: the shaped first part
+     * decodes at the client while the second part's upstream has not answered (it answers only then).
+     */
+    @Test
+    void aShapedPartOfACompressedCompositionDecodesBeforeTheNextPartAnswers() throws Exception {
+        StringBuilder items = new StringBuilder("{\"items\":[");
+        StringBuilder kept = new StringBuilder("[");
+        for (int i = 0; i < 400; i++) {
+            items.append(i == 0 ? "" : ",").append("{\"id\":").append(i).append(",\"pad\":\"abcdefghij\"}");
+            kept.append(i == 0 ? "" : ",").append("{\"id\":").append(i).append('}');
+        }
+        items.append("]}");
+        kept.append("]");
+        String fast = upstream.respond(200, "application/json", items.toString());
+        java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+        HttpServer held = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        held.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        held.createContext("/held", exchange -> {
+            asked.countDown();
+            try {
+                released.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            byte[] body = utf8("{\"late\":true}");
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        held.start();
+        try (TestGateway gw = gateway()
+                        .upstream(
+                                "held",
+                                java.net.URI.create(
+                                        "http://127.0.0.1:" + held.getAddress().getPort()))
+                        .route(
+                                "page",
+                                on("/page"),
+                                compose()
+                                        .order(Order.DECLARED)
+                                        .timeout(Duration.ofSeconds(40))
+                                        .part("fast", APP, fast, shaping(List.of("id"), List.of(), Map.of(), "/items"))
+                                        .part("late", "held", "/held"),
+                                new dev.sluice.config.FilterConfig.Compression(List.of("application/json"), 64, 6))
+                        .start();
+                java.net.Socket socket = new java.net.Socket(InetAddress.getLoopbackAddress(), gw.port())) {
+            socket.setSoTimeout(15_000);
+            socket.getOutputStream()
+                    .write(utf8("GET /page HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n\r\n"));
+            java.io.InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
+            String head = readHead(in);
+            assertThat(head).startsWith("HTTP/1.1 200 ").containsIgnoringCase("content-encoding: gzip");
+            GunzipAsItComes gunzip = new GunzipAsItComes();
+            String first = "{\"fast\":" + kept;
+            while (!gunzip.decoded().startsWith(first)) {
+                byte[] chunk = chunk(in);
+                assertThat(chunk)
+                        .as("the shaped part before the held one; decoded so far: %s", gunzip.decoded())
+                        .isNotEmpty();
+                gunzip.feed(chunk);
+            }
+            assertThat(asked.await(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("the held part was asked for")
+                    .isTrue();
+            released.countDown();
+            for (byte[] chunk = chunk(in); chunk.length > 0; chunk = chunk(in)) {
+                gunzip.feed(chunk);
+            }
+            assertThat(gunzip.decoded()).startsWith(first + ",\"late\":{\"late\":true},\"_meta\":");
+        } finally {
+            released.countDown();
+            held.stop(0);
+        }
+    }
+
+    private static String readHead(java.io.InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("the connection closed in the head: " + head);
+            }
+            head.append((char) b);
+        }
+        return head.toString();
+    }
+
+    /** The next chunk's data of a chunked body; empty for the last chunk. */
+    private static byte[] chunk(java.io.InputStream in) throws IOException {
+        String size = line(in);
+        if (size.isEmpty()) {
+            size = line(in);
+        }
+        int n = Integer.parseInt(size.split(";")[0].trim(), 16);
+        byte[] data = in.readNBytes(n);
+        if (n == 0) {
+            line(in); // the empty trailer
+        }
+        return data;
+    }
+
+    private static String line(java.io.InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        for (int b = in.read(); b != '\n'; b = in.read()) {
+            if (b < 0) {
+                throw new IOException("the connection closed mid-line: " + line);
+            }
+            if (b != '\r') {
+                line.append((char) b);
+            }
+        }
+        return line.toString();
+    }
+
+    /** Gzip decoded from what has arrived (the gateway's gzip header is the plain 10 bytes). */
+    private static final class GunzipAsItComes {
+        private final java.util.zip.Inflater inflater = new java.util.zip.Inflater(true);
+        private final ByteArrayOutputStream decoded = new ByteArrayOutputStream();
+        private int headerLeft = 10;
+
+        void feed(byte[] bytes) throws IOException {
+            int skip = Math.min(headerLeft, bytes.length);
+            headerLeft -= skip;
+            inflater.setInput(bytes, skip, bytes.length - skip);
+            byte[] out = new byte[8192];
+            try {
+                for (int n = inflater.inflate(out); n > 0 || !inflater.needsInput(); n = inflater.inflate(out)) {
+                    decoded.write(out, 0, n);
+                    if (inflater.finished()) {
+                        break;
+                    }
+                }
+            } catch (java.util.zip.DataFormatException e) {
+                throw new IOException(e);
+            }
+        }
+
+        String decoded() {
+            return decoded.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
      * 200 MB parts shaped through a gateway with a 64 MB heap: the value after a 200 MB array
      * ({@code take}), and one member of each of its objects ({@code select}).
      */
