@@ -6,13 +6,8 @@ import dev.sluice.http.ErrorBody;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
-import dev.sluice.observe.PartEvent;
 import dev.sluice.observe.PartKind;
-import dev.sluice.observe.UpstreamEvent;
-import dev.sluice.observe.UpstreamOutcome;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
@@ -61,9 +56,7 @@ public final class CompositionPlan {
         ABORT
     }
 
-    private final String route;
-    private final GatewayObserver observer;
-    private final ExchangeTally tally; // null when nobody listens
+    private final CompositionReport report;
     private final List<PartConfig> configs;
     private final JsonSplice splice;
     private final LongSupplier clock;
@@ -71,7 +64,6 @@ public final class CompositionPlan {
     private final boolean declared;
     private final boolean failFast;
     private final boolean commitsWhenFull;
-    private final long start;
     private final PartState[] parts;
     private final int[] ready; // arrival order: a FIFO of part indexes, each enqueued once
     private int readyHead;
@@ -84,7 +76,6 @@ public final class CompositionPlan {
     private boolean over;
     private boolean firstWritten;
     private int relaying = -1;
-    private int settled;
     private String abortReason;
     private PartState failedPart;
     private int part = -1;
@@ -93,18 +84,12 @@ public final class CompositionPlan {
     private long earliest; // the nearest of them
 
     /**
+     * @param route the route's id, for the observer's events
      * @param target the route's composition
      * @param splice the route's framing bytes
      * @param readAhead bytes a part may buffer before it waits for its turn (engines may give a part
      *     a smaller ring with {@link #answered(int, int, String, long)})
      * @param clock {@code System::nanoTime}, or a test's ticker
-     */
-    public CompositionPlan(ComposeTarget target, JsonSplice splice, int readAhead, LongSupplier clock) {
-        this("", target, splice, readAhead, clock, GatewayObserver.NONE);
-    }
-
-    /**
-     * @param route the route's id, for the observer's events
      * @param observer told of every part as it settles ({@link GatewayObserver#NONE}: nobody is)
      */
     public CompositionPlan(
@@ -128,9 +113,6 @@ public final class CompositionPlan {
             LongSupplier clock,
             GatewayObserver observer,
             ExchangeTally tally) {
-        this.route = route;
-        this.observer = observer;
-        this.tally = tally;
         this.configs = target.parts();
         this.splice = splice;
         this.clock = clock;
@@ -138,7 +120,7 @@ public final class CompositionPlan {
         this.declared = target.relaysInDeclaredOrder();
         this.failFast = target.onError() == ComposeTarget.OnError.FAIL;
         this.commitsWhenFull = target.commitsWhenAPartIsFull();
-        this.start = clock.getAsLong();
+        long start = clock.getAsLong();
         long routeDeadline = start + target.timeout().toNanos();
         int n = configs.size();
         this.parts = new PartState[n];
@@ -151,9 +133,11 @@ public final class CompositionPlan {
                     deadline = own;
                 }
             }
-            parts[i] = new PartState(
-                    config, i, deadline, Math.max(1, readAhead), target.validateJson() ? new JsonValidator() : null);
+            JsonShaper shaper = config.shaping().map(JsonShaper::new).orElse(null);
+            JsonValidator validator = shaper == null && target.validateJson() ? new JsonValidator() : null;
+            parts[i] = new PartState(config, i, deadline, Math.max(1, readAhead), validator, shaper);
         }
+        this.report = new CompositionReport(route, observer, tally, clock, start, parts);
         refreshEarliest();
         this.ready = declared ? null : new int[n];
         this.actions = new int[2 * n];
@@ -205,6 +189,15 @@ public final class CompositionPlan {
     }
 
     /**
+     * The filter part {@code i}'s body bytes pass through, into the engine's buffer, before {@link
+     * #received} (which counts its output); null when the part has no shaping. A shaped part has no
+     * {@link #validator}: its shaper validates.
+     */
+    public JsonShaper shaper(int i) {
+        return parts[i].shaper;
+    }
+
+    /**
      * {@code n} more bytes of part {@code i}'s body are buffered by the engine.
      *
      * @return whether to go on reading; false: the part failed (invalid JSON) or is not wanted, stop its call
@@ -220,8 +213,17 @@ public final class CompositionPlan {
             fail(p, "invalid JSON: " + p.validator.error(), PartKind.INVALID);
             return false;
         }
+        if (p.shaper != null && p.shaper.failed()) {
+            fail(p, shapingError(p.shaper), PartKind.INVALID);
+            return false;
+        }
         changed(p);
         return true;
+    }
+
+    private static String shapingError(JsonShaper shaper) {
+        String error = shaper.error();
+        return error.startsWith("take:") || error.startsWith("a member name") ? error : "invalid JSON: " + error;
     }
 
     /**
@@ -235,8 +237,12 @@ public final class CompositionPlan {
         if (over || p.failed || p.ended) {
             return !over && p.ended;
         }
-        if (p.total == 0) {
+        if (p.total == 0 && (p.shaper == null || p.shaper.consumed() == 0)) {
             fail(p, "empty body", PartKind.INVALID);
+            return false;
+        }
+        if (p.shaper != null && (!p.shaper.finish() || p.shaper.absent())) {
+            fail(p, shapingError(p.shaper), PartKind.INVALID);
             return false;
         }
         if (p.validator != null && !p.validator.finish()) {
@@ -308,7 +314,7 @@ public final class CompositionPlan {
         expire(now);
         if (abortReason != null) {
             over = true;
-            closeOut(abortReason);
+            report.closeOut(abortReason);
             return Step.ABORT;
         }
         if (actionHead != actionTail) {
@@ -328,12 +334,12 @@ public final class CompositionPlan {
             if (!p.ended) {
                 return Step.WAIT;
             }
-            settle(p);
+            report.settle(p);
             relaying = -1;
         }
         int i = nextReady();
         if (i < 0) {
-            if (settled == parts.length) {
+            if (report.allSettled()) {
                 over = true;
                 return Step.FINISH;
             }
@@ -344,7 +350,7 @@ public final class CompositionPlan {
         first = !firstWritten;
         firstWritten = true;
         if (p.failed) {
-            settle(p);
+            report.settle(p);
             return Step.NULL;
         }
         p.relayStarted = true;
@@ -358,7 +364,7 @@ public final class CompositionPlan {
                 if (p.failed && !p.config.optional()) {
                     failedPart = p;
                     over = true;
-                    closeOut("not relayed: the response failed");
+                    report.closeOut("not relayed: the response failed");
                     return Step.FAIL;
                 }
             }
@@ -405,11 +411,7 @@ public final class CompositionPlan {
 
     /** For FINISH: {@code ,"_meta":{...}}} with every part's outcome. */
     public byte[] meta() {
-        List<PartOutcome> outcomes = new ArrayList<>(parts.length);
-        for (PartState p : parts) {
-            outcomes.add(p.outcome);
-        }
-        return JsonSplice.meta(outcomes, clock.getAsLong() - start);
+        return report.meta();
     }
 
     /** For FAIL: 504 when the failed part timed out, else 502. */
@@ -435,11 +437,6 @@ public final class CompositionPlan {
     /** For ABORT: why. */
     public String abortReason() {
         return abortReason;
-    }
-
-    /** Whether a last step has been handed out. */
-    public boolean isOver() {
-        return over;
     }
 
     /**
@@ -478,11 +475,6 @@ public final class CompositionPlan {
         }
         anyDeadline = any;
         earliest = min;
-    }
-
-    /** When the composition began, on the plan's clock. */
-    public long startNanos() {
-        return start;
     }
 
     // ---- decisions ----
@@ -548,127 +540,5 @@ public final class CompositionPlan {
         p.begun = true;
         p.startNanos = clock.getAsLong();
         actions[actionTail++] = i;
-    }
-
-    private void settle(PartState p) {
-        p.outcome = (p.failed
-                        ? PartOutcome.failed(p.config.name(), p.status, p.error, p.endNanos - start)
-                        : PartOutcome.ok(p.config.name(), p.status, p.endNanos - start, p.relayed))
-                .withAttempts(p.attempts);
-        settled++;
-        if (observer.listens()) {
-            tell(p, p.failed ? p.kind : PartKind.OK);
-            if (settled == parts.length) {
-                tallyParts();
-            }
-        }
-    }
-
-    /** Tells the observer of part {@code p}'s settling, and of its upstream call if it made one. */
-    private void tell(PartState p, PartKind kind) {
-        long firstByte = p.answeredNanos < 0 ? -1 : p.answeredNanos - p.startNanos;
-        p.event = new PartEvent(route, p.config.upstream(), p.outcome, kind, firstByte);
-        observer.part(p.event);
-        if (!p.begun) {
-            return;
-        }
-        UpstreamOutcome call;
-        long latency;
-        if (p.answeredNanos >= 0) {
-            call = UpstreamOutcome.of(p.status);
-            latency = firstByte;
-        } else {
-            call = p.failure != null
-                    ? UpstreamOutcome.of(p.failure)
-                    : kind == PartKind.TIMEOUT ? UpstreamOutcome.TIMEOUT : UpstreamOutcome.CANCELLED;
-            latency = (p.failure != null ? p.failedNanos : p.failed ? p.endNanos : clock.getAsLong()) - p.startNanos;
-        }
-        observer.upstream(new UpstreamEvent(route, p.config.upstream(), call, p.status, latency));
-    }
-
-    private void tallyParts() {
-        if (tally != null) {
-            List<PartEvent> events = new ArrayList<>(parts.length);
-            for (PartState p : parts) {
-                events.add(p.event);
-            }
-            tally.parts(events);
-        }
-    }
-
-    /**
-     * The response failed or is aborted: tells the observer of every part not settled, a failed one
-     * with its own error, the one being relayed and those never relayed with {@code reason}.
-     */
-    private void closeOut(String reason) {
-        if (!observer.listens()) {
-            return;
-        }
-        long now = clock.getAsLong();
-        for (PartState p : parts) {
-            if (p.outcome == null) {
-                String error = p.failed ? p.error : reason;
-                long end = p.failed || p.ended ? p.endNanos : now;
-                p.outcome = new PartOutcome(
-                        p.config.name(), p.status, Optional.of(error), end - start, p.relayed, p.attempts);
-                tell(p, p.failed ? p.kind : PartKind.ABORTED);
-            }
-        }
-        tallyParts();
-    }
-
-    private static final class PartState {
-        final PartConfig config;
-        final int index;
-        final long deadline;
-        final JsonValidator validator;
-        long capacity;
-        int status;
-        boolean begun;
-        boolean answered;
-        boolean ended;
-        boolean failed;
-        PartKind kind;
-        UpstreamFailure failure; // the call's own failure, if it failed so
-        long startNanos;
-        long answeredNanos = -1;
-        long failedNanos;
-        String error;
-        long endNanos;
-        long buffered;
-        long total;
-        long relayed;
-        boolean queued;
-        int attempts = 1;
-        boolean relayStarted;
-        boolean successorStarted;
-        PartOutcome outcome;
-        PartEvent event; // told to the observer, when one listens
-
-        PartState(PartConfig config, int index, long deadline, long capacity, JsonValidator validator) {
-            this.config = config;
-            this.index = index;
-            this.deadline = deadline;
-            this.capacity = capacity;
-            this.validator = validator;
-        }
-
-        /**
-         * Ready to relay: answered, and its body has ended, or bytes are buffered (with validate-json:
-         * the read-ahead is full, so a small body is checked whole first); or failed.
-         */
-        boolean isReady() {
-            return failed || (answered && (ended || (buffered > 0 && (validator == null || buffered >= capacity))));
-        }
-
-        /** Answered, not ended, and its read-ahead is full: it can go on only by being relayed. */
-        boolean isBlocked() {
-            return answered && !ended && !failed && buffered >= capacity;
-        }
-
-        /** Its deadline still matters: being fetched (or waiting to be), or being relayed, and not ended. */
-        boolean deadlineApplies() {
-            return !ended && !failed && outcome == null;
-        }
     }
 }

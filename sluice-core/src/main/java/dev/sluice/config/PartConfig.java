@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.sluice.routing.PathTemplate;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -13,13 +15,107 @@ import java.util.Optional;
  * @param optional an optional part that fails is {@code null} in the response even when {@code
  *     on-error: fail}
  * @param timeout optional bound on this part alone (the route's timeout bounds all parts)
+ * @param shaping how the part's JSON is filtered as it streams, when it is
  */
 public record PartConfig(
-        String name, String upstream, PathTemplate path, boolean optional, Optional<Duration> timeout) {
+        String name,
+        String upstream,
+        PathTemplate path,
+        boolean optional,
+        Optional<Duration> timeout,
+        Optional<Shaping> shaping) {
     public PartConfig {
         requireNonNull(name, "name");
         requireNonNull(upstream, "upstream");
         requireNonNull(path, "path");
         requireNonNull(timeout, "timeout");
+        requireNonNull(shaping, "shaping");
+    }
+
+    /** A part relayed as its upstream sends it. */
+    public PartConfig(String name, String upstream, PathTemplate path, boolean optional, Optional<Duration> timeout) {
+        this(name, upstream, path, optional, timeout, Optional.empty());
+    }
+
+    /**
+     * A part's shaping, applied by {@code dev.sluice.compose.JsonShaper} as its bytes pass: first
+     * {@code take}, then {@code select} or {@code exclude}, then {@code rename}.
+     *
+     * @param select member paths kept ({@code name}, {@code images[*].url}); empty: all are kept
+     * @param exclude member paths dropped; never given with {@code select}
+     * @param rename member path to its new name ({@code price: cost}, {@code offer.price: cost})
+     * @param take a JSON pointer (RFC 6901): only the value there is relayed
+     * @param maxKeyBytes the longest member name held while it is decided on; longer fails the part
+     */
+    public record Shaping(
+            List<String> select,
+            List<String> exclude,
+            Map<String, String> rename,
+            Optional<String> take,
+            int maxKeyBytes) {
+        public static final int DEFAULT_MAX_KEY_BYTES = 4096;
+
+        public Shaping {
+            select = List.copyOf(select);
+            exclude = List.copyOf(exclude);
+            rename = Map.copyOf(rename);
+            requireNonNull(take, "take");
+            if (maxKeyBytes < 1) {
+                throw new IllegalArgumentException("maxKeyBytes: " + maxKeyBytes + " (expected: > 0)");
+            }
+        }
+
+        /** Paths such as {@code images[*].url} as member names: arrays are passed through, so {@code [*]} is dropped. */
+        public static List<String> segments(String path) {
+            String stripped = path.replace("[*]", "");
+            return List.of(stripped.split("\\.", -1));
+        }
+
+        /** Why {@code path} is not a member path, or empty when it is one. */
+        public static Optional<String> pathProblem(String path) {
+            if (path.isEmpty()) {
+                return Optional.of("an empty path (expected: a member path such as images[*].url)");
+            }
+            String stripped = path.replace("[*]", "");
+            if (stripped.indexOf('[') >= 0 || stripped.indexOf(']') >= 0) {
+                return Optional.of("'" + path + "' (expected: names joined by '.', with [*] after an array's name)");
+            }
+            for (String s : segments(path)) {
+                if (s.isEmpty()) {
+                    return Optional.of("'" + path + "' has an empty name (expected: names joined by '.')");
+                }
+            }
+            return Optional.empty();
+        }
+
+        /** Why {@code pointer} is not a JSON pointer (RFC 6901), or empty when it is one. */
+        public static Optional<String> pointerProblem(String pointer) {
+            if (!pointer.isEmpty() && pointer.charAt(0) != '/') {
+                return Optional.of(
+                        "'" + pointer + "' (expected: a JSON pointer such as /data/items, or '' for the whole)");
+            }
+            for (int i = 0; i < pointer.length(); i++) {
+                if (pointer.charAt(i) == '~'
+                        && (i + 1 == pointer.length()
+                                || (pointer.charAt(i + 1) != '0' && pointer.charAt(i + 1) != '1'))) {
+                    return Optional.of(
+                            "'" + pointer + "' has a '~' not followed by 0 or 1 (expected: ~0 for ~, ~1 for /)");
+                }
+            }
+            return Optional.empty();
+        }
+
+        /** The pointer's reference tokens, unescaped. */
+        public static List<String> tokens(String pointer) {
+            if (pointer.isEmpty()) {
+                return List.of();
+            }
+            String[] raw = pointer.substring(1).split("/", -1);
+            java.util.ArrayList<String> out = new java.util.ArrayList<>(raw.length);
+            for (String t : raw) {
+                out.add(t.replace("~1", "/").replace("~0", "~"));
+            }
+            return List.copyOf(out);
+        }
     }
 }

@@ -94,15 +94,112 @@ final class TargetBinder {
             return Optional.empty();
         }
         Mapping m = section.get();
-        m.allowOnly("upstream", "path", "optional", "timeout");
+        m.allowOnly("upstream", "path", "optional", "timeout", "select", "exclude", "rename", "take", "max-key-bytes");
         Optional<String> upstream = upstream(m);
         Optional<PathTemplate> path = m.require("path", TEMPLATE_EXPECTED) ? template(m, routePath) : Optional.empty();
         boolean optional = m.bool("optional", false);
         Optional<Duration> timeout = m.duration("timeout");
+        Optional<PartConfig.Shaping> shaping = shaping(m);
         if (upstream.isEmpty() || path.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(new PartConfig(name, upstream.get(), path.get(), optional, timeout));
+        return Optional.of(new PartConfig(name, upstream.get(), path.get(), optional, timeout, shaping));
+    }
+
+    /** A part's {@code select}, {@code exclude}, {@code rename}, {@code take} and {@code max-key-bytes}. */
+    private static Optional<PartConfig.Shaping> shaping(Mapping m) {
+        if (!m.has("select") && !m.has("exclude") && !m.has("rename") && !m.has("take")) {
+            if (m.has("max-key-bytes")) {
+                m.problem("max-key-bytes", "without select, exclude, rename or take (expected: with one of them)");
+            }
+            return Optional.empty();
+        }
+        List<String> select = paths(m, "select");
+        List<String> exclude = paths(m, "exclude");
+        if (!select.isEmpty() && !exclude.isEmpty()) {
+            m.problem(
+                    "exclude", "select and exclude together (expected: one of them: select keeps only what it names)");
+        }
+        Map<String, String> rename = new java.util.LinkedHashMap<>();
+        m.mapping("rename", "a mapping of member path to new name").ifPresent(r -> {
+            java.util.Set<String> targets = new java.util.HashSet<>();
+            for (Map.Entry<String, Object> e : r.entries()) {
+                String old = e.getKey();
+                Optional<String> pathProblem = PartConfig.Shaping.pathProblem(old);
+                if (pathProblem.isPresent()) {
+                    r.problem(old, pathProblem.get());
+                    continue;
+                }
+                if (!(e.getValue() instanceof String to) || to.isEmpty()) {
+                    r.problem(old, Mapping.describe(e.getValue()) + " (expected: a new member name)");
+                    continue;
+                }
+                List<String> segments = PartConfig.Shaping.segments(old);
+                String parent = String.join(".", segments.subList(0, segments.size() - 1));
+                String sibling = parent.isEmpty() ? to : parent + "." + to;
+                if (!targets.add(sibling)) {
+                    r.problem(
+                            old,
+                            "'" + to + "' is the new name of another member already (expected: a name of its own)");
+                } else if (!select.isEmpty() && !kept(select, segments)) {
+                    r.problem(old, "'" + old + "' is not kept by select (expected: a selected member)");
+                } else if (select.contains(sibling)
+                        && rename.keySet().stream().noneMatch(sibling::equals)
+                        && !r.has(sibling)) {
+                    r.problem(old, "'" + to + "' is selected as a member already (expected: a name not selected)");
+                } else if (exclude.stream().anyMatch(x -> under(segments, PartConfig.Shaping.segments(x)))) {
+                    r.problem(old, "'" + old + "' is excluded (expected: a member that is relayed)");
+                }
+                rename.put(old, to);
+            }
+        });
+        Optional<String> take = m.string("take", "a JSON pointer such as /data/items");
+        take.flatMap(PartConfig.Shaping::pointerProblem).ifPresent(problem -> m.problem("take", problem));
+        int maxKey = m.size(
+                "max-key-bytes",
+                PartConfig.Shaping.DEFAULT_MAX_KEY_BYTES,
+                1,
+                "a size such as 4KiB: the longest member name a shaped part may hold");
+        return Optional.of(new PartConfig.Shaping(select, exclude, rename, take, maxKey));
+    }
+
+    private static List<String> paths(Mapping m, String key) {
+        String expected = "a list of member paths such as [name, \"images[*].url\"]";
+        List<String> paths = new ArrayList<>();
+        m.list(key, expected).ifPresent(list -> {
+            if (list.isEmpty()) {
+                m.problem(key, "an empty list (expected: " + expected + ")");
+            }
+            for (int i = 0; i < list.size(); i++) {
+                if (!(list.get(i) instanceof String path)) {
+                    m.problem(key + "[" + i + "]", Mapping.describe(list.get(i)) + " (expected: a member path)");
+                    continue;
+                }
+                Optional<String> problem = PartConfig.Shaping.pathProblem(path);
+                if (problem.isPresent()) {
+                    m.problem(key + "[" + i + "]", problem.get());
+                } else {
+                    paths.add(path);
+                }
+            }
+        });
+        return paths;
+    }
+
+    /** Whether select keeps the member at {@code segments}: it is selected, under a selected one, or on a selected path. */
+    private static boolean kept(List<String> select, List<String> segments) {
+        for (String path : select) {
+            List<String> s = PartConfig.Shaping.segments(path);
+            if (under(segments, s) || under(s, segments)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code path} is {@code prefix} or below it. */
+    private static boolean under(List<String> path, List<String> prefix) {
+        return path.size() >= prefix.size() && path.subList(0, prefix.size()).equals(prefix);
     }
 
     private Optional<String> upstream(Mapping m) {

@@ -37,7 +37,7 @@ class CompositionPlanTest {
         ComposeTarget target = new ComposeTarget(fanout, order, onError, Duration.ofSeconds(2), false, List.of(parts));
         JsonSplice splice =
                 new JsonSplice(target.parts().stream().map(PartConfig::name).toList());
-        return new CompositionPlan(target, splice, 100, () -> now);
+        return new CompositionPlan("", target, splice, 100, () -> now, dev.sluice.observe.GatewayObserver.NONE);
     }
 
     static PartConfig part(String name) {
@@ -80,7 +80,7 @@ class CompositionPlanTest {
         assertThat(steps(plan)).containsExactly("OPEN(0)", "RELAY(0)", "FINISH");
         assertThat(new String(plan.meta(), StandardCharsets.UTF_8)).contains("\"failed\":[]");
         assertThat(plan.next()).isEqualTo(WAIT);
-        assertThat(plan.isOver()).isTrue();
+        assertThat(plan.received(0, 1)).as("over: no more bytes wanted").isFalse();
     }
 
     @Test
@@ -261,7 +261,8 @@ class CompositionPlanTest {
     void validationHoldsASmallBodyUntilItIsWholeAndNullsInvalidJson() {
         ComposeTarget target = new ComposeTarget(
                 Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, Duration.ofSeconds(2), true, List.of(part("a")));
-        CompositionPlan plan = new CompositionPlan(target, new JsonSplice(List.of("a")), 100, () -> now);
+        CompositionPlan plan = new CompositionPlan(
+                "", target, new JsonSplice(List.of("a")), 100, () -> now, dev.sluice.observe.GatewayObserver.NONE);
         steps(plan);
         plan.answered(0, 200, JSON);
         byte[] body = "{\"x\":".getBytes(StandardCharsets.UTF_8);
@@ -323,5 +324,43 @@ class CompositionPlanTest {
         assertThat(events)
                 .extracting(e -> e.outcome().name() + ": " + e.outcome().error().orElse("ok"))
                 .containsExactly("a: not relayed: the response failed", "b: upstream refused the connection");
+    }
+
+    static PartConfig shaped(String name, String take) {
+        return new PartConfig(
+                name,
+                "up",
+                PathTemplate.parse("/" + name),
+                false,
+                Optional.empty(),
+                Optional.of(new PartConfig.Shaping(List.of(), List.of(), java.util.Map.of(), Optional.of(take), 64)));
+    }
+
+    /** Feeds {@code json} through part {@code i}'s shaper, as an engine does, and reports what came out. */
+    static int feed(CompositionPlan plan, int i, String json) {
+        byte[] in = json.getBytes(StandardCharsets.UTF_8);
+        byte[] out = new byte[in.length + 64];
+        int used = plan.shaper(i).shape(in, 0, in.length, out, 0, out.length);
+        assertThat(used).isEqualTo(in.length);
+        plan.received(i, plan.shaper(i).produced());
+        return plan.shaper(i).produced();
+    }
+
+    @Test
+    void aShapedPartCountsWhatItsShaperKeepsAndAnAbsentPointerMakesItNull() {
+        CompositionPlan plan =
+                plan(Fanout.PARALLEL, Order.DECLARED, OnError.PARTIAL, shaped("a", "/x"), shaped("b", "/y"));
+        assertThat(plan.validator(0)).as("a shaped part's shaper validates").isNull();
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.answered(1, 200, JSON);
+        assertThat(feed(plan, 0, "{\"x\": [1, 2], \"z\": 3}")).as("[1, 2]").isEqualTo(6);
+        assertThat(feed(plan, 1, "{\"x\": 1}")).isZero();
+        assertThat(steps(plan)).as("held until whole, as a validated part").isEmpty();
+        plan.ended(0);
+        plan.ended(1);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(0)", "RELAY(0)", "NULL(1)", "FINISH");
+        String meta = new String(plan.meta(), StandardCharsets.UTF_8);
+        assertThat(meta).contains("\"a\":{\"status\":200,").contains("take: no value at '/y'");
     }
 }

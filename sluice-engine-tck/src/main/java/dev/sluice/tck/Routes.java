@@ -168,6 +168,13 @@ public final class Routes {
             return this;
         }
 
+        /** A part whose JSON is shaped as it streams. */
+        public ComposeSpec part(String name, String upstream, String path, PartConfig.Shaping shaping) {
+            parts.add(new PartConfig(
+                    name, upstream, PathTemplate.parse(path), false, Optional.empty(), Optional.of(shaping)));
+            return this;
+        }
+
         public ComposeSpec optionalPart(String name, String upstream, String path) {
             parts.add(new PartConfig(name, upstream, PathTemplate.parse(path), true, Optional.empty()));
             return this;

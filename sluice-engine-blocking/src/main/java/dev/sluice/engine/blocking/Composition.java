@@ -1,6 +1,7 @@
 package dev.sluice.engine.blocking;
 
 import dev.sluice.compose.CompositionPlan;
+import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonSplice;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.UpstreamFailure;
@@ -52,6 +53,11 @@ final class Composition {
         this.parts = new PartFetch[partCount];
     }
 
+    /** Part {@code i}'s shaper, or null: set when the plan was made, so read without the lock. */
+    JsonShaper shaper(int i) {
+        return plan.shaper(i);
+    }
+
     void add(PartFetch part) {
         parts[part.index] = part;
     }
@@ -81,8 +87,8 @@ final class Composition {
     }
 
     /**
-     * {@code n} bytes landed at the ring's write position (already fed to the part's validator), or
-     * the body ended ({@code n < 0}). Returns whether to read on.
+     * {@code n} bytes landed at the ring's write position (already fed to the part's validator, or
+     * its shaper's output), or the body ended ({@code n < 0}). Returns whether to read on.
      */
     boolean received(PartFetch part, int n) {
         lock.lock();

@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
@@ -35,6 +36,10 @@ final class PartFetch implements Runnable {
     final UpstreamRequest request;
     private final int capacity;
     private final JsonValidator validator; // the plan's, fed on the fetch thread only
+    private final JsonShaper shaper; // the plan's, null unless the part is shaped; fetch thread only
+    private byte[] in; // a shaped part's bytes as read, before they are shaped into the ring
+    private int inPos;
+    private int inEnd;
     private final RingPool rings;
     private final ReadAheadBudget budget;
     /** Who still uses the ring: the fetch and the relay; the last to let go returns it to the pool. */
@@ -66,6 +71,7 @@ final class PartFetch implements Runnable {
         this.request = request;
         this.capacity = capacity;
         this.validator = validator;
+        this.shaper = composition.shaper(index);
         this.rings = rings;
         this.budget = budget;
     }
@@ -121,7 +127,9 @@ final class PartFetch implements Runnable {
                 } finally {
                     composition.lock.unlock();
                 }
-                int n = response.readArrived(ring, pos, room); // one hand-over to the relay, not one per socket read
+                int n = shaper == null
+                        ? response.readArrived(ring, pos, room) // one hand-over to the relay, not one per socket read
+                        : shaped(response, pos, room);
                 if (n > 0 && validator != null) {
                     validator.feed(ring, pos, n);
                 }
@@ -132,6 +140,26 @@ final class PartFetch implements Runnable {
         } catch (UpstreamException e) {
             composition.failed(this, e.failure(), status);
         }
+    }
+
+    /**
+     * Reads the body into {@link #in} when it is used up, and shapes what it holds into the ring's
+     * room: the bytes written there, or -1 at the body's end.
+     */
+    private int shaped(UpstreamResponse response, int pos, int room) throws UpstreamException {
+        if (inPos == inEnd && !shaper.hasPending()) {
+            if (in == null) {
+                in = new byte[Math.min(capacity, 16 * 1024)];
+            }
+            int n = response.readArrived(in, 0, in.length);
+            if (n < 0) {
+                return n;
+            }
+            inPos = 0;
+            inEnd = n;
+        }
+        inPos += shaper.shape(in, inPos, inEnd - inPos, ring, pos, room);
+        return shaper.produced();
     }
 
     /**

@@ -75,6 +75,11 @@ final class Composition {
     private ScheduledFuture<?> timer;
     private long timerDeadline;
 
+    /** The client channel's allocator, for a shaped part's buffers. */
+    io.netty.buffer.ByteBufAllocator alloc() {
+        return channel.alloc();
+    }
+
     Composition(ComposeRoute route, ClientRequest in, HttpServerResponse response, Channel channel, String[] paths) {
         this.http10 = in.request.version().equals(io.netty.handler.codec.http.HttpVersion.HTTP_1_0);
         this.route = route;

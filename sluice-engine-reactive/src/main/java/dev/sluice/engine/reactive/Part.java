@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.compose.CompositionPlan;
+import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
@@ -62,6 +63,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private final ClientRequest.Forwarding forwarding;
     private final int readAhead;
     private final JsonValidator validator; // the plan's; null unless validate-json
+    private final JsonShaper shaper; // the plan's; null unless the part is shaped
     private final ArrayDeque<ByteBuf> buffer = new ArrayDeque<>(4);
     private final ReadAheadBudget budget;
     private final ReadAheadBudget.Grant grant = this::granted; // one instance: it is what cancel() finds
@@ -103,6 +105,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         this.readAhead = readAhead;
         this.budget = composition.route.budget;
         this.validator = plan.validator(index);
+        this.shaper = plan.shaper(index);
     }
 
     /** Starts the call, after the upstream's pacing wait when it has one. */
@@ -350,13 +353,28 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                 validator.feed(nio);
             }
         }
+        if (shaper != null) {
+            ByteBuf shaped = Shaped.shape(shaper, chunk, composition.alloc());
+            int m = shaped.readableBytes();
+            if (m < n) {
+                budget.release(n - m);
+            } else if (m > n) {
+                budget.take(m - n);
+            }
+            chunk = shaped;
+            n = m;
+        }
         if (!plan.received(index, n)) {
             chunk.release();
             budget.release(n);
             stop();
         } else {
             buffered += n;
-            buffer.add(chunk);
+            if (n > 0) {
+                buffer.add(chunk);
+            } else {
+                chunk.release(); // shaped to nothing
+            }
             requestMore();
         }
         composition.changed();

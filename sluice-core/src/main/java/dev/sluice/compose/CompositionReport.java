@@ -1,0 +1,125 @@
+package dev.sluice.compose;
+
+import dev.sluice.observe.ExchangeTally;
+import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.PartEvent;
+import dev.sluice.observe.PartKind;
+import dev.sluice.observe.UpstreamEvent;
+import dev.sluice.observe.UpstreamOutcome;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * What a {@link CompositionPlan} reports, apart from its steps: each part's {@link PartOutcome} as
+ * it settles, told to the observer (and the exchange's tally once all have), and {@code _meta}.
+ * Guarded as the plan is.
+ */
+final class CompositionReport {
+
+    private final String route;
+    private final GatewayObserver observer;
+    private final ExchangeTally tally; // null when nobody listens
+    private final LongSupplier clock;
+    private final long start;
+    private final PartState[] parts;
+    private int settled;
+
+    CompositionReport(
+            String route,
+            GatewayObserver observer,
+            ExchangeTally tally,
+            LongSupplier clock,
+            long start,
+            PartState[] parts) {
+        this.route = route;
+        this.observer = observer;
+        this.tally = tally;
+        this.clock = clock;
+        this.start = start;
+        this.parts = parts;
+    }
+
+    /** Whether every part has settled. */
+    boolean allSettled() {
+        return settled == parts.length;
+    }
+
+    /** {@code ,"_meta":{...}}} with every part's outcome. */
+    byte[] meta() {
+        List<PartOutcome> outcomes = new ArrayList<>(parts.length);
+        for (PartState p : parts) {
+            outcomes.add(p.outcome);
+        }
+        return JsonSplice.meta(outcomes, clock.getAsLong() - start);
+    }
+
+    /** Part {@code p} is written (relayed whole, or {@code null}): its outcome is final. */
+    void settle(PartState p) {
+        p.outcome = (p.failed
+                        ? PartOutcome.failed(p.config.name(), p.status, p.error, p.endNanos - start)
+                        : PartOutcome.ok(p.config.name(), p.status, p.endNanos - start, p.relayed))
+                .withAttempts(p.attempts);
+        settled++;
+        if (observer.listens()) {
+            tell(p, p.failed ? p.kind : PartKind.OK);
+            if (settled == parts.length) {
+                tallyParts();
+            }
+        }
+    }
+
+    /** Tells the observer of part {@code p}'s settling, and of its upstream call if it made one. */
+    private void tell(PartState p, PartKind kind) {
+        long firstByte = p.answeredNanos < 0 ? -1 : p.answeredNanos - p.startNanos;
+        p.event = new PartEvent(route, p.config.upstream(), p.outcome, kind, firstByte);
+        observer.part(p.event);
+        if (!p.begun) {
+            return;
+        }
+        UpstreamOutcome call;
+        long latency;
+        if (p.answeredNanos >= 0) {
+            call = UpstreamOutcome.of(p.status);
+            latency = firstByte;
+        } else {
+            call = p.failure != null
+                    ? UpstreamOutcome.of(p.failure)
+                    : kind == PartKind.TIMEOUT ? UpstreamOutcome.TIMEOUT : UpstreamOutcome.CANCELLED;
+            latency = (p.failure != null ? p.failedNanos : p.failed ? p.endNanos : clock.getAsLong()) - p.startNanos;
+        }
+        observer.upstream(new UpstreamEvent(route, p.config.upstream(), call, p.status, latency));
+    }
+
+    private void tallyParts() {
+        if (tally != null) {
+            List<PartEvent> events = new ArrayList<>(parts.length);
+            for (PartState p : parts) {
+                events.add(p.event);
+            }
+            tally.parts(events);
+        }
+    }
+
+    /**
+     * The response failed or is aborted: tells the observer of every part not settled, a failed one
+     * with its own error, the one being relayed and those never relayed with {@code reason}.
+     */
+    void closeOut(String reason) {
+        if (!observer.listens()) {
+            return;
+        }
+        long now = clock.getAsLong();
+        for (PartState p : parts) {
+            if (p.outcome == null) {
+                String error = p.failed ? p.error : reason;
+                long end = p.failed || p.ended ? p.endNanos : now;
+                p.outcome = new PartOutcome(
+                        p.config.name(), p.status, Optional.of(error), end - start, p.relayed, p.attempts);
+                tell(p, p.failed ? p.kind : PartKind.ABORTED);
+            }
+        }
+        tallyParts();
+    }
+}

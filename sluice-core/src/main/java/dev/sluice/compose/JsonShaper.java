@@ -1,0 +1,614 @@
+package dev.sluice.compose;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.config.PartConfig.Shaping;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A part's {@code take}, {@code select}, {@code exclude} and {@code rename}, applied to its JSON
+ * bytes as they pass: a token-level filter, never a tree. Input is checked by a {@link
+ * JsonValidator} first (so invalid JSON is reported as {@code validate-json} reports it); the
+ * filter then copies the bytes of kept values and drops the rest, writing its own commas and keys
+ * where members were dropped or renamed.
+ *
+ * <pre>
+ *   in ──► validator ──► tokens ──► kept? ──► out (the caller's room; what does not fit waits here)
+ * </pre>
+ *
+ * <p>Memory: one frame per nesting level ({@link JsonValidator#MAX_DEPTH} at most), the member name
+ * being decided on (at most {@link Shaping#maxKeyBytes()}), and the output of one input byte that
+ * did not fit the caller's room. Member names are matched as the upstream writes them (escapes are
+ * not decoded); arrays are transparent to paths ({@code images[*].url} is {@code images.url}).
+ * Not thread-safe: one instance per body.
+ */
+public final class JsonShaper {
+
+    // what becomes of a value
+    private static final byte DROP = 0;
+    private static final byte KEEP = 1; // every byte of it, as sent
+    private static final byte FILTER = 2; // its members by a node, arrays element by element
+    private static final byte NAV = 3; // on the way to the take pointer's value
+
+    // lexer states (input is valid: the validator saw it first)
+    private static final int STRUCT = 0;
+    private static final int STRING = 1;
+    private static final int NUMBER = 2;
+    private static final int LITERAL = 3;
+
+    private final JsonValidator validator = new JsonValidator();
+    private final Node root; // null: the value is kept whole
+    private final byte[][] take; // null: no take; else the pointer's tokens, JSON-escaped
+    private final String pointer;
+    private final int maxKey;
+
+    // frames, one per open container
+    private byte[] kind = new byte[16]; // '{' or '['
+    private byte[] mode = new byte[16];
+    private Node[] node = new Node[16];
+    private int[] nav = new int[16]; // NAV: the pointer token this container is matched against
+    private int[] count = new int[16]; // FILTER: members written; NAV arrays: elements seen
+    private int depth;
+
+    private int state = STRUCT;
+    private boolean expectKey;
+    private boolean stringIsKey;
+    private boolean escape;
+    private int literalLeft;
+    private byte valueMode; // of the scalar being read
+    private byte nextMode; // of the next member's value, decided at its key
+    private Node nextNode;
+    private int nextNav;
+    private boolean found;
+
+    private byte[] keyBuffer; // the member name being decided on; grows up to maxKey
+    private int keyLength;
+
+    private byte[] pending = new byte[64]; // output that did not fit the caller's room
+    private int pendingStart;
+    private int pendingEnd;
+    private byte[] out;
+    private int outPos;
+    private int outEnd;
+    private int produced;
+
+    private long validated; // input bytes fed to the validator
+    private long consumed; // input bytes shaped
+    private String error = "";
+    private boolean failed;
+
+    public JsonShaper(Shaping shaping) {
+        requireNonNull(shaping, "shaping");
+        this.root = Node.of(shaping);
+        this.maxKey = shaping.maxKeyBytes();
+        this.keyBuffer = new byte[Math.min(maxKey, 256)];
+        this.pointer = shaping.take().orElse(null);
+        if (pointer == null) {
+            this.take = null;
+            nextMode = root == null ? KEEP : FILTER;
+        } else {
+            List<String> tokens = Shaping.tokens(pointer);
+            this.take = new byte[tokens.size()][];
+            for (int i = 0; i < take.length; i++) {
+                take[i] = escaped(tokens.get(i));
+            }
+            nextMode = NAV;
+        }
+        nextNode = root;
+    }
+
+    /**
+     * Shapes input from {@code in[offset..offset+length)} into {@code out[outOffset..outOffset+room)},
+     * until the input is used up or the room is full.
+     *
+     * @return how many input bytes were used; {@link #produced()} says how many were written
+     */
+    public int shape(byte[] in, int offset, int length, byte[] out, int outOffset, int room) {
+        requireNonNull(in, "in");
+        requireNonNull(out, "out");
+        Objects.checkFromIndexSize(offset, length, in.length);
+        Objects.checkFromIndexSize(outOffset, room, out.length);
+        this.out = out;
+        this.outPos = outOffset;
+        this.outEnd = outOffset + room;
+        drain();
+        int used = 0;
+        if (failed) {
+            used = length; // the part fails: the rest is not wanted
+        } else if (pendingStart == pendingEnd) {
+            long unseen = consumed + length - validated;
+            if (unseen > 0) {
+                validator.feed(in, offset + length - (int) unseen, (int) unseen);
+                validated += unseen;
+                if (validator.failed()) {
+                    fail(validator.error());
+                    used = length;
+                }
+            }
+            if (!failed) {
+                used = run(in, offset, length);
+            }
+        }
+        consumed += used;
+        produced = outPos - outOffset;
+        this.out = null;
+        return used;
+    }
+
+    /** Bytes written by the last {@link #shape}. */
+    public int produced() {
+        return produced;
+    }
+
+    /** Whether output waits for room: shape again (with no input if need be) before the end. */
+    public boolean hasPending() {
+        return pendingStart != pendingEnd;
+    }
+
+    /** Input bytes used so far. */
+    public long consumed() {
+        return consumed;
+    }
+
+    /** Whether the input is not JSON, or broke a bound. */
+    public boolean failed() {
+        return failed;
+    }
+
+    /**
+     * Ends the input.
+     *
+     * @return whether it was one complete JSON value (then {@link #absent()} says whether the take
+     *     pointer found its value)
+     */
+    public boolean finish() {
+        if (!failed && !validator.finish()) {
+            fail(validator.error());
+        }
+        return !failed;
+    }
+
+    /** After a successful {@link #finish()}: the take pointer named no value, so nothing was written. */
+    public boolean absent() {
+        return take != null && !found;
+    }
+
+    /** Why the part fails: {@code invalid JSON: ...}, a bound, or for {@link #absent()} the pointer. */
+    public String error() {
+        if (!failed && absent()) {
+            return "take: no value at '" + pointer + "'";
+        }
+        return error;
+    }
+
+    private void fail(String reason) {
+        if (!failed) {
+            failed = true;
+            error = reason;
+        }
+    }
+
+    // ---- the filter ----
+
+    private int run(byte[] in, int offset, int length) {
+        int end = offset + length;
+        int i = offset;
+        while (i < end) {
+            if (state == STRING && !escape) { // fast path: a run of plain string bytes
+                int j = i;
+                while (j < end) {
+                    byte b = in[j];
+                    if (b == '"' || b == '\\') {
+                        break;
+                    }
+                    j++;
+                }
+                if (j > i) {
+                    int n = j - i;
+                    boolean held = stringIsKey && mode[depth - 1] != KEEP;
+                    if (held) {
+                        if (!keyBytes(in, i, n)) {
+                            return length;
+                        }
+                    } else if (stringIsKey || valueMode == KEEP || valueMode == FILTER) {
+                        n = Math.min(n, outEnd - outPos);
+                        if (n == 0) {
+                            return i - offset; // no room
+                        }
+                        System.arraycopy(in, i, out, outPos, n);
+                        outPos += n;
+                    }
+                    i += n;
+                    continue;
+                }
+            }
+            step(in[i]);
+            i++;
+            if (failed) {
+                return length;
+            }
+            if (pendingStart != pendingEnd) {
+                break; // the room is full
+            }
+        }
+        return i - offset;
+    }
+
+    private void step(byte b) {
+        int c = b & 0xff;
+        switch (state) {
+            case STRING -> {
+                if (stringIsKey) {
+                    if (!escape && c == '"') {
+                        endKey();
+                    } else {
+                        escape = !escape && c == '\\';
+                        if (mode[depth - 1] == KEEP) {
+                            emit(b);
+                        } else {
+                            keyBytes(new byte[] {b}, 0, 1);
+                        }
+                    }
+                    return;
+                }
+                if (valueMode == KEEP || valueMode == FILTER) {
+                    emit(b);
+                }
+                if (escape) {
+                    escape = false;
+                } else if (c == '\\') {
+                    escape = true;
+                } else if (c == '"') {
+                    state = STRUCT;
+                }
+            }
+            case NUMBER -> {
+                if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
+                    if (valueMode == KEEP || valueMode == FILTER) {
+                        emit(b);
+                    }
+                } else {
+                    state = STRUCT;
+                    structural(b, c);
+                }
+            }
+            case LITERAL -> {
+                if (valueMode == KEEP || valueMode == FILTER) {
+                    emit(b);
+                }
+                if (--literalLeft == 0) {
+                    state = STRUCT;
+                }
+            }
+            default -> structural(b, c);
+        }
+    }
+
+    private void structural(byte b, int c) {
+        byte container = depth == 0 ? DROP : mode[depth - 1];
+        switch (c) {
+            case ' ', '\t', '\n', '\r', ':' -> {
+                if (container == KEEP) {
+                    emit(b);
+                }
+            }
+            case ',' -> {
+                if (container == KEEP) {
+                    emit(b);
+                }
+                expectKey = kind[depth - 1] == '{';
+            }
+            case '}', ']' -> {
+                depth--;
+                if (mode[depth] == KEEP || mode[depth] == FILTER) {
+                    emit(b);
+                }
+                expectKey = false;
+            }
+            case '"' -> {
+                if (expectKey) {
+                    expectKey = false;
+                    stringIsKey = true;
+                    escape = false;
+                    keyLength = 0;
+                    state = STRING;
+                    if (container == KEEP) {
+                        emit(b);
+                    }
+                } else {
+                    beginValue();
+                    stringIsKey = false;
+                    escape = false;
+                    state = STRING;
+                    if (valueMode == KEEP || valueMode == FILTER) {
+                        emit(b);
+                    }
+                }
+            }
+            case '{', '[' -> {
+                beginValue();
+                push(b, valueMode);
+                if (valueMode == KEEP || valueMode == FILTER) {
+                    emit(b);
+                }
+                expectKey = c == '{';
+            }
+            default -> { // a number or a literal
+                beginValue();
+                if (c == 't' || c == 'n') {
+                    literalLeft = 3;
+                    state = LITERAL;
+                } else if (c == 'f') {
+                    literalLeft = 4;
+                    state = LITERAL;
+                } else {
+                    state = NUMBER;
+                }
+                if (valueMode == KEEP || valueMode == FILTER) {
+                    emit(b);
+                }
+            }
+        }
+    }
+
+    /** A value begins: what becomes of it ({@link #valueMode}, and for a container its node and pointer token). */
+    private void beginValue() {
+        byte m;
+        Node n;
+        int k;
+        if (depth > 0 && kind[depth - 1] == '[') {
+            int f = depth - 1;
+            n = node[f];
+            k = nav[f] + 1;
+            m = mode[f];
+            if (m == FILTER && count[f]++ > 0) {
+                emit((byte) ',');
+            } else if (m == NAV) {
+                int index = count[f]++;
+                m = nav[f] < take.length && isIndex(take[nav[f]], index) ? NAV : DROP;
+            }
+        } else {
+            m = nextMode;
+            n = nextNode;
+            k = nextNav;
+        }
+        if (m == NAV) {
+            if (found) {
+                m = DROP;
+            } else if (k == take.length) {
+                found = true;
+                m = root == null ? KEEP : FILTER;
+                n = root;
+            }
+        }
+        valueMode = m;
+        nextNode = n;
+        nextNav = k;
+    }
+
+    private void push(byte open, byte m) {
+        if (depth == kind.length) {
+            int size = Math.min(JsonValidator.MAX_DEPTH + 1, depth * 2);
+            kind = Arrays.copyOf(kind, size);
+            mode = Arrays.copyOf(mode, size);
+            node = Arrays.copyOf(node, size);
+            nav = Arrays.copyOf(nav, size);
+            count = Arrays.copyOf(count, size);
+        }
+        kind[depth] = open;
+        mode[depth] = m;
+        node[depth] = m == FILTER ? nextNode : null;
+        nav[depth] = m == NAV ? nextNav : 0;
+        count[depth] = 0;
+        depth++;
+    }
+
+    private boolean keyBytes(byte[] in, int offset, int n) {
+        if (mode[depth - 1] == DROP) {
+            return true;
+        }
+        if (keyLength + n > maxKey) {
+            fail("a member name longer than " + maxKey + " bytes (the part's shaping holds names up to max-key-bytes)");
+            return false;
+        }
+        if (keyLength + n > keyBuffer.length) {
+            keyBuffer = Arrays.copyOf(keyBuffer, Math.min(maxKey, Math.max(keyBuffer.length * 2, keyLength + n)));
+        }
+        System.arraycopy(in, offset, keyBuffer, keyLength, n);
+        keyLength += n;
+        return true;
+    }
+
+    /** A member name ended: decides its value's fate, and writes the name when the member is kept. */
+    private void endKey() {
+        state = STRUCT;
+        int f = depth - 1;
+        byte container = mode[f];
+        if (container == KEEP) {
+            emit((byte) '"');
+            nextMode = KEEP;
+            return;
+        }
+        if (container == DROP) {
+            nextMode = DROP;
+            return;
+        }
+        if (container == NAV) {
+            int k = nav[f];
+            boolean match = !found && k < take.length && equal(take[k], keyBuffer, keyLength);
+            nextMode = match ? NAV : DROP;
+            nextNav = k + 1;
+            return;
+        }
+        Node parent = node[f];
+        int at = parent.find(keyBuffer, keyLength);
+        Node child = at >= 0 ? parent.children.get(at) : null;
+        if (child != null) {
+            if (child.drop) {
+                nextMode = DROP;
+                return;
+            }
+            nextMode = child.trivial() ? KEEP : FILTER;
+            nextNode = child;
+        } else if (parent.isRenameTarget(keyBuffer, keyLength) || !parent.all) {
+            nextMode = DROP;
+            return;
+        } else {
+            nextMode = KEEP;
+        }
+        if (count[f]++ > 0) {
+            emit((byte) ',');
+        }
+        emit((byte) '"');
+        byte[] renamed = child != null ? child.rename : null;
+        if (renamed != null) {
+            for (byte r : renamed) {
+                emit(r);
+            }
+        } else {
+            for (int i = 0; i < keyLength; i++) {
+                emit(keyBuffer[i]);
+            }
+        }
+        emit((byte) '"');
+        emit((byte) ':');
+    }
+
+    private void emit(byte b) {
+        if (pendingStart == pendingEnd && outPos < outEnd) {
+            out[outPos++] = b;
+            return;
+        }
+        if (pendingEnd == pending.length) {
+            pending = Arrays.copyOf(pending, pending.length * 2);
+        }
+        pending[pendingEnd++] = b;
+    }
+
+    private void drain() {
+        int n = Math.min(pendingEnd - pendingStart, outEnd - outPos);
+        System.arraycopy(pending, pendingStart, out, outPos, n);
+        outPos += n;
+        pendingStart += n;
+        if (pendingStart == pendingEnd) {
+            pendingStart = 0;
+            pendingEnd = 0;
+        }
+    }
+
+    private static boolean isIndex(byte[] token, int index) {
+        if (token.length == 0 || token.length > 10 || (token[0] == '0' && token.length > 1)) {
+            return false;
+        }
+        long v = 0;
+        for (byte b : token) {
+            if (b < '0' || b > '9') {
+                return false;
+            }
+            v = v * 10 + (b - '0');
+        }
+        return v == index;
+    }
+
+    private static boolean equal(byte[] a, byte[] b, int bLength) {
+        return a.length == bLength && Arrays.equals(a, 0, bLength, b, 0, bLength);
+    }
+
+    /** A member name as it appears between the quotes of a JSON string. */
+    static byte[] escaped(String name) {
+        StringBuilder s = new StringBuilder(name.length());
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c == '"' || c == '\\') {
+                s.append('\\').append(c);
+            } else if (c < 0x20) {
+                s.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+            } else {
+                s.append(c);
+            }
+        }
+        return s.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** What a shaping keeps of one object's members (and, arrays being transparent, of each element's). */
+    private static final class Node {
+        final byte[] name;
+        final List<Node> children = new ArrayList<>();
+        final List<byte[]> renameTargets = new ArrayList<>();
+        boolean all; // members not listed are kept
+        boolean drop; // this member is excluded
+        byte[] rename; // this member's new name
+
+        Node(byte[] name, boolean all) {
+            this.name = name;
+            this.all = all;
+        }
+
+        /** Null when the shaping keeps everything (no select, exclude or rename). */
+        static Node of(Shaping s) {
+            if (s.select().isEmpty() && s.exclude().isEmpty() && s.rename().isEmpty()) {
+                return null;
+            }
+            boolean selecting = !s.select().isEmpty();
+            Node root = new Node(new byte[0], !selecting);
+            for (String path : s.select()) {
+                root.walk(Shaping.segments(path), false).all = true;
+            }
+            for (String path : s.exclude()) {
+                root.walk(Shaping.segments(path), true).drop = true;
+            }
+            for (Map.Entry<String, String> e : s.rename().entrySet()) {
+                List<String> segments = Shaping.segments(e.getKey());
+                Node member = root.walk(segments, !selecting);
+                member.rename = escaped(e.getValue());
+                Node parent = segments.size() == 1 ? root : root.walk(segments.subList(0, segments.size() - 1), true);
+                parent.renameTargets.add(member.rename);
+            }
+            return root;
+        }
+
+        Node walk(List<String> segments, boolean all) {
+            Node n = this;
+            for (String segment : segments) {
+                byte[] b = escaped(segment);
+                int at = n.find(b, b.length);
+                if (at >= 0) {
+                    n = n.children.get(at);
+                } else {
+                    Node child = new Node(b, all || n.all);
+                    n.children.add(child);
+                    n = child;
+                }
+            }
+            return n;
+        }
+
+        int find(byte[] key, int length) {
+            for (int i = 0; i < children.size(); i++) {
+                if (equal(children.get(i).name, key, length)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        boolean isRenameTarget(byte[] key, int length) {
+            for (byte[] t : renameTargets) {
+                if (equal(t, key, length)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Kept whole: nothing below it is dropped or renamed. */
+        boolean trivial() {
+            return all && children.isEmpty() && renameTargets.isEmpty();
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package dev.sluice.compose;
+
+import dev.sluice.config.PartConfig;
+import dev.sluice.http.UpstreamFailure;
+import dev.sluice.observe.PartEvent;
+import dev.sluice.observe.PartKind;
+
+/** One part of a {@link CompositionPlan}: what has happened to it so far. Guarded as the plan is. */
+final class PartState {
+    final PartConfig config;
+    final int index;
+    final long deadline;
+    final JsonValidator validator;
+    final JsonShaper shaper;
+    long capacity;
+    int status;
+    boolean begun;
+    boolean answered;
+    boolean ended;
+    boolean failed;
+    PartKind kind;
+    UpstreamFailure failure; // the call's own failure, if it failed so
+    long startNanos;
+    long answeredNanos = -1;
+    long failedNanos;
+    String error;
+    long endNanos;
+    long buffered;
+    long total;
+    long relayed;
+    boolean queued;
+    int attempts = 1;
+    boolean relayStarted;
+    boolean successorStarted;
+    PartOutcome outcome;
+    PartEvent event; // told to the observer, when one listens
+
+    PartState(PartConfig config, int index, long deadline, long capacity, JsonValidator validator, JsonShaper shaper) {
+        this.config = config;
+        this.index = index;
+        this.deadline = deadline;
+        this.capacity = capacity;
+        this.validator = validator;
+        this.shaper = shaper;
+    }
+
+    /**
+     * Ready to relay: answered, and its body has ended, or bytes are buffered (with validate-json
+     * or shaping: the read-ahead is full, so a small body is checked whole first); or failed.
+     */
+    boolean isReady() {
+        return failed
+                || (answered
+                        && (ended
+                                || (buffered > 0 && ((validator == null && shaper == null) || buffered >= capacity))));
+    }
+
+    /** Answered, not ended, and its read-ahead is full: it can go on only by being relayed. */
+    boolean isBlocked() {
+        return answered && !ended && !failed && buffered >= capacity;
+    }
+
+    /** Its deadline still matters: being fetched (or waiting to be), or being relayed, and not ended. */
+    boolean deadlineApplies() {
+        return !ended && !failed && outcome == null;
+    }
+}
