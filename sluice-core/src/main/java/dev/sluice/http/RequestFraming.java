@@ -172,6 +172,76 @@ public final class RequestFraming {
         return bad("Transfer-Encoding on an HTTP/2 request (RFC 9113 8.2.2)");
     }
 
+    /** {@link #declaredLength}: the head declares no length (it has no Content-Length field). */
+    public static final long UNDECLARED = -1;
+
+    /**
+     * The body length a request head declares: the one reading of Content-Length, which the head's
+     * {@link #check}, a route's {@link BodyLimit} and the upstream request's framing ({@link
+     * #upstreamBody}) all ask, so that no value is a length to one and an error to another. Every
+     * field value is a list (RFC 9110 section 5.3); each element is decimal digits only (no sign, no
+     * fraction, at most 18 of them: below 2^63) between optional spaces, and all are equal (RFC 9112
+     * section 6.3: {@code 5, 5} is 5, {@code 1,2} is an error).
+     *
+     * <pre>
+     *   (no field)                      UNDECLARED
+     *   "5", " 5 ", "5, 5", "05"        5
+     *   "-1", "+5", "5.0", "", "0x5"    not a number of bytes   (400 in check)
+     *   19 digits or more               not a number of bytes   (400 in check)
+     *   "1,2", or fields 5 and 6        two different values    (400 in check)
+     * </pre>
+     *
+     * @param values every Content-Length field value, in order
+     * @return the length, or {@link #UNDECLARED}
+     * @throws IllegalArgumentException naming what is wrong (a head {@link #check} passed has none)
+     */
+    public static long declaredLength(List<String> values) {
+        long length = UNDECLARED;
+        for (int v = 0, n = values.size(); v < n; v++) {
+            String value = values.get(v);
+            int start = 0;
+            while (true) {
+                int comma = value.indexOf(',', start);
+                long element = digits(value, start, comma < 0 ? value.length() : comma);
+                if (length != UNDECLARED && element != length) {
+                    throw new IllegalArgumentException("Content-Length has two different values");
+                }
+                length = element;
+                if (comma < 0) {
+                    break;
+                }
+                start = comma + 1;
+            }
+        }
+        return length;
+    }
+
+    /** The decimal number between optional spaces and tabs in {@code value[from, to)}. */
+    private static long digits(String value, int from, int to) {
+        while (from < to && isSpace(value.charAt(from))) {
+            from++;
+        }
+        while (to > from && isSpace(value.charAt(to - 1))) {
+            to--;
+        }
+        if (from == to || to - from > 18) {
+            throw new IllegalArgumentException("Content-Length is not a number of bytes");
+        }
+        long length = 0;
+        for (int i = from; i < to; i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') {
+                throw new IllegalArgumentException("Content-Length is not a number of bytes");
+            }
+            length = length * 10 + (c - '0');
+        }
+        return length;
+    }
+
+    private static boolean isSpace(char c) {
+        return c == ' ' || c == '\t';
+    }
+
     /** {@link #upstreamBody}: the body goes to the upstream in chunked coding, its length unknown. */
     public static final long CHUNKED = -1;
 
@@ -207,8 +277,7 @@ public final class RequestFraming {
     public static long upstreamBody(
             boolean stream, String contentLength, boolean transferEncoding, boolean streamEnded) {
         if (contentLength != null) {
-            int comma = contentLength.indexOf(',');
-            return Long.parseLong((comma < 0 ? contentLength : contentLength.substring(0, comma)).strip());
+            return declaredLength(List.of(contentLength));
         }
         if (!stream) {
             return transferEncoding ? CHUNKED : 0;
@@ -255,21 +324,12 @@ public final class RequestFraming {
     }
 
     private static Optional<Rejection> checkContentLength(List<String> values) {
-        String seen = null;
-        for (String value : values) {
-            for (String element : value.split(",", -1)) {
-                String length = element.strip();
-                if (length.isEmpty() || length.length() > 18 || !length.chars().allMatch(c -> c >= '0' && c <= '9')) {
-                    return bad("Content-Length is not a number of bytes");
-                }
-                String normal = length.replaceFirst("^0+(?=.)", "");
-                if (seen != null && !seen.equals(normal)) {
-                    return bad("Content-Length has two different values");
-                }
-                seen = normal;
-            }
+        try {
+            declaredLength(values);
+            return Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return bad(e.getMessage());
         }
-        return Optional.empty();
     }
 
     private static Optional<Rejection> checkTransferEncoding(List<String> values) {

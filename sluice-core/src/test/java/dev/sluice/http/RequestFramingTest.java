@@ -148,4 +148,27 @@ class RequestFramingTest {
         assertThat(RequestFraming.Rejection.forParserStatus(426).status()).isEqualTo(505);
         assertThat(RequestFraming.Rejection.forParserStatus(400).code()).isEqualTo("bad_request");
     }
+
+    @Test
+    void aDeclaredLengthIsReadByOneRule() {
+        assertThat(RequestFraming.declaredLength(java.util.List.of())).isEqualTo(RequestFraming.UNDECLARED);
+        for (String five : new String[] {"5", " 5 ", "\t5", "5, 5", "05", "5,5,05"}) {
+            assertThat(RequestFraming.declaredLength(java.util.List.of(five)))
+                    .as("'%s'", five)
+                    .isEqualTo(5);
+        }
+        assertThat(RequestFraming.declaredLength(java.util.List.of("5", "5"))).isEqualTo(5);
+        assertThat(RequestFraming.declaredLength(java.util.List.of("999999999999999999")))
+                .isEqualTo(999_999_999_999_999_999L);
+        for (String bad : new String[] {"-1", "+5", "5.0", "", " ", "0x5", "5,", "1,2", "9999999999999999999"}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> RequestFraming.declaredLength(java.util.List.of(bad)))
+                    .as("'%s'", bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("Content-Length");
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> RequestFraming.declaredLength(java.util.List.of("5", "6")))
+                .hasMessage("Content-Length has two different values");
+    }
 }
