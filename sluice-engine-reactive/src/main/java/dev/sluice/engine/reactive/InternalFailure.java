@@ -1,6 +1,5 @@
 package dev.sluice.engine.reactive;
 
-import dev.sluice.http.ErrorBody;
 import dev.sluice.http.FailureAnswer;
 import dev.sluice.http.RequestId;
 import java.io.IOException;
@@ -15,8 +14,6 @@ import reactor.netty.http.server.HttpServerResponse;
  * aborted connection when the response had begun.
  */
 final class InternalFailure {
-
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GatewayHandler.class);
 
     private InternalFailure() {}
 
@@ -36,29 +33,16 @@ final class InternalFailure {
     static Mono<Void> answer(ClientRequest in, HttpServerResponse response, Throwable error) {
         FailureAnswer decided = FailureAnswer.of(error);
         boolean begun = response.hasSentHeaders();
-        if (!decided.internal()) {
-            if (begun) {
-                in.request.withConnection(connection -> Responses.abort(connection.channel()));
-                return Mono.empty();
-            }
-            return Responses.error(response, decided.status(), decided.body(null));
-        }
-        String id = in.requestId(); // the one its upstream requests carried, if any
-        LOG.atError()
-                .setCause(error)
-                .addKeyValue("request_id", id)
-                .log(
-                        "request {}: {} {} failed inside the gateway{}",
-                        id,
-                        in.method,
-                        in.path,
-                        begun ? " after its response began (connection aborted)" : "");
+        String id = decided.internal() ? in.requestId() : null; // the one its upstream requests carried
+        decided.log(error, id, in.method, in.path, begun);
         if (begun) {
             in.request.withConnection(connection -> Responses.abort(connection.channel()));
             return Mono.empty();
         }
         response.responseHeaders().clear();
-        response.header(RequestId.HEADER, id);
-        return Responses.send(response, 500, ErrorBody.internalError(id));
+        if (id != null) {
+            response.header(RequestId.HEADER, id);
+        }
+        return Responses.send(response, decided.status(), decided.body(id));
     }
 }
