@@ -17,7 +17,7 @@ import java.util.Optional;
  *   version not HTTP/1.0 or HTTP/1.1                    505 version_not_supported
  *   a control byte (0x00-0x20, 0x7F) in the target      400 bad_request
  *   HTTP/1.1 without Host, two Hosts, an invalid Host   400 bad_request   (RFC 9112 3.2)
- *   Content-Length not digits, or two different ones    400 bad_request   (RFC 9112 6.3)
+ *   Content-Length not digits, a list or two fields     400 bad_request   (RFC 9112 6.3)
  *   Transfer-Encoding with Content-Length               400 bad_request   (RFC 9112 6.1: rejected)
  *   Transfer-Encoding on HTTP/1.0                       400 bad_request   (RFC 9112 6.1)
  *   Transfer-Encoding not ending in one chunked         400 bad_request   (RFC 9112 6.3)
@@ -177,18 +177,21 @@ public final class RequestFraming {
 
     /**
      * The body length a request head declares: the one reading of Content-Length, which the head's
-     * {@link #check}, a route's {@link BodyLimit} and the upstream request's framing ({@link
-     * #upstreamBody}) all ask, so that no value is a length to one and an error to another. Every
-     * field value is a list (RFC 9110 section 5.3); each element is decimal digits only (no sign, no
-     * fraction, at most 18 of them: below 2^63) between optional spaces, and all are equal (RFC 9112
-     * section 6.3: {@code 5, 5} is 5, {@code 1,2} is an error).
+     * {@link #check} and {@link #checkStream}, a route's {@link BodyLimit} (through {@code
+     * FrontDoor}), a WebSocket upgrade's "no body" and the upstream request's framing ({@link
+     * #upstreamBody}) all ask, so that no value is a length to one and an error to another. One
+     * field, one decimal number (no sign, no fraction, at most 18 digits: below 2^63) between optional
+     * spaces. A list or a second field is refused even when its values are equal: RFC 9110 section
+     * 8.6 lets a recipient take {@code 5, 5} for 5 or refuse it, and Jetty's and Netty's HTTP/1.1
+     * parsers and Jetty's HTTP/2 decoder refuse it, so every mode does (Netty's HTTP/2 codec passed
+     * it on), as {@link ResponseHeadCheck} does for an upstream's.
      *
      * <pre>
-     *   (no field)                      UNDECLARED
-     *   "5", " 5 ", "5, 5", "05"        5
-     *   "-1", "+5", "5.0", "", "0x5"    not a number of bytes   (400 in check)
-     *   19 digits or more               not a number of bytes   (400 in check)
-     *   "1,2", or fields 5 and 6        two different values    (400 in check)
+     *   (no field)                            UNDECLARED
+     *   "5", " 5 ", "05"                      5
+     *   "-1", "+5", "5.0", "", "0x5"          not a number of bytes            (400 in check)
+     *   19 digits or more                     not a number of bytes            (400 in check)
+     *   "1,2", "5, 5", or fields 5 and 5      more than one value              (400 in check)
      * </pre>
      *
      * @param values every Content-Length field value, in order
@@ -196,24 +199,14 @@ public final class RequestFraming {
      * @throws IllegalArgumentException naming what is wrong (a head {@link #check} passed has none)
      */
     public static long declaredLength(List<String> values) {
-        long length = UNDECLARED;
-        for (int v = 0, n = values.size(); v < n; v++) {
-            String value = values.get(v);
-            int start = 0;
-            while (true) {
-                int comma = value.indexOf(',', start);
-                long element = digits(value, start, comma < 0 ? value.length() : comma);
-                if (length != UNDECLARED && element != length) {
-                    throw new IllegalArgumentException("Content-Length has two different values");
-                }
-                length = element;
-                if (comma < 0) {
-                    break;
-                }
-                start = comma + 1;
-            }
+        if (values.isEmpty()) {
+            return UNDECLARED;
         }
-        return length;
+        String value = values.getFirst();
+        if (values.size() > 1 || value.indexOf(',') >= 0) {
+            throw new IllegalArgumentException("Content-Length has more than one value");
+        }
+        return digits(value, 0, value.length());
     }
 
     /** The decimal number between optional spaces and tabs in {@code value[from, to)}. */

@@ -164,7 +164,9 @@ public abstract class RequestFramingContract extends ContractFixture {
                 Arguments.of("a plus sign", "Content-Length: +5"),
                 Arguments.of("past 2^63", "Content-Length: 99999999999999999999"),
                 Arguments.of("a number with a fraction", "Content-Length: 5.0"),
-                Arguments.of("two different fields", "Content-Length: 5\r\nContent-Length: 6"));
+                Arguments.of("two different fields", "Content-Length: 5\r\nContent-Length: 6"),
+                Arguments.of("a list of one value twice", "Content-Length: 5, 5"),
+                Arguments.of("two equal fields", "Content-Length: 5\r\nContent-Length: 5"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -192,31 +194,26 @@ public abstract class RequestFramingContract extends ContractFixture {
      * The same lengths on HTTP/2 streams (h2c, prior knowledge): a bad one is refused, with the
      * contract's 400 or by ending the stream (RFC 9113 section 8.1.1: a malformed request; Jetty's
      * HPACK decoder ends the connection), and never reaches an upstream. A sound one is a length on a
-     * route with a body limit as on one without; a list of equal values (RFC 9110 section 8.6) is a
-     * length of 5 where the codec lets it through (Netty's does, Jetty's refuses it), never a failure
-     * of the gateway.
+     * route with a body limit as on one without. A list or a second field of equal values is refused
+     * by the core's rule, as both HTTP/1.1 parsers and Jetty's HTTP/2 decoder refuse it; Netty's
+     * HTTP/2 codec merges it into one value before the gateway sees the head, so the reactive engine
+     * proxies it as that length: either, never a 500.
      */
     static Stream<Arguments> declaredLengthsOnStreams() {
         return Stream.of(
-                Arguments.of("-1", new String[] {"-1"}, Sound.NO),
-                Arguments.of("a list of two values", new String[] {"1,2"}, Sound.NO),
-                Arguments.of("a plus sign", new String[] {"+5"}, Sound.NO),
-                Arguments.of("past 2^63", new String[] {"99999999999999999999"}, Sound.NO),
-                Arguments.of("two different fields", new String[] {"5", "6"}, Sound.NO),
-                Arguments.of("5", new String[] {"5"}, Sound.YES),
-                Arguments.of("a list of one value twice", new String[] {"5, 5"}, Sound.IF_THE_CODEC_AGREES),
-                Arguments.of("two equal fields", new String[] {"5", "5"}, Sound.IF_THE_CODEC_AGREES));
-    }
-
-    enum Sound {
-        YES,
-        NO,
-        IF_THE_CODEC_AGREES
+                Arguments.of("-1", new String[] {"-1"}, false),
+                Arguments.of("a list of two values", new String[] {"1,2"}, false),
+                Arguments.of("a plus sign", new String[] {"+5"}, false),
+                Arguments.of("past 2^63", new String[] {"99999999999999999999"}, false),
+                Arguments.of("two different fields", new String[] {"5", "6"}, false),
+                Arguments.of("5", new String[] {"5"}, true),
+                Arguments.of("a list of one value twice", new String[] {"5, 5"}, null),
+                Arguments.of("two equal fields", new String[] {"5", "5"}, null));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("declaredLengthsOnStreams")
-    void aDeclaredLengthOnAStreamIsReadByTheSameRule(String what, String[] lengths, Sound sound) throws Exception {
+    void aDeclaredLengthOnAStreamIsReadByTheSameRule(String what, String[] lengths, Boolean sound) throws Exception {
         for (String route : new String[] {"/up/h2", "/small/h2"}) {
             int before = recording.received().size();
             H2Answer answer;
@@ -234,7 +231,7 @@ public abstract class RequestFramingContract extends ContractFixture {
             }
 
             boolean refused = answer.ended() || answer.status() == 400;
-            if (sound == Sound.YES || (sound == Sound.IF_THE_CODEC_AGREES && !refused)) {
+            if (sound == Boolean.TRUE || (sound == null && !refused)) { // null: the codec's to merge
                 assertThat(answer.status())
                         .as("%s on %s: %s", what, route, answer)
                         .isEqualTo(200);
