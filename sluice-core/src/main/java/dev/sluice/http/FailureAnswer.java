@@ -90,11 +90,6 @@ public record FailureAnswer(int status, String code, String message, boolean int
         }
     }
 
-    /** Whether {@code failure} is a failure inside the gateway: see {@link #internal()}. */
-    public static boolean isInternal(Throwable failure) {
-        return of(failure).internal();
-    }
-
     /** The error body; an internal failure's names the request's id and nothing of the exception. */
     public byte[] body(String requestId) {
         return internal ? ErrorBody.internalError(requestId) : ErrorBody.of(status, code, message);

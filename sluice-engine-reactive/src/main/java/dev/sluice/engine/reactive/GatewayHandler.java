@@ -7,7 +7,9 @@ import dev.sluice.config.ProxyTarget;
 import dev.sluice.config.ServerLimits;
 import dev.sluice.engine.FrontDoor;
 import dev.sluice.engine.GatewaySnapshot;
+import dev.sluice.http.FailureAnswer;
 import dev.sluice.http.RequestFraming;
+import dev.sluice.http.RequestId;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
@@ -27,13 +29,14 @@ import java.util.function.BiFunction;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
+import reactor.netty.channel.AbortedException;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
  * The server's one handler, run on the connection's event loop: matches the route and hands the
  * request to its {@link ProxyRoute} or {@link ComposeRoute}; answers 404, 405 and 400 itself, and
- * any failure of its own as an {@link InternalFailure}.
+ * and any failure as the core's {@link FailureAnswer} maps it.
  */
 final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> {
 
@@ -126,7 +129,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         try {
             admission = FrontDoor.admit(snapshots.current(), head(in)); // this request's snapshot, to its end
         } catch (RuntimeException e) { // a failure inside the gateway
-            return InternalFailure.answer(in, response, e);
+            return fail(in, response, e);
         }
         if (!observer.listens()) {
             return answer(in, response, admission);
@@ -173,9 +176,12 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                 case FrontDoor.Enter<ReactiveRoute> enter -> enter(in, response, enter);
             };
         } catch (RuntimeException e) { // a path variable missing or unsafe, or a failure inside the gateway
-            return InternalFailure.answer(in, response, e);
+            return fail(in, response, e);
         }
-        return answer.onErrorResume(InternalFailure::isAnswered, error -> InternalFailure.answer(in, response, error));
+        // the client's connection going away is not answered: it is passed on to Reactor Netty
+        return answer.onErrorResume(
+                error -> !(error instanceof AbortedException || error instanceof java.io.IOException),
+                error -> fail(in, response, error));
     }
 
     /** Runs the route the request entered: its body limit armed, its compression, its policies. */
@@ -286,5 +292,26 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         Channel[] channel = new Channel[1];
         in.request.withConnection(connection -> channel[0] = connection.channel());
         return channel[0];
+    }
+
+    /**
+     * Answers a failure as the core's {@link FailureAnswer} maps it (and logs it: at ERROR with the
+     * request's id, which the client gets in its body and {@code X-Request-Id}, only when it is
+     * inside the gateway), or aborts the connection when the response had begun.
+     */
+    static Mono<Void> fail(ClientRequest in, HttpServerResponse response, Throwable error) {
+        FailureAnswer decided = FailureAnswer.of(error);
+        boolean begun = response.hasSentHeaders();
+        String id = decided.internal() ? in.requestId() : null; // the one its upstream requests carried
+        decided.log(error, id, in.method, in.path, begun);
+        if (begun) {
+            in.request.withConnection(connection -> Responses.abort(connection.channel()));
+            return Mono.empty();
+        }
+        response.responseHeaders().clear();
+        if (id != null) {
+            response.header(RequestId.HEADER, id);
+        }
+        return Responses.send(response, decided.status(), decided.body(id));
     }
 }
