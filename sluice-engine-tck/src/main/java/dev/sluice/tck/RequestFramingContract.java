@@ -251,6 +251,45 @@ public abstract class RequestFramingContract extends ContractFixture {
         }
     }
 
+    /**
+     * On HTTP/2 a declared length over the route's limit is the same {@code 413} before any upstream
+     * is asked, and only its stream ends: the connection's next stream is served (closing the
+     * connection, as HTTP/1.1 must, would cost every other stream on it).
+     */
+    @Test
+    void aDeclaredLengthOverTheLimitOnAStreamIs413AndTheConnectionServesTheNext() throws Exception {
+        int before = recording.received().size();
+        try (H2Wire wire = H2Wire.connect(gateway.port())) {
+            wire.headers(
+                    1,
+                    false,
+                    ":method",
+                    "POST",
+                    ":scheme",
+                    "http",
+                    ":authority",
+                    gateway.authority(),
+                    ":path",
+                    "/small/h2",
+                    "content-length",
+                    "1001");
+            wire.flush();
+            H2Answer tooLarge = h2Answer(wire, 1);
+            assertThat(tooLarge.status()).as("%s", tooLarge).isEqualTo(413);
+            assertError(413, tooLarge.contentType(), tooLarge.body(), "content_too_large");
+
+            wire.get(3, gateway.authority(), "/up/after");
+            wire.flush();
+            H2Answer next = h2Answer(wire, 3);
+            assertThat(next.ended())
+                    .as("the next stream on the connection: %s", next)
+                    .isFalse();
+            assertThat(next.status()).isEqualTo(200);
+        }
+        assertThat(recording.received()).hasSize(before + 1);
+        assertThat(recording.received().getLast().head()).startsWith("GET /after ");
+    }
+
     /** @param ended the stream was reset, or the connection ended (GOAWAY, or closed) before an answer */
     private record H2Answer(int status, String contentType, byte[] body, boolean ended) {
         @Override
