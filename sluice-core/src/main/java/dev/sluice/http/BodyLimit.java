@@ -45,7 +45,7 @@ public final class BodyLimit {
     }
 
     /** Raised by a request body stream that passed its limit: the upstream exchange is aborted. */
-    public static final class Exceeded extends RuntimeException {
+    public static final class Exceeded extends RuntimeException implements FailureAnswer.Decided {
         private final long limit;
 
         public Exceeded(long limit) {
@@ -55,6 +55,16 @@ public final class BodyLimit {
 
         public RequestFraming.Rejection rejection() {
             return BodyLimit.rejection(limit);
+        }
+
+        @Override
+        public int status() {
+            return STATUS;
+        }
+
+        @Override
+        public String code() {
+            return CODE;
         }
     }
 }

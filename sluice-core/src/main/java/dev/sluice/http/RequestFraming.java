@@ -17,7 +17,7 @@ import java.util.Optional;
  *   version not HTTP/1.0 or HTTP/1.1                    505 version_not_supported
  *   a control byte (0x00-0x20, 0x7F) in the target      400 bad_request
  *   HTTP/1.1 without Host, two Hosts, an invalid Host   400 bad_request   (RFC 9112 3.2)
- *   Content-Length not digits, or two different ones    400 bad_request   (RFC 9112 6.3)
+ *   Content-Length not digits, a list or two fields     400 bad_request   (RFC 9112 6.3)
  *   Transfer-Encoding with Content-Length               400 bad_request   (RFC 9112 6.1: rejected)
  *   Transfer-Encoding on HTTP/1.0                       400 bad_request   (RFC 9112 6.1)
  *   Transfer-Encoding not ending in one chunked         400 bad_request   (RFC 9112 6.3)
@@ -172,6 +172,69 @@ public final class RequestFraming {
         return bad("Transfer-Encoding on an HTTP/2 request (RFC 9113 8.2.2)");
     }
 
+    /** {@link #declaredLength}: the head declares no length (it has no Content-Length field). */
+    public static final long UNDECLARED = -1;
+
+    /**
+     * The body length a request head declares: the one reading of Content-Length, which the head's
+     * {@link #check} and {@link #checkStream}, a route's {@link BodyLimit} (through {@code
+     * FrontDoor}), a WebSocket upgrade's "no body" and the upstream request's framing ({@link
+     * #upstreamBody}) all ask, so that no value is a length to one and an error to another. One
+     * field, one decimal number (no sign, no fraction, at most 18 digits: below 2^63) between optional
+     * spaces. A list or a second field is refused even when its values are equal: RFC 9110 section
+     * 8.6 lets a recipient take {@code 5, 5} for 5 or refuse it, and Jetty's and Netty's HTTP/1.1
+     * parsers and Jetty's HTTP/2 decoder refuse it, so every mode does (Netty's HTTP/2 codec passed
+     * it on), as {@link ResponseHeadCheck} does for an upstream's.
+     *
+     * <pre>
+     *   (no field)                            UNDECLARED
+     *   "5", " 5 ", "05"                      5
+     *   "-1", "+5", "5.0", "", "0x5"          not a number of bytes            (400 in check)
+     *   19 digits or more                     not a number of bytes            (400 in check)
+     *   "1,2", "5, 5", or fields 5 and 5      more than one value              (400 in check)
+     * </pre>
+     *
+     * @param values every Content-Length field value, in order
+     * @return the length, or {@link #UNDECLARED}
+     * @throws IllegalArgumentException naming what is wrong (a head {@link #check} passed has none)
+     */
+    public static long declaredLength(List<String> values) {
+        if (values.isEmpty()) {
+            return UNDECLARED;
+        }
+        String value = values.getFirst();
+        if (values.size() > 1 || value.indexOf(',') >= 0) {
+            throw new IllegalArgumentException("Content-Length has more than one value");
+        }
+        return digits(value, 0, value.length());
+    }
+
+    /** The decimal number between optional spaces and tabs in {@code value[from, to)}. */
+    private static long digits(String value, int from, int to) {
+        while (from < to && isSpace(value.charAt(from))) {
+            from++;
+        }
+        while (to > from && isSpace(value.charAt(to - 1))) {
+            to--;
+        }
+        if (from == to || to - from > 18) {
+            throw new IllegalArgumentException("Content-Length is not a number of bytes");
+        }
+        long length = 0;
+        for (int i = from; i < to; i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') {
+                throw new IllegalArgumentException("Content-Length is not a number of bytes");
+            }
+            length = length * 10 + (c - '0');
+        }
+        return length;
+    }
+
+    private static boolean isSpace(char c) {
+        return c == ' ' || c == '\t';
+    }
+
     /** {@link #upstreamBody}: the body goes to the upstream in chunked coding, its length unknown. */
     public static final long CHUNKED = -1;
 
@@ -207,8 +270,7 @@ public final class RequestFraming {
     public static long upstreamBody(
             boolean stream, String contentLength, boolean transferEncoding, boolean streamEnded) {
         if (contentLength != null) {
-            int comma = contentLength.indexOf(',');
-            return Long.parseLong((comma < 0 ? contentLength : contentLength.substring(0, comma)).strip());
+            return declaredLength(List.of(contentLength));
         }
         if (!stream) {
             return transferEncoding ? CHUNKED : 0;
@@ -255,21 +317,12 @@ public final class RequestFraming {
     }
 
     private static Optional<Rejection> checkContentLength(List<String> values) {
-        String seen = null;
-        for (String value : values) {
-            for (String element : value.split(",", -1)) {
-                String length = element.strip();
-                if (length.isEmpty() || length.length() > 18 || !length.chars().allMatch(c -> c >= '0' && c <= '9')) {
-                    return bad("Content-Length is not a number of bytes");
-                }
-                String normal = length.replaceFirst("^0+(?=.)", "");
-                if (seen != null && !seen.equals(normal)) {
-                    return bad("Content-Length has two different values");
-                }
-                seen = normal;
-            }
+        try {
+            declaredLength(values);
+            return Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return bad(e.getMessage());
         }
-        return Optional.empty();
     }
 
     private static Optional<Rejection> checkTransferEncoding(List<String> values) {

@@ -79,12 +79,20 @@ public final class WebSocketUpgrade {
         if (headers.apply("Sec-WebSocket-Version").size() != 1) {
             return invalid("a WebSocket upgrade needs one Sec-WebSocket-Version header");
         }
-        List<String> length = headers.apply("Content-Length");
-        if (!headers.apply("Transfer-Encoding").isEmpty()
-                || length.stream().anyMatch(v -> !v.trim().equals("0"))) {
+        if (!headers.apply("Transfer-Encoding").isEmpty() || carriesBody(headers.apply("Content-Length"))) {
             return invalid("a WebSocket upgrade carries no body");
         }
         return VALID;
+    }
+
+    /** Whether a declared length ({@link RequestFraming#declaredLength}) says a body follows. */
+    private static boolean carriesBody(List<String> contentLengths) {
+        try {
+            long length = RequestFraming.declaredLength(contentLengths);
+            return length != RequestFraming.UNDECLARED && length != 0;
+        } catch (IllegalArgumentException e) { // RequestFraming refused the head before
+            return true;
+        }
     }
 
     private static WebSocketUpgrade invalid(String problem) {

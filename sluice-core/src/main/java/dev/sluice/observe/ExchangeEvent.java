@@ -2,6 +2,7 @@ package dev.sluice.observe;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.http.TraceContext;
 import java.util.List;
 
 /**
@@ -66,6 +67,56 @@ public record ExchangeEvent(
         requireNonNull(parentSpanId, "parentSpanId");
         requireNonNull(refusedBy, "refusedBy");
         parts = List.copyOf(parts);
+    }
+
+    /**
+     * What an engine knows of a request when its exchange ends, apart from its answer.
+     *
+     * @param route the matched route's id, empty when none matched
+     * @param method the request method
+     * @param path the request's path (its target without the query)
+     * @param requestId the request's id (the one its upstream requests carried)
+     * @param peer the connection's peer address (the client unless a policy resolved another)
+     * @param trace the request's trace context
+     */
+    public record Asked(String route, String method, String path, String requestId, String peer, TraceContext trace) {}
+
+    /**
+     * What an engine measured of the answer.
+     *
+     * @param status the status sent
+     * @param aborted the response was aborted after it began
+     * @param durationNanos from the request's start to the answer's end
+     * @param bytesIn request body bytes read
+     * @param bytesOut response body bytes written
+     */
+    public record Answered(int status, boolean aborted, long durationNanos, long bytesIn, long bytesOut) {}
+
+    /**
+     * The event of a request the gateway routed (or answered 404, 405 or 400 after its head passed):
+     * built here once for every engine; the client, upstream time, refusing policy and parts come
+     * from the exchange's {@link ExchangeTally}.
+     */
+    public static ExchangeEvent of(Asked asked, Answered answered, ExchangeTally tally) {
+        TraceContext trace = asked.trace();
+        return new ExchangeEvent(
+                asked.route(),
+                asked.method(),
+                answered.status(),
+                answered.aborted(),
+                answered.durationNanos(),
+                asked.path(),
+                asked.requestId(),
+                tally.clientOr(asked.peer()),
+                answered.bytesIn(),
+                answered.bytesOut(),
+                tally.upstreamNanos(),
+                trace.traceId(),
+                trace.spanId(),
+                trace.parentId(),
+                trace.sampled(),
+                tally.refusedBy(),
+                tally.parts());
     }
 
     /** An event without the request's path, id, client, sizes and upstream details (tests). */

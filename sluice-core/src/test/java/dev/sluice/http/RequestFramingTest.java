@@ -30,7 +30,12 @@ class RequestFramingTest {
         assertThat(check(List.of("example.com:8080"), List.of(), List.of("5"))).isEmpty();
         assertThat(check(List.of("[::1]:80"), List.of("chunked"), List.of())).isEmpty();
         assertThat(check(List.of(""), List.of("Chunked"), List.of())).isEmpty();
-        assertThat(check(List.of("h"), List.of(), List.of("5, 5"))).isEmpty();
+    }
+
+    @Test
+    void aListOfLengthsIsRefusedEvenWhenItsValuesAreEqual() {
+        assertRejected(check(List.of("h"), List.of(), List.of("5, 5")), 400, "bad_request");
+        assertRejected(check(List.of("h"), List.of(), List.of("5", "5")), 400, "bad_request");
     }
 
     @Test
@@ -114,7 +119,6 @@ class RequestFramingTest {
         assertThat(RequestFraming.upstreamBody(false, "42", false, false)).isEqualTo(42);
         assertThat(RequestFraming.upstreamBody(true, " 7 ", false, false)).isEqualTo(7);
         assertThat(RequestFraming.upstreamBody(true, "0", false, false)).isZero();
-        assertThat(RequestFraming.upstreamBody(false, "5, 5", false, false)).isEqualTo(5);
     }
 
     @Test
@@ -147,5 +151,27 @@ class RequestFramingTest {
         assertThat(RequestFraming.Rejection.forParserStatus(413).code()).isEqualTo("content_too_large");
         assertThat(RequestFraming.Rejection.forParserStatus(426).status()).isEqualTo(505);
         assertThat(RequestFraming.Rejection.forParserStatus(400).code()).isEqualTo("bad_request");
+    }
+
+    @Test
+    void aDeclaredLengthIsReadByOneRule() {
+        assertThat(RequestFraming.declaredLength(List.of())).isEqualTo(RequestFraming.UNDECLARED);
+        for (String five : new String[] {"5", " 5 ", "\t5", "05"}) {
+            assertThat(RequestFraming.declaredLength(List.of(five)))
+                    .as("'%s'", five)
+                    .isEqualTo(5);
+        }
+        assertThat(RequestFraming.declaredLength(List.of("999999999999999999"))).isEqualTo(999_999_999_999_999_999L);
+        for (String bad :
+                new String[] {"-1", "+5", "5.0", "", " ", "0x5", "5,", "1,2", "5, 5", "9999999999999999999"}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> RequestFraming.declaredLength(List.of(bad)))
+                    .as("'%s'", bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("Content-Length");
+        }
+        for (List<String> two : List.of(List.of("5", "6"), List.of("5", "5"))) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> RequestFraming.declaredLength(two))
+                    .hasMessage("Content-Length has more than one value");
+        }
     }
 }

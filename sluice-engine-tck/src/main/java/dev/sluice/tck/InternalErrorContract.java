@@ -145,6 +145,44 @@ public abstract class InternalErrorContract extends ContractFixture {
         }
     }
 
+    /**
+     * The other failures a request meets on its way, each mapped by the core's one {@code
+     * FailureAnswer}: an upstream that refuses the connection is its {@code 502}, a chunked body
+     * streamed past the route's limit a {@code 413}; neither is a failure inside the gateway, so
+     * neither is logged at ERROR nor carries an internal failure's {@code X-Request-Id}.
+     */
+    @Test
+    void anUpstreamsFailureAndABodyPastItsLimitAreAnswersNeverErrors() throws Exception {
+        try (LogCapture log = LogCapture.start();
+                TestGateway gw = gateway()
+                        .upstream("down", refusedUrl())
+                        .route("down", on("/down/**"), proxy("down").stripPrefix("/down"))
+                        .route("small", on("/small/**"), proxy(APP).stripPrefix("/small"), new FilterConfig.MaxBody(10))
+                        .start()) {
+            WireResponse refused = gw.wire()
+                    .sendRaw("GET /down/x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n".getBytes(), 1)
+                    .responses()
+                    .getFirst();
+            assertError(refused, 502, "refused");
+            assertThat(refused.header(RequestId.HEADER)).isEmpty();
+
+            WireResponse tooLarge = gw.wire()
+                    .sendRaw(
+                            ("POST /small/x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" + "b\r\n"
+                                            + "x".repeat(11) + "\r\n0\r\n\r\n")
+                                    .getBytes(),
+                            1)
+                    .responses()
+                    .getFirst();
+            assertError(tooLarge, 413, "content_too_large");
+            assertThat(tooLarge.header(RequestId.HEADER)).isEmpty();
+
+            assertThat(log.events().stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.ERROR)))
+                    .as("ERROR events among %s", log.events())
+                    .isEmpty();
+        }
+    }
+
     /** The one event that names request {@code id}: the gateway logs it before it answers. */
     private static ILoggingEvent loggedOnce(LogCapture log, String id) {
         List<ILoggingEvent> events = log.eventsContaining("request " + id + ":");

@@ -22,7 +22,7 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 
 /** A {@code compose:} route: fans out to its parts and relays their JSON as it arrives. */
-final class ComposeRoute implements RouteHandler {
+final class ComposeRoute implements BlockingRoute {
 
     private final ComposeTarget target;
     private final List<PartConfig> parts;

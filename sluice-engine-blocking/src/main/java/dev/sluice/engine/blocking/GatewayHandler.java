@@ -5,6 +5,7 @@ import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
 import dev.sluice.config.ServerLimits;
+import dev.sluice.engine.FrontDoor;
 import dev.sluice.engine.GatewaySnapshot;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.http.BodyLimit;
@@ -12,8 +13,6 @@ import dev.sluice.http.ErrorBody;
 import dev.sluice.http.FailureAnswer;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.RequestId;
-import dev.sluice.http.TraceContext;
-import dev.sluice.http.WebSocketUpgrade;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
@@ -37,8 +36,6 @@ import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The one Jetty handler: matches the route and runs it, blocking, on the request's thread (a
@@ -48,9 +45,7 @@ import org.slf4j.LoggerFactory;
  */
 final class GatewayHandler extends Handler.Abstract {
 
-    private static final Logger LOG = LoggerFactory.getLogger(GatewayHandler.class);
-
-    private final GatewaySnapshot.Holder<RouteHandler> snapshots;
+    private final GatewaySnapshot.Holder<BlockingRoute> snapshots;
     private final GatewayObserver observer;
     private final boolean recordsTraces; // the observer's: a trace the gateway begins is then sampled
     private final ServerLimits limits;
@@ -86,7 +81,7 @@ final class GatewayHandler extends Handler.Abstract {
         this.snapshots = new GatewaySnapshot.Holder<>(compile(config, clients));
     }
 
-    private GatewaySnapshot<RouteHandler> compile(GatewayConfig config, Map<String, UpstreamClient> clients) {
+    private GatewaySnapshot<BlockingRoute> compile(GatewayConfig config, Map<String, UpstreamClient> clients) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
             case ProxyTarget proxy ->
                 new ProxyRoute(
@@ -153,25 +148,21 @@ final class GatewayHandler extends Handler.Abstract {
         if (route[0] == null) { // refused before routing: reported once its answer is written
             return true;
         }
-        TraceContext trace = Requests.trace(request);
-        observer.exchange(new ExchangeEvent(
-                route[0],
-                request.getMethod(),
-                response.getStatus(),
-                aborted,
-                System.nanoTime() - start,
-                request.getHttpURI().getPath(),
-                Requests.requestId(request),
-                tally.clientOr(Request.getRemoteAddr(request)),
-                Request.getContentBytesRead(request),
-                Response.getContentBytesWritten(response),
-                tally.upstreamNanos(),
-                trace.traceId(),
-                trace.spanId(),
-                trace.parentId(),
-                trace.sampled(),
-                tally.refusedBy(),
-                tally.parts()));
+        observer.exchange(ExchangeEvent.of(
+                new ExchangeEvent.Asked(
+                        route[0],
+                        request.getMethod(),
+                        request.getHttpURI().getPath(),
+                        Requests.requestId(request),
+                        Request.getRemoteAddr(request),
+                        Requests.trace(request)),
+                new ExchangeEvent.Answered(
+                        response.getStatus(),
+                        aborted,
+                        System.nanoTime() - start,
+                        Request.getContentBytesRead(request),
+                        Response.getContentBytesWritten(response)),
+                tally));
         return true;
     }
 
@@ -182,10 +173,8 @@ final class GatewayHandler extends Handler.Abstract {
      * @return whether the response was aborted after it began
      */
     private boolean handle(Request request, Response response, Callback callback, String[] route) {
-        Response answer = response; // what failures are answered on: with the policies' response edits, once admitted
-        String method = request.getMethod();
-        String path = request.getHttpURI().getPath(); // raw: RouteTable normalises it
-        HttpFields headers = request.getHeaders();
+        // what failures are answered on: with the policies' response edits, once admitted
+        Response[] answer = {response};
         try {
             if (!HeadTimedConnection.began(request)) { // too late: its head timed out and was answered 408
                 Requests.seen(request);
@@ -201,7 +190,9 @@ final class GatewayHandler extends Handler.Abstract {
                             : RequestFraming.check(head(request));
             if (rejection.isEmpty()) {
                 rejection = RequestFraming.checkSize(
-                        request.getHttpURI().getPathQuery().length(), headers.size(), limits);
+                        request.getHttpURI().getPathQuery().length(),
+                        request.getHeaders().size(),
+                        limits);
             }
             if (rejection.isPresent()) {
                 Callback answered = callback;
@@ -212,104 +203,68 @@ final class GatewayHandler extends Handler.Abstract {
                 reject(response, answered, rejection.get());
                 return false;
             }
-            GatewaySnapshot<RouteHandler> snapshot = snapshots.current(); // this request's, to its end
-            switch (snapshot.match(method, headers.get(HttpHeader.HOST), path, headers::get)) {
-                case RouteTable.Result.Matched matched -> {
-                    if (route != null) {
-                        route[0] = matched.route().id();
-                    }
-                    GatewaySnapshot.Compiled<RouteHandler> compiled = snapshot.route(matched);
-                    Optional<RequestFraming.Rejection> tooLarge =
-                            BodyLimit.check(declaredLength(headers), compiled.maxBody());
-                    if (tooLarge.isPresent()) { // before any upstream is asked; its body is never read
-                        reject(response, callback, tooLarge.get());
-                        return false;
-                    }
-                    String refusedUpgrade = upgradeRefusal(request, matched);
-                    if (refusedUpgrade != null) {
-                        error(response, 400, ErrorBody.badRequest(refusedUpgrade));
-                        callback.succeeded();
-                        return false;
-                    }
-                    CompressedResponse compressed = compiled.compression().isOn()
-                            ? new CompressedResponse(request, response, compiled.compression())
-                            : null; // no route without the filter pays for it
-                    Response routed = compressed == null ? response : compressed;
-                    try {
-                        if (compiled.policies().isEmpty()) {
-                            compiled.handler().handle(request, routed, matched, UpstreamEdits.NONE);
-                        } else {
-                            switch (decide(compiled.policies(), request, matched)) {
-                                case Decision.Proceed proceed -> {
-                                    Response edited = routed;
-                                    if (!proceed.response().isEmpty()) {
-                                        edited = new EditedResponse(request, routed, proceed.response());
-                                        answer = compressed == null
-                                                ? edited
-                                                : new EditedResponse(request, response, proceed.response());
-                                    }
-                                    try {
-                                        compiled.handler().handle(request, edited, matched, proceed.edits());
-                                    } finally {
-                                        proceed.permit().release();
-                                    }
-                                }
-                                case Decision.Reject reject -> {
-                                    ExchangeTally tally = Requests.tally(request);
-                                    if (tally != null) {
-                                        tally.refused(reject.policy());
-                                    }
-                                    reject.headers()
-                                            .forEach((name, value) ->
-                                                    response.getHeaders().put(name, value));
-                                    error(response, reject.status(), reject.body());
-                                }
-                                case Decision.Answer given -> {
-                                    response.setStatus(given.status());
-                                    given.headers()
-                                            .forEach((name, value) ->
-                                                    response.getHeaders().put(name, value));
-                                    ClientOutput.send(response, true, ByteBuffer.allocate(0));
-                                }
-                                case Decision.Pending pending ->
-                                    throw new IllegalStateException("a pending decision decided nothing");
-                            }
-                        }
-                    } finally {
-                        if (compressed != null) {
-                            compressed.close();
-                        }
-                    }
-                }
-                case RouteTable.Result.MethodNotAllowed notAllowed -> {
-                    response.getHeaders()
-                            .put(HttpHeader.ALLOW, String.join(", ", new java.util.TreeSet<>(notAllowed.allowed())));
-                    error(response, 405, ErrorBody.methodNotAllowed(method, path));
-                }
-                case RouteTable.Result.NotFound notFound -> error(response, 404, ErrorBody.notFound(method, path));
-                case RouteTable.Result.BadPath bad -> error(response, 400, ErrorBody.badRequest(bad.reason()));
+            GatewaySnapshot<BlockingRoute> snapshot = snapshots.current(); // this request's, to its end
+            FrontDoor.Admission<BlockingRoute> admission = FrontDoor.admit(snapshot, frontDoorHead(request));
+            if (route != null) {
+                route[0] = admission.route();
+            }
+            switch (admission) {
+                case FrontDoor.Answer<BlockingRoute> given -> render(request, response, given);
+                case FrontDoor.Enter<BlockingRoute> enter -> enter(request, response, enter, answer);
             }
             callback.succeeded();
             return false;
         } catch (Throwable failure) {
-            return fail(request, answer, callback, failure);
+            return fail(request, answer[0], callback, failure);
         }
     }
 
     /**
-     * Why the route refuses the request's WebSocket upgrade ({@link WebSocketUpgrade}), or null; a
-     * valid one on a proxy route is marked for {@link WebSocketRelay} with the tunnel's idle timeout.
+     * Runs the route the request entered, through its policies and compression.
+     *
+     * @param answer where to note the response a failure is answered on: with the policies' response
+     *     edits, once admitted
      */
-    private String upgradeRefusal(Request request, RouteTable.Result.Matched matched) {
-        WebSocketUpgrade upgrade = WebSocketUpgrade.of(
-                request.getMethod(),
-                request.getConnectionMetaData().getHttpVersion().asString(),
-                request.getHeaders()::getValuesList);
-        String refusal = upgrade.refusal(matched.route().target());
-        if (upgrade.requested() && refusal == null) {
+    private void enter(Request request, Response response, FrontDoor.Enter<BlockingRoute> enter, Response[] answer)
+            throws Exception {
+        GatewaySnapshot.Compiled<BlockingRoute> compiled = enter.compiled();
+        RouteTable.Result.Matched matched = enter.match();
+        if (enter.websocket()) { // marked for WebSocketRelay, with the tunnel's idle timeout
             request.setAttribute(WebSocketRelay.REQUESTED, limits.websocketIdleTimeout());
         }
-        return refusal;
+        CompressedResponse compressed = compiled.compression().isOn()
+                ? new CompressedResponse(request, response, compiled.compression())
+                : null; // no route without the filter pays for it
+        Response routed = compressed == null ? response : compressed;
+        try {
+            if (compiled.policies().isEmpty()) {
+                compiled.handler().handle(request, routed, matched, UpstreamEdits.NONE);
+                return;
+            }
+            Decision decision = decide(compiled.policies(), request, matched);
+            if (decision instanceof Decision.Proceed proceed) {
+                Response edited = routed;
+                if (!proceed.response().isEmpty()) {
+                    edited = new EditedResponse(request, routed, proceed.response());
+                    answer[0] = compressed == null ? edited : new EditedResponse(request, response, proceed.response());
+                }
+                try {
+                    compiled.handler().handle(request, edited, matched, proceed.edits());
+                } finally {
+                    proceed.permit().release();
+                }
+            } else {
+                FrontDoor.Answer<BlockingRoute> given = FrontDoor.decided(decision, matched);
+                if (given == null) {
+                    throw new IllegalStateException("a pending decision decided nothing");
+                }
+                render(request, response, given);
+            }
+        } finally {
+            if (compressed != null) {
+                compressed.close();
+            }
+        }
     }
 
     /**
@@ -341,10 +296,15 @@ final class GatewayHandler extends Handler.Abstract {
         return decision;
     }
 
-    /** The Content-Length the client declared (its framing already checked), or -1. */
-    private static long declaredLength(HttpFields headers) {
-        String length = headers.get(HttpHeader.CONTENT_LENGTH);
-        return length == null ? -1 : Long.parseLong(length.trim());
+    /** What the core's front door reads of the request's head. */
+    private static FrontDoor.Head frontDoorHead(Request request) {
+        HttpFields headers = request.getHeaders();
+        return new FrontDoor.Head(
+                request.getMethod(),
+                request.getConnectionMetaData().getHttpVersion().asString(),
+                request.getHttpURI().getPath(), // raw: RouteTable normalises it
+                headers::get,
+                headers::getValuesList);
     }
 
     /** What Jetty's parser left of the head, for the core's framing rules (Jetty enforces some itself). */
@@ -383,49 +343,48 @@ final class GatewayHandler extends Handler.Abstract {
         response.write(true, ByteBuffer.wrap(rejection.errorBody()), callback);
     }
 
-    /** Answers a failure, or aborts a response that already began; returns whether it aborted. */
+    /**
+     * Answers a failure as the core's {@link FailureAnswer} maps it (and logs it: at ERROR with the
+     * request's id only when it is inside the gateway), or aborts a response that already began;
+     * returns whether it aborted.
+     */
     private static boolean fail(Request request, Response response, Callback callback, Throwable failure) {
-        FailureAnswer answer = FailureAnswer.of(failure); // the core decides the status and whether it is an ERROR
-        String id = answer.internal() ? logInternal(request, failure, response.isCommitted()) : null;
+        FailureAnswer answer = FailureAnswer.of(failure);
+        String id = answer.internal() ? Requests.requestId(request) : null; // the one its upstream requests carried
+        answer.log(failure, id, request.getMethod(), request.getHttpURI().getPath(), response.isCommitted());
         if (response.isCommitted()) {
             Requests.seen(request);
             callback.failed(failure); // aborts the connection: the client sees no clean end
             return true;
         }
-        int status = answer.status();
-        byte[] body = answer.body(id);
-        boolean closes = failure instanceof GatewayError e && e.closes();
         response.reset();
-        response.setStatus(status);
+        response.setStatus(answer.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
         if (id != null) {
             response.getHeaders().put(RequestId.HEADER, id);
         }
-        if (closes) {
+        if (failure instanceof GatewayError e && e.closes()) {
             response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
-        response.write(true, ByteBuffer.wrap(body), callback);
+        response.write(true, ByteBuffer.wrap(answer.body(id)), callback);
         return false;
     }
 
-    /** Logs the failure at ERROR with the request's id (the client's {@code X-Request-Id} when sane). */
-    private static String logInternal(Request request, Throwable failure, boolean committed) {
-        String id = Requests.requestId(request); // the one its upstream requests carried, if any
-        LOG.atError()
-                .setCause(failure)
-                .addKeyValue("request_id", id)
-                .log(
-                        "request {}: {} {} failed inside the gateway{}",
-                        id,
-                        request.getMethod(),
-                        request.getHttpURI().getPath(),
-                        committed ? " after its response began (connection aborted)" : "");
-        return id;
-    }
-
-    private static void error(Response response, int status, byte[] body) throws java.io.IOException {
-        response.setStatus(status);
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
-        ClientOutput.send(response, true, ByteBuffer.wrap(body));
+    /** Writes an answer of the front door's, whole, and ends the exchange. */
+    private static void render(Request request, Response response, FrontDoor.Answer<?> answer)
+            throws java.io.IOException {
+        if (!answer.refusedBy().isEmpty() && Requests.tally(request) instanceof ExchangeTally tally) {
+            tally.refused(answer.refusedBy());
+        }
+        response.setStatus(answer.status());
+        HttpFields.Mutable fields = response.getHeaders();
+        answer.headers().forEach(fields::put);
+        if (answer.contentType() != null) {
+            fields.put(HttpHeader.CONTENT_TYPE, answer.contentType());
+        }
+        if (answer.closes()) { // its body is never read, so nothing after it is either
+            fields.put(HttpHeader.CONNECTION, "close");
+        }
+        ClientOutput.send(response, true, ByteBuffer.wrap(answer.body()));
     }
 }

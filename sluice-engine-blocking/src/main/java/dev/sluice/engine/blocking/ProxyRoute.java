@@ -33,7 +33,7 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 
 /** Reverse proxy to one upstream: request and response bodies streamed through a 16 KB buffer. */
-final class ProxyRoute implements RouteHandler {
+final class ProxyRoute implements BlockingRoute {
 
     private static final int BUFFER = 16 * 1024;
 

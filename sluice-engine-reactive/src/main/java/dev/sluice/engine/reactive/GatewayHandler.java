@@ -5,11 +5,11 @@ import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
 import dev.sluice.config.ServerLimits;
+import dev.sluice.engine.FrontDoor;
 import dev.sluice.engine.GatewaySnapshot;
-import dev.sluice.http.BodyLimit;
-import dev.sluice.http.ErrorBody;
+import dev.sluice.http.FailureAnswer;
 import dev.sluice.http.RequestFraming;
-import dev.sluice.http.WebSocketUpgrade;
+import dev.sluice.http.RequestId;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
@@ -25,29 +25,29 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.function.BiFunction;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
+import reactor.netty.channel.AbortedException;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
  * The server's one handler, run on the connection's event loop: matches the route and hands the
  * request to its {@link ProxyRoute} or {@link ComposeRoute}; answers 404, 405 and 400 itself, and
- * any failure of its own as an {@link InternalFailure}.
+ * and any failure as the core's {@link FailureAnswer} maps it.
  */
 final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> {
 
     /** A route compiled for this engine: a {@link ProxyRoute}'s or a {@link ComposeRoute}'s {@code handle}. */
     @FunctionalInterface
-    interface RouteHandler {
+    interface ReactiveRoute {
         Mono<Void> handle(
                 ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel);
     }
 
-    private final GatewaySnapshot.Holder<RouteHandler> snapshots;
+    private final GatewaySnapshot.Holder<ReactiveRoute> snapshots;
     private final GatewayObserver observer;
     private final boolean recordsTraces; // the observer's: a trace the gateway begins is then sampled
     /** {@code server.limits.websocket-idle-timeout}: how long a silent WebSocket tunnel stays open. */
@@ -71,7 +71,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         this.snapshots = new GatewaySnapshot.Holder<>(compile(config, resources, upstreams, observer, budget));
     }
 
-    private static GatewaySnapshot<RouteHandler> compile(
+    private static GatewaySnapshot<ReactiveRoute> compile(
             GatewayConfig config,
             PolicyResources resources,
             Map<String, Upstream> upstreams,
@@ -125,15 +125,16 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                         rejection.errorBody().length)));
             }
         }
-        GatewaySnapshot<RouteHandler> snapshot = snapshots.current(); // this request's, to its end
-        RouteTable.Result result = snapshot.match(in.method, headers.get(HttpHeaderNames.HOST), in.path, headers::get);
+        FrontDoor.Admission<ReactiveRoute> admission;
+        try {
+            admission = FrontDoor.admit(snapshots.current(), head(in)); // this request's snapshot, to its end
+        } catch (RuntimeException e) { // a failure inside the gateway
+            return fail(in, response, e);
+        }
         if (!observer.listens()) {
-            return answer(snapshot, in, response, result);
+            return answer(in, response, admission);
         }
         long start = System.nanoTime();
-        String route = result instanceof RouteTable.Result.Matched matched
-                ? matched.route().id()
-                : "";
         ExchangeTally tally = new ExchangeTally();
         in.tally(tally);
         // The connection is taken now: once the answer completes, Reactor Netty may already have
@@ -144,88 +145,90 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                 channel != null && channel.pipeline().get(RequestBodyCheck.NAME) instanceof RequestBodyCheck check
                         ? check
                         : null;
-        return answer(snapshot, in, response, result).doFinally(signal -> {
+        return answer(in, response, admission).doFinally(signal -> {
             boolean aborted = signal == SignalType.CANCEL
                     || (channel != null && channel.attr(Responses.ABORTED).get() != null);
-            observer.exchange(new ExchangeEvent(
-                    route,
-                    in.method,
-                    response.status().code(),
-                    aborted,
-                    System.nanoTime() - start,
-                    in.path,
-                    in.requestId(),
-                    tally.clientOr(in.clientAddress()),
-                    bytes == null ? 0 : bytes.received(),
-                    bytes == null ? 0 : bytes.sent(),
-                    tally.upstreamNanos(),
-                    in.trace().traceId(),
-                    in.trace().spanId(),
-                    in.trace().parentId(),
-                    in.trace().sampled(),
-                    tally.refusedBy(),
-                    tally.parts()));
+            observer.exchange(ExchangeEvent.of(
+                    new ExchangeEvent.Asked(
+                            admission.route(), in.method, in.path, in.requestId(), in.clientAddress(), in.trace()),
+                    new ExchangeEvent.Answered(
+                            response.status().code(),
+                            aborted,
+                            System.nanoTime() - start,
+                            bytes == null ? 0 : bytes.received(),
+                            bytes == null ? 0 : bytes.sent()),
+                    tally));
         });
     }
 
+    /** What the core's front door reads of the request's head. */
+    private static FrontDoor.Head head(ClientRequest in) {
+        HttpHeaders headers = in.headers();
+        return new FrontDoor.Head(in.method, in.request.version().text(), in.path, headers::get, headers::getAll);
+    }
+
     private Mono<Void> answer(
-            GatewaySnapshot<RouteHandler> snapshot,
-            ClientRequest in,
-            HttpServerResponse response,
-            RouteTable.Result result) {
+            ClientRequest in, HttpServerResponse response, FrontDoor.Admission<ReactiveRoute> admission) {
         Mono<Void> answer;
         try {
-            answer = switch (result) {
-                case RouteTable.Result.Matched matched -> {
-                    GatewaySnapshot.Compiled<RouteHandler> compiled = snapshot.route(matched);
-                    if (compiled.maxBody() != ServerLimits.UNLIMITED) {
-                        Mono<Void> refused = limitBody(
-                                in,
-                                response,
-                                compiled.maxBody(),
-                                matched.route().target() instanceof ProxyTarget);
-                        if (refused != null) {
-                            yield refused;
-                        }
-                    }
-                    WebSocketUpgrade upgrade =
-                            WebSocketUpgrade.of(in.method, in.request.version().text(), in.headers()::getAll);
-                    if (upgrade.requested()) {
-                        String refusal = upgrade.refusal(matched.route().target());
-                        if (refusal != null) {
-                            yield Responses.error(response, 400, ErrorBody.badRequest(refusal));
-                        }
-                        in.websocket(websocketIdle);
-                    }
-                    if (compiled.compression().isOn()) {
-                        ResponseCompressor.arm(
-                                channel(in),
-                                compiled.compression(),
-                                compiled.compression()
-                                        .wanted(
-                                                in.request.version().text(),
-                                                in.method,
-                                                in.headers().get(HttpHeaderNames.ACCEPT_ENCODING)));
-                    }
-                    PolicyChain policies = compiled.policies();
-                    RouteHandler handler = compiled.handler();
-                    yield policies.isEmpty()
-                            ? handler.handle(in, response, matched, channel(in))
-                            : admitted(policies.admit(routed(policies, in, matched)), in, response, matched, handler);
-                }
-                case RouteTable.Result.MethodNotAllowed notAllowed -> {
-                    response.header(HttpHeaderNames.ALLOW, String.join(", ", new TreeSet<>(notAllowed.allowed())));
-                    yield Responses.send(response, 405, ErrorBody.methodNotAllowed(in.method, in.path));
-                }
-                case RouteTable.Result.NotFound notFound ->
-                    Responses.error(response, 404, ErrorBody.notFound(in.method, in.path));
-                case RouteTable.Result.BadPath bad ->
-                    Responses.error(response, 400, ErrorBody.badRequest(bad.reason()));
+            answer = switch (admission) {
+                case FrontDoor.Answer<ReactiveRoute> given -> render(in, response, given);
+                case FrontDoor.Enter<ReactiveRoute> enter -> enter(in, response, enter);
             };
         } catch (RuntimeException e) { // a path variable missing or unsafe, or a failure inside the gateway
-            return InternalFailure.answer(in, response, e);
+            return fail(in, response, e);
         }
-        return answer.onErrorResume(InternalFailure::isAnswered, error -> InternalFailure.answer(in, response, error));
+        // the client's connection going away is not answered: it is passed on to Reactor Netty
+        return answer.onErrorResume(
+                error -> !(error instanceof AbortedException || error instanceof java.io.IOException),
+                error -> fail(in, response, error));
+    }
+
+    /** Runs the route the request entered: its body limit armed, its compression, its policies. */
+    private Mono<Void> enter(ClientRequest in, HttpServerResponse response, FrontDoor.Enter<ReactiveRoute> enter) {
+        GatewaySnapshot.Compiled<ReactiveRoute> compiled = enter.compiled();
+        RouteTable.Result.Matched matched = enter.match();
+        if (compiled.maxBody() != ServerLimits.UNLIMITED && matched.route().target() instanceof ProxyTarget) {
+            // counted as it streams upstream (a composition reads no request body: a chunked one it
+            // is sent goes unread, as in the blocking engine)
+            Channel channel = channel(in);
+            if (channel != null && channel.pipeline().get(RequestBodyCheck.NAME) instanceof RequestBodyCheck check) {
+                check.limit(compiled.maxBody());
+            }
+        }
+        if (enter.websocket()) {
+            in.websocket(websocketIdle);
+        }
+        if (compiled.compression().isOn()) {
+            ResponseCompressor.arm(
+                    channel(in),
+                    compiled.compression(),
+                    compiled.compression()
+                            .wanted(
+                                    in.request.version().text(),
+                                    in.method,
+                                    in.headers().get(HttpHeaderNames.ACCEPT_ENCODING)));
+        }
+        PolicyChain policies = compiled.policies();
+        ReactiveRoute handler = compiled.handler();
+        return policies.isEmpty()
+                ? handler.handle(in, response, matched, channel(in))
+                : admitted(policies.admit(routed(policies, in, matched)), in, response, matched, handler);
+    }
+
+    /** Writes an answer of the front door's, whole. */
+    private static Mono<Void> render(ClientRequest in, HttpServerResponse response, FrontDoor.Answer<?> given) {
+        if (!given.refusedBy().isEmpty() && in.tally() != null) {
+            in.tally().refused(given.refusedBy());
+        }
+        response.responseHeaders().clear();
+        given.headers().forEach(response::header);
+        if (given.closes()) { // its body is never read, so the connection closes after the answer
+            response.keepAlive(false);
+        }
+        return given.contentType() == null
+                ? Responses.empty(response, given.status())
+                : Responses.send(response, given.status(), given.body());
     }
 
     /**
@@ -238,7 +241,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             ClientRequest in,
             HttpServerResponse response,
             RouteTable.Result.Matched matched,
-            RouteHandler handler) {
+            ReactiveRoute handler) {
         return switch (decision) {
             case Decision.Proceed proceed -> {
                 Mono<Void> run;
@@ -255,19 +258,8 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                 }
                 yield run.doFinally(signal -> proceed.permit().release());
             }
-            case Decision.Reject reject -> {
-                if (in.tally() != null) {
-                    in.tally().refused(reject.policy());
-                }
-                response.responseHeaders().clear();
-                reject.headers().forEach(response::header);
-                yield Responses.send(response, reject.status(), reject.body());
-            }
-            case Decision.Answer given -> {
-                response.responseHeaders().clear();
-                given.headers().forEach(response::header);
-                yield Responses.empty(response, given.status());
-            }
+            case Decision.Reject reject -> render(in, response, FrontDoor.decided(reject, matched));
+            case Decision.Answer given -> render(in, response, FrontDoor.decided(given, matched));
             case Decision.Pending pending -> {
                 Channel channel = channel(in);
                 Mono<Decision> later = Mono.create(sink -> {
@@ -288,30 +280,6 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         };
     }
 
-    /**
-     * A body declared larger than the route takes is refused before any upstream is asked (its body
-     * is never read, so the connection closes after the answer); any other is counted as it streams
-     * by the connection's {@link RequestBodyCheck} when the route streams it upstream (a composition
-     * reads no request body: a chunked one it is sent goes unread, as in the blocking engine).
-     * Returns the refusal, or null.
-     */
-    private static Mono<Void> limitBody(ClientRequest in, HttpServerResponse response, long maxBody, boolean streamed) {
-        String length = in.headers().get(HttpHeaderNames.CONTENT_LENGTH);
-        Optional<RequestFraming.Rejection> tooLarge =
-                BodyLimit.check(length == null ? -1 : Long.parseLong(length.trim()), maxBody);
-        if (tooLarge.isPresent()) {
-            response.responseHeaders().clear();
-            response.keepAlive(false);
-            return Responses.send(
-                    response, tooLarge.get().status(), tooLarge.get().errorBody());
-        }
-        Channel channel = streamed ? channel(in) : null;
-        if (channel != null && channel.pipeline().get(RequestBodyCheck.NAME) instanceof RequestBodyCheck check) {
-            check.limit(maxBody);
-        }
-        return null;
-    }
-
     /** The request as the route's policies see it; its client, resolved through trusted proxies, noted for the log. */
     private static RoutedRequest routed(PolicyChain policies, ClientRequest in, RouteTable.Result.Matched matched) {
         RoutedRequest routed =
@@ -324,5 +292,26 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         Channel[] channel = new Channel[1];
         in.request.withConnection(connection -> channel[0] = connection.channel());
         return channel[0];
+    }
+
+    /**
+     * Answers a failure as the core's {@link FailureAnswer} maps it (and logs it: at ERROR with the
+     * request's id, which the client gets in its body and {@code X-Request-Id}, only when it is
+     * inside the gateway), or aborts the connection when the response had begun.
+     */
+    static Mono<Void> fail(ClientRequest in, HttpServerResponse response, Throwable error) {
+        FailureAnswer decided = FailureAnswer.of(error);
+        boolean begun = response.hasSentHeaders();
+        String id = decided.internal() ? in.requestId() : null; // the one its upstream requests carried
+        decided.log(error, id, in.method, in.path, begun);
+        if (begun) {
+            in.request.withConnection(connection -> Responses.abort(connection.channel()));
+            return Mono.empty();
+        }
+        response.responseHeaders().clear();
+        if (id != null) {
+            response.header(RequestId.HEADER, id);
+        }
+        return Responses.send(response, decided.status(), decided.body(id));
     }
 }

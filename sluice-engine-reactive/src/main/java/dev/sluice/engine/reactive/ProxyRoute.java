@@ -2,7 +2,7 @@ package dev.sluice.engine.reactive;
 
 import dev.sluice.config.ProxyTarget;
 import dev.sluice.config.RouteConfig;
-import dev.sluice.http.ErrorBody;
+import dev.sluice.http.FailureAnswer;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.ResponseHeadCheck;
@@ -701,8 +701,8 @@ final class ProxyRoute {
             Responses.abort(channel);
             return Mono.empty();
         }
-        UpstreamFailure failure = Failures.classify(error);
-        return Responses.error(response, failure.status(), ErrorBody.of(failure, upstream.name()));
+        FailureAnswer answer = FailureAnswer.upstream(Failures.classify(error), upstream.name());
+        return Responses.error(response, answer.status(), answer.body(null));
     }
 
     private String upstreamTarget(ClientRequest in, RouteTable.Result.Matched match) {

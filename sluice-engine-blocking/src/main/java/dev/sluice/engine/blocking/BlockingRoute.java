@@ -6,7 +6,7 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 
 /** Serves one route's matched requests, blocking until the response is complete. */
-interface RouteHandler {
+interface BlockingRoute {
 
     /**
      * Writes the whole response, ending it. Throws when it cannot: the caller answers with an error

@@ -1,0 +1,179 @@
+package dev.sluice.engine;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.sluice.http.BodyLimit;
+import dev.sluice.http.ErrorBody;
+import dev.sluice.http.RequestFraming;
+import dev.sluice.http.WebSocketUpgrade;
+import dev.sluice.policy.Decision;
+import dev.sluice.routing.RouteTable;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+/**
+ * What happens to a request whose head passed {@link RequestFraming}: the one front door every
+ * engine asks, as Helidon's filter chain returns one result. The engine renders an {@link Answer}
+ * (status, headers, JSON body, whether the connection closes) and runs the route of an {@link
+ * Enter}; once the route's policies decided, {@link #decided} turns their rejection or answer into
+ * an {@link Answer} too, so that an engine has one way to write every answer the gateway gives.
+ *
+ * <pre>
+ *   head ──► admit ──┬─► Answer   404 not_found, 405 + Allow, 400 bad path,
+ *                    │             413 declared body over max-body (closes), 400 WebSocket refusal
+ *                    └─► Enter    the compiled route, its match, a WebSocket tunnel asked
+ *   Enter ──► policies ──► decided ──┬─► Answer   a policy's Reject (refusedBy) or Answer
+ *                                    └─► null     Proceed (run the route), Pending (wait, ask again)
+ * </pre>
+ */
+public final class FrontDoor {
+
+    private FrontDoor() {}
+
+    /**
+     * What the front door reads of a request head.
+     *
+     * @param method the request method
+     * @param version the protocol as the engine names it ({@code HTTP/1.1}, {@code HTTP/2.0})
+     * @param path the raw path ({@link RouteTable} normalises it)
+     * @param header the first value of a header by name (any case), or null
+     * @param headers every value of a header by name (any case), an empty list when absent
+     */
+    public record Head(
+            String method,
+            String version,
+            String path,
+            Function<String, String> header,
+            Function<String, List<String>> headers) {
+        public Head {
+            requireNonNull(method, "method");
+            requireNonNull(version, "version");
+            requireNonNull(path, "path");
+            requireNonNull(header, "header");
+            requireNonNull(headers, "headers");
+        }
+    }
+
+    /** The front door's outcome for a request: an answer, or the route to run. */
+    public sealed interface Admission<H> {
+        /** The matched route's id, empty when no route matched (for the request's event). */
+        String route();
+    }
+
+    /**
+     * An answer the gateway gives itself, before or instead of a route.
+     *
+     * @param status the status
+     * @param body the JSON error body ({@link ErrorBody#CONTENT_TYPE}), or empty: no body and no
+     *     content type (a policy's answer, a CORS preflight's)
+     * @param headers header fields to set (405's {@code Allow}, a policy's)
+     * @param closes the connection closes after it: the request's body is left unread
+     * @param route the matched route's id, empty when no route matched
+     * @param refusedBy the policy that refused the request, or empty
+     */
+    public record Answer<H>(
+            int status, byte[] body, Map<String, String> headers, boolean closes, String route, String refusedBy)
+            implements Admission<H> {
+        public Answer {
+            requireNonNull(body, "body");
+            headers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
+            requireNonNull(route, "route");
+            requireNonNull(refusedBy, "refusedBy");
+        }
+
+        static <H> Answer<H> error(int status, byte[] body, String route) {
+            return new Answer<>(status, body, Map.of(), false, route, "");
+        }
+
+        /** The content type of {@link #body}, or null when it has none. */
+        public String contentType() {
+            return body.length == 0 ? null : ErrorBody.CONTENT_TYPE;
+        }
+    }
+
+    /**
+     * The route the request enters (its policies still to ask).
+     *
+     * @param compiled the compiled route
+     * @param match the route table's match
+     * @param websocket the request is a valid WebSocket upgrade on a proxy route: the engine tunnels it
+     */
+    public record Enter<H>(GatewaySnapshot.Compiled<H> compiled, RouteTable.Result.Matched match, boolean websocket)
+            implements Admission<H> {
+        public Enter {
+            requireNonNull(compiled, "compiled");
+            requireNonNull(match, "match");
+        }
+
+        @Override
+        public String route() {
+            return match.route().id();
+        }
+    }
+
+    /**
+     * The front door's outcome for {@code head} on {@code snapshot}: the route table's 404, 405 (with
+     * {@code Allow}, its methods sorted) and 400 for a bad path; on a matched route, a declared body
+     * over its limit ({@link BodyLimit}, by {@link RequestFraming#declaredLength}) is a 413 that
+     * closes the connection before any upstream is asked, then a WebSocket upgrade the route refuses
+     * ({@link WebSocketUpgrade}) a 400; else the route to enter.
+     */
+    public static <H> Admission<H> admit(GatewaySnapshot<H> snapshot, Head head) {
+        String method = head.method();
+        String path = head.path();
+        return switch (snapshot.match(method, head.header().apply("Host"), path, head.header())) {
+            case RouteTable.Result.Matched matched -> {
+                GatewaySnapshot.Compiled<H> route = snapshot.route(matched);
+                if (route.maxBody() != dev.sluice.config.ServerLimits.UNLIMITED) {
+                    long declared = RequestFraming.declaredLength(head.headers().apply("Content-Length"));
+                    if (BodyLimit.exceeds(declared, route.maxBody())) {
+                        RequestFraming.Rejection tooLarge = BodyLimit.rejection(route.maxBody());
+                        yield new Answer<>(
+                                tooLarge.status(),
+                                tooLarge.errorBody(),
+                                Map.of(),
+                                true,
+                                matched.route().id(),
+                                "");
+                    }
+                }
+                WebSocketUpgrade upgrade = WebSocketUpgrade.of(method, head.version(), head.headers());
+                String refusal = upgrade.refusal(matched.route().target());
+                if (refusal != null) {
+                    yield Answer.error(
+                            400, ErrorBody.badRequest(refusal), matched.route().id());
+                }
+                yield new Enter<>(route, matched, upgrade.requested());
+            }
+            case RouteTable.Result.MethodNotAllowed notAllowed ->
+                new Answer<>(
+                        405,
+                        ErrorBody.methodNotAllowed(method, path),
+                        Map.of("Allow", String.join(", ", new TreeSet<>(notAllowed.allowed()))),
+                        false,
+                        "",
+                        "");
+            case RouteTable.Result.NotFound notFound -> Answer.error(404, ErrorBody.notFound(method, path), "");
+            case RouteTable.Result.BadPath bad -> Answer.error(400, ErrorBody.badRequest(bad.reason()), "");
+        };
+    }
+
+    /**
+     * The answer to a request the route's policies did not let through: a {@link Decision.Reject}'s
+     * (its JSON body, its headers, the refusing policy) or a {@link Decision.Answer}'s (no body); null
+     * for a {@link Decision.Proceed}, whose route the engine runs, and a {@link Decision.Pending},
+     * which the engine waits for and asks about again.
+     */
+    public static <H> Answer<H> decided(Decision decision, RouteTable.Result.Matched match) {
+        String route = match.route().id();
+        return switch (decision) {
+            case Decision.Reject reject ->
+                new Answer<>(reject.status(), reject.body(), reject.headers(), false, route, reject.policy());
+            case Decision.Answer given -> new Answer<>(given.status(), new byte[0], given.headers(), false, route, "");
+            case Decision.Proceed proceed -> null;
+            case Decision.Pending pending -> null;
+        };
+    }
+}
