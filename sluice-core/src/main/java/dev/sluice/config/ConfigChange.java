@@ -153,9 +153,4 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
 
     /** What {@link #swap} left: the pools now in use, and the old ones to retire. */
     public record Swapped<P>(Map<String, P> pools, List<P> retired) {}
-
-    /** Whether anything at all changes (a reload of an identical file swaps nothing). */
-    public boolean touchesUpstreams() {
-        return !started.isEmpty() || !retired.isEmpty();
-    }
 }
