@@ -231,8 +231,8 @@ final class GatewayHandler extends Handler.Abstract {
                         callback.succeeded();
                         return false;
                     }
-                    CompressedResponse compressed = compiled.compression().isOn()
-                            ? new CompressedResponse(request, response, compiled.compression())
+                    ResponseCompressor compressed = compiled.compression().isOn()
+                            ? new ResponseCompressor(request, response, compiled.compression())
                             : null; // no route without the filter pays for it
                     Response routed = compressed == null ? response : compressed;
                     try {
