@@ -154,7 +154,7 @@ public final class ConfigLoader {
         Set<String> declared = new LinkedHashSet<>();
         Map<String, UpstreamConfig> upstreams = UpstreamBinder.upstreams(r, declared, base);
         List<RouteConfig> routes = new RouteBinder(declared, base, r.has("redis"), problems).routes(r);
-        LoggingConfig logging = LoggingBinder.logging(r);
+        LoggingConfig logging = LoggingBinder.logging(r, base);
         Optional<TracingConfig> tracing = TracingBinder.tracing(r);
         if (!problems.isEmpty()) {
             return Optional.empty();

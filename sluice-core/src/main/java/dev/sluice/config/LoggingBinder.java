@@ -1,5 +1,6 @@
 package dev.sluice.config;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -9,7 +10,8 @@ final class LoggingBinder {
 
     private LoggingBinder() {}
 
-    static LoggingConfig logging(Mapping root) {
+    /** @param base the directory a relative access log file is resolved against: the configuration file's */
+    static LoggingConfig logging(Mapping root, Path base) {
         LoggingConfig d = LoggingConfig.defaults();
         Optional<Mapping> section = root.mapping("logging", "a mapping with format, level and loggers");
         if (section.isEmpty()) {
@@ -40,6 +42,9 @@ final class LoggingBinder {
                         a.problem("to", "'' (expected: stdout, stderr or a file path)");
                     }
                     int queue = a.integer("queue", 8192, 16, 1_000_000, "a whole number from 16 to 1000000");
+                    if (!to.isBlank() && !to.equals("stdout") && !to.equals("stderr")) {
+                        to = base.resolve(to).toString(); // as certificates and key files are
+                    }
                     return new LoggingConfig.AccessLog(combined, to, queue);
                 });
         return new LoggingConfig(format, level, loggers, access);
