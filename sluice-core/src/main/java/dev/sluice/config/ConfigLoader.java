@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.Mark;
@@ -46,7 +47,7 @@ public final class ConfigLoader {
             throw new ConfigException(source, List.of(unreadable(file, e)));
         }
         List<Problem> problems = new ArrayList<>();
-        Optional<GatewayConfig> config = bind(yaml, source, baseOf(file), problems);
+        Optional<GatewayConfig> config = bind(yaml, source, baseOf(file), System::getenv, problems);
         if (!problems.isEmpty() || config.isEmpty()) {
             throw new ConfigException(source, problems);
         }
@@ -61,7 +62,7 @@ public final class ConfigLoader {
         requireNonNull(yaml, "yaml");
         requireNonNull(file, "file");
         List<Problem> problems = new ArrayList<>();
-        Optional<GatewayConfig> config = bind(yaml, file.toString(), baseOf(file), problems);
+        Optional<GatewayConfig> config = bind(yaml, file.toString(), baseOf(file), System::getenv, problems);
         if (!problems.isEmpty() || config.isEmpty()) {
             throw new ConfigException(file.toString(), problems);
         }
@@ -84,7 +85,7 @@ public final class ConfigLoader {
         requireNonNull(yaml, "yaml");
         requireNonNull(sourceName, "sourceName");
         List<Problem> problems = new ArrayList<>();
-        Optional<GatewayConfig> config = bind(yaml, sourceName, Path.of("").toAbsolutePath(), problems);
+        Optional<GatewayConfig> config = bind(yaml, sourceName, Path.of("").toAbsolutePath(), System::getenv, problems);
         if (!problems.isEmpty() || config.isEmpty()) {
             throw new ConfigException(sourceName, problems);
         }
@@ -97,7 +98,7 @@ public final class ConfigLoader {
         try {
             String yaml = Files.readString(file, StandardCharsets.UTF_8);
             List<Problem> problems = new ArrayList<>();
-            bind(yaml, file.toString(), baseOf(file), problems);
+            bind(yaml, file.toString(), baseOf(file), System::getenv, problems);
             return List.copyOf(problems);
         } catch (IOException e) {
             return List.of(unreadable(file, e));
@@ -109,7 +110,7 @@ public final class ConfigLoader {
         requireNonNull(yaml, "yaml");
         requireNonNull(sourceName, "sourceName");
         List<Problem> problems = new ArrayList<>();
-        bind(yaml, sourceName, Path.of("").toAbsolutePath(), problems);
+        bind(yaml, sourceName, Path.of("").toAbsolutePath(), System::getenv, problems);
         return List.copyOf(problems);
     }
 
@@ -120,8 +121,25 @@ public final class ConfigLoader {
         return new Problem("(file)", "'" + file + "' cannot be read: " + e + " (expected: a readable UTF-8 YAML file)");
     }
 
-    /** @param base the directory relative file names in the configuration are resolved against */
-    private static Optional<GatewayConfig> bind(String yaml, String sourceName, Path base, List<Problem> problems) {
+    /**
+     * {@link #parse(String, Path)} with the environment {@code env} gives ({@code ${NAME}}) in
+     * place of the process's.
+     */
+    static GatewayConfig parse(String yaml, Path file, Function<String, String> env) throws ConfigException {
+        List<Problem> problems = new ArrayList<>();
+        Optional<GatewayConfig> config = bind(yaml, file.toString(), baseOf(file), env, problems);
+        if (!problems.isEmpty() || config.isEmpty()) {
+            throw new ConfigException(file.toString(), problems);
+        }
+        return config.get();
+    }
+
+    /**
+     * @param base the directory relative file names in the configuration are resolved against
+     * @param env the environment {@code ${NAME}} reads
+     */
+    private static Optional<GatewayConfig> bind(
+            String yaml, String sourceName, Path base, Function<String, String> env, List<Problem> problems) {
         Object document;
         try {
             LoadSettings settings = LoadSettings.builder()
@@ -146,7 +164,22 @@ public final class ConfigLoader {
             problems.add(new Problem("(document)", Mapping.describe(document) + " (expected: " + rootExpected + ")"));
             return Optional.empty();
         }
-        Mapping r = Mapping.of(document, "", rootExpected, problems).orElseThrow();
+        Substitution substitution = new Substitution(env, base, problems);
+        document = substitution.resolve(document, "");
+        Optional<GatewayConfig> config = bindRoot(document, rootExpected, base, problems);
+        List<Problem> hidden = List.copyOf(substitution.hide(problems));
+        problems.clear();
+        problems.addAll(hidden);
+        return problems.isEmpty() ? config : Optional.empty();
+    }
+
+    private static Optional<GatewayConfig> bindRoot(
+            Object document, String rootExpected, Path base, List<Problem> problems) {
+        Optional<Mapping> root = Mapping.of(document, "", rootExpected, problems);
+        if (root.isEmpty()) { // a whole document from a secret-file
+            return Optional.empty();
+        }
+        Mapping r = root.get();
         r.allowOnly("server", "admin", "upstreams", "routes", "logging", "redis", "tracing");
         ServerConfig server = ServerBinder.server(r, base);
         Optional<AdminConfig> admin = AdminBinder.admin(r);
