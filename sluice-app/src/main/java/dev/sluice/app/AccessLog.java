@@ -118,8 +118,8 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
     /**
      * Drains the queue in batches and flushes when it is empty, then sleeps {@link #QUIET} rather
      * than waiting on the queue: a writer parked in {@code take()} is woken by every line (a futex
-     * wake on the request's thread) and flushed one line at a time (a write(2) per request), which
-     * cost the reactive engine 10-30 % more CPU per request. A line now reaches the file within about
+     * wake on the request's thread) and flushed one line at a time (a write(2) per request), a
+     * system call on every request's path. A line now reaches the file within about
      * {@code QUIET} of its request (Envoy flushes its access logs every second).
      */
     private void write() {
@@ -209,7 +209,7 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
     /**
      * Instants written as {@link Instant#toString} writes them ({@code 2026-11-26T20:36:07.123Z}, no
      * fraction on a whole second), the text up to the second made once per second: formatting every
-     * line's instant whole was a quarter of the access log's CPU in a profile. One per writer thread.
+     * line's instant whole was the access log's largest cost. One per writer thread.
      */
     static final class Timestamps {
         private long second = Long.MIN_VALUE;

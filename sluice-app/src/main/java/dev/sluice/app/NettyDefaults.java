@@ -8,9 +8,8 @@ import java.util.Properties;
  *
  * <ul>
  *   <li>{@code io.netty.leakDetection.level=disabled}: Netty's default ({@code simple}) records a
- *       stack trace for one buffer in 128 and again at its release. Profiled on the reactive engine
- *       (async-profiler, wrk at 100 connections), that was 2.2 % of the gateway's CPU on the 16 KB proxy
- *       and 3.5 % on {@code /compose}. The engine's tests run at {@code paranoid} and fail on any
+ *       stack trace for one buffer in 128 and again at its release, a cost on every buffer for a
+ *       check the tests make. The engine's tests run at {@code paranoid} and fail on any
  *       leak; {@code -Dio.netty.leakDetection.level=simple} brings the detector back in a deployment.
  * </ul>
  */

@@ -219,6 +219,31 @@ class AccessLogTest {
     }
 
     @Test
+    void aRelativeFileIsBesideTheConfigurationFileNotInTheWorkingDirectory() throws Exception {
+        Path conf = Files.createDirectories(dir.resolve("conf"));
+        String name = "access-" + System.nanoTime() + ".log";
+        Path file = Files.writeString(conf.resolve("gateway.yaml"), """
+                server: { host: 127.0.0.1, port: 0 }
+                logging: { access: { to: %s } }
+                upstreams: { up: { url: "http://127.0.0.1:1" } }
+                routes:
+                  - { id: all, match: { path: "/all/**" }, proxy: { upstream: up } }
+                """.formatted(name));
+        CliRunner.Result result = CliRunner.run(
+                session -> assertThat(Http.get(session.gatewayUrl().orElseThrow(), "/nowhere")
+                                .statusCode())
+                        .isEqualTo(404),
+                "run",
+                "-c",
+                file.toString(),
+                "--engine",
+                "reactive");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(Path.of(name)).as("not in the working directory").doesNotExist();
+        assertThat(Files.readAllLines(conf.resolve(name))).hasSize(1);
+    }
+
+    @Test
     void timesAreWrittenAsInstantWritesThem() {
         AccessLog.Timestamps times = new AccessLog.Timestamps();
         long base = java.time.Instant.parse("2026-11-26T20:36:07Z").toEpochMilli();

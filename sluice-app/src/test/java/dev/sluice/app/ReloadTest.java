@@ -329,6 +329,24 @@ class ReloadTest {
                         assertThat(redis.statusCode()).as(redis.body()).isEqualTo(400);
                         assertThat(redis.body()).contains("redis").contains("restart");
                         answers.add(redis.body());
+
+                        replace(
+                                file,
+                                config(alpha, beta, "64", ROUTES_BEFORE)
+                                                .replace(
+                                                        "admin: { host: 127.0.0.1, port: 0 }",
+                                                        "admin: { host: 127.0.0.1," + " port: 0, drain-delay: 2s }")
+                                        + "logging: { level: debug }\n");
+                        HttpResponse<String> keys = post(admin, "/reload");
+                        assertThat(keys.statusCode()).as(keys.body()).isEqualTo(400);
+                        assertThat(keys.body())
+                                .as("each key by its path, its values as the file writes them")
+                                .contains("admin.drain-delay")
+                                .contains("running: 0s, file: 2s")
+                                .contains("logging.level")
+                                .doesNotContain("AdminConfig[")
+                                .doesNotContain("LoggingConfig[")
+                                .doesNotContain("Optional[");
                         answers.add(Http.get(admin, "/config").body());
                     },
                     "run",

@@ -11,13 +11,6 @@ public final class AcceptEncoding {
 
     private AcceptEncoding() {}
 
-    /** Whether {@code header} (null when absent) accepts {@code gzip}. */
-    public static boolean acceptsGzip(String header) {
-        return choose(header, GZIP_ONLY) != null;
-    }
-
-    private static final Coding[] GZIP_ONLY = {Coding.GZIP};
-
     /**
      * The coding of {@code offered} (in the route's order of preference) that {@code header} takes,
      * or null for none (the body is sent as it is).

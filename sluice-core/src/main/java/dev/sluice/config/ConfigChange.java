@@ -83,27 +83,167 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
         differs(problems, "server.shutdown-grace", a.shutdownGrace(), b.shutdownGrace());
         differs(problems, "server.read-ahead", a.readAhead(), b.readAhead());
         differs(problems, "server.transport", a.transport(), b.transport());
-        differs(problems, "server.limits", a.limits(), b.limits());
-        differs(problems, "server.tls", a.tls(), b.tls()); // the files' contents rotate live; their paths do not
+        limits(problems, a.limits(), b.limits());
+        // the files' contents rotate live; their paths do not
+        present(problems, "server.tls", a.tls(), b.tls()).ifPresent(tls -> tls(problems, tls.running(), tls.next()));
         differs(problems, "server.http2", a.http2().enabled(), b.http2().enabled());
-        differs(problems, "admin", running.admin(), next.admin());
-        differs(problems, "logging", running.logging(), next.logging());
-        differs(problems, "tracing", running.tracing(), next.tracing());
-        differs(problems, "redis", running.redis(), next.redis()); // the rate limits' one connection
+        present(problems, "admin", running.admin(), next.admin()).ifPresent(admin -> {
+            differs(problems, "admin.host", admin.running().host(), admin.next().host());
+            differs(problems, "admin.port", admin.running().port(), admin.next().port());
+            differs(
+                    problems,
+                    "admin.drain-delay",
+                    admin.running().drainDelay(),
+                    admin.next().drainDelay());
+        });
+        logging(problems, running.logging(), next.logging());
+        present(problems, "tracing", running.tracing(), next.tracing())
+                .ifPresent(tracing -> differs(
+                        problems,
+                        "tracing.otlp.endpoint",
+                        tracing.running().otlpEndpoint(),
+                        tracing.next().otlpEndpoint()));
+        // the rate limits' one connection
+        present(problems, "redis", running.redis(), next.redis()).ifPresent(redis -> {
+            differs(problems, "redis.url", redis.running().url(), redis.next().url());
+            differs(
+                    problems,
+                    "redis.timeout",
+                    redis.running().timeout(),
+                    redis.next().timeout());
+            differs(
+                    problems,
+                    "redis.prefix",
+                    redis.running().prefix(),
+                    redis.next().prefix());
+        });
         return problems;
+    }
+
+    private static void limits(List<Problem> problems, ServerLimits a, ServerLimits b) {
+        String at = "server.limits.";
+        differs(problems, at + "max-request-line", a.maxRequestLine(), b.maxRequestLine());
+        differs(problems, at + "max-header-bytes", a.maxHeaderBytes(), b.maxHeaderBytes());
+        differs(problems, at + "max-headers", a.maxHeaders(), b.maxHeaders());
+        differs(problems, at + "max-body", bodyText(a.maxBody()), bodyText(b.maxBody()));
+        differs(problems, at + "header-timeout", a.headerTimeout(), b.headerTimeout());
+        differs(problems, at + "idle-timeout", a.idleTimeout(), b.idleTimeout());
+        differs(problems, at + "max-connections", a.maxConnections(), b.maxConnections());
+        differs(problems, at + "max-requests", a.maxRequests(), b.maxRequests());
+        differs(problems, at + "websocket-idle-timeout", a.websocketIdleTimeout(), b.websocketIdleTimeout());
+        differs(problems, at + "max-read-ahead", readAheadText(a.maxReadAhead()), readAheadText(b.maxReadAhead()));
+    }
+
+    private static String bodyText(long maxBody) {
+        return maxBody == ServerLimits.UNLIMITED ? "none" : Long.toString(maxBody);
+    }
+
+    private static String readAheadText(long maxReadAhead) {
+        return maxReadAhead == ServerLimits.AUTO ? "auto" : Long.toString(maxReadAhead);
+    }
+
+    private static void tls(List<Problem> problems, TlsConfig a, TlsConfig b) {
+        differs(
+                problems,
+                "server.tls.certificate",
+                a.certificate().certificate(),
+                b.certificate().certificate());
+        differs(
+                problems,
+                "server.tls.key",
+                a.certificate().key(),
+                b.certificate().key());
+        if (!a.sni().equals(b.sni())) {
+            problems.add(new Problem(
+                    "server.tls.sni",
+                    "changed (running: " + a.sni().size() + " certificates, file: "
+                            + b.sni().size() + ", or other files); " + RESTART));
+        }
+        differs(
+                problems,
+                "server.tls.client-auth",
+                a.clientAuth().key(),
+                b.clientAuth().key());
+        differs(problems, "server.tls.client-ca", a.clientCa(), b.clientCa());
+        differs(problems, "server.tls.protocols", a.protocols(), b.protocols());
+    }
+
+    private static void logging(List<Problem> problems, LoggingConfig a, LoggingConfig b) {
+        differs(problems, "logging.format", a.format().key(), b.format().key());
+        differs(problems, "logging.level", a.level().key(), b.level().key());
+        java.util.Set<String> loggers = new java.util.TreeSet<>(a.loggers().keySet());
+        loggers.addAll(b.loggers().keySet());
+        for (String name : loggers) {
+            differs(
+                    problems,
+                    "logging.loggers." + name,
+                    java.util.Optional.ofNullable(a.loggers().get(name)).map(LoggingConfig.Level::key),
+                    java.util.Optional.ofNullable(b.loggers().get(name)).map(LoggingConfig.Level::key));
+        }
+        present(problems, "logging.access", a.access(), b.access()).ifPresent(access -> {
+            differs(
+                    problems,
+                    "logging.access.format",
+                    access.running().combined() ? "combined" : "json",
+                    access.next().combined() ? "combined" : "json");
+            differs(
+                    problems,
+                    "logging.access.to",
+                    access.running().to(),
+                    access.next().to());
+            differs(
+                    problems,
+                    "logging.access.queue",
+                    access.running().queue(),
+                    access.next().queue());
+        });
+    }
+
+    private static final String RESTART = "it takes effect only on a restart, so nothing of this file was applied";
+
+    /** A section both files have, to compare key by key. */
+    private record Both<T>(T running, T next) {}
+
+    /**
+     * Both sections when both files have one; a problem at {@code path} when only one has it (a
+     * listener or a connection added or taken away), naming which, never its values.
+     */
+    private static <T> java.util.Optional<Both<T>> present(
+            List<Problem> problems, String path, java.util.Optional<T> running, java.util.Optional<T> next) {
+        if (running.isPresent() && next.isPresent()) {
+            return java.util.Optional.of(new Both<>(running.get(), next.get()));
+        }
+        if (running.isPresent() != next.isPresent()) {
+            problems.add(new Problem(
+                    path,
+                    (running.isPresent()
+                                    ? "removed (running: set, file: none); "
+                                    : "added (running: none, file: set); ")
+                            + RESTART));
+        }
+        return java.util.Optional.empty();
     }
 
     private static void differs(List<Problem> problems, String path, Object running, Object next) {
         if (!Objects.equals(running, next)) {
             problems.add(new Problem(
-                    path,
-                    "changed (running: " + describe(running) + ", file: " + describe(next)
-                            + "); it takes effect only on a restart, so nothing of this file was applied"));
+                    path, "changed (running: " + describe(running) + ", file: " + describe(next) + "); " + RESTART));
         }
     }
 
+    /** A value as the configuration file says it: {@code 9s}, {@code 250ms}, a URL without its password. */
     private static String describe(Object value) {
-        return value instanceof java.util.Optional<?> o ? o.map(String::valueOf).orElse("none") : String.valueOf(value);
+        return switch (value) {
+            case java.util.Optional<?> o -> o.map(ConfigChange::describe).orElse("none");
+            case java.time.Duration d ->
+                d.toMillis() % 1000 == 0 && d.toNanos() % 1_000_000 == 0
+                        ? d.toSeconds() + "s"
+                        : d.toNanos() % 1_000_000 == 0 ? d.toMillis() + "ms" : d.toNanos() + "ns";
+            case java.net.URI u -> Redact.url(u);
+            case Transport t -> t.key();
+            case null -> "none";
+            default -> String.valueOf(value);
+        };
     }
 
     /**
@@ -153,9 +293,4 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
 
     /** What {@link #swap} left: the pools now in use, and the old ones to retire. */
     public record Swapped<P>(Map<String, P> pools, List<P> retired) {}
-
-    /** Whether anything at all changes (a reload of an identical file swaps nothing). */
-    public boolean touchesUpstreams() {
-        return !started.isEmpty() || !retired.isEmpty();
-    }
 }

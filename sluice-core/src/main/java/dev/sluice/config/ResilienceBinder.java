@@ -33,7 +33,7 @@ final class ResilienceBinder {
         }
         if (!hasEndpoints) {
             return m.requiredString("url", "an http:// or https:// URL such as http://127.0.0.1:8081")
-                    .flatMap(u -> ConfigLoader.url("url", u, m))
+                    .flatMap(u -> UpstreamBinder.url("url", u, m))
                     .map(List::of);
         }
         Optional<List<?>> list = m.list("endpoints", "a list of http:// or https:// URLs");
@@ -57,7 +57,7 @@ final class ResilienceBinder {
                 bad = true;
                 continue;
             }
-            Optional<URI> url = ConfigLoader.url(key, text, m);
+            Optional<URI> url = UpstreamBinder.url(key, text, m);
             if (url.isEmpty()) {
                 bad = true;
                 continue;

@@ -40,7 +40,7 @@ final class UpstreamTlsBinder {
                 m.string("ca", "a PEM file of the CA certificates to trust").map(base::resolve);
         Optional<TlsConfig.CertificateFiles> client = Optional.empty();
         if (m.has("certificate") || m.has("key")) {
-            client = ConfigLoader.certificateFiles(m, base);
+            client = ServerTlsBinder.certificateFiles(m, base);
         }
         Optional<String> serverName = m.string("server-name", "a DNS name such as api.example.com");
         serverName.ifPresent(name -> {
@@ -55,7 +55,7 @@ final class UpstreamTlsBinder {
                     "true beside " + (ca.isPresent() ? "ca" : "server-name")
                             + ", which nothing would check (expected: one or the other)");
         }
-        List<String> protocols = ConfigLoader.protocols(m);
+        List<String> protocols = ServerTlsBinder.protocols(m);
         if (m.problems().size() != before) {
             return Optional.empty();
         }

@@ -67,16 +67,6 @@ public final class UpstreamEdits {
         return removedNames.contains(name); // nothing lower-cased per header
     }
 
-    /** The lower-case names of the client headers never copied. */
-    public Set<String> removed() {
-        return removed;
-    }
-
-    /** The query parameters dropped. */
-    public Set<String> droppedQuery() {
-        return droppedQuery;
-    }
-
     /** {@code rawQuery} without the dropped parameters: null when nothing is left or it was null. */
     public String query(String rawQuery) {
         return droppedQuery.isEmpty() || rawQuery == null ? rawQuery : QueryString.without(rawQuery, droppedQuery);

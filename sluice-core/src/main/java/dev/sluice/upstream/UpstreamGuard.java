@@ -68,8 +68,7 @@ public final class UpstreamGuard implements AutoCloseable {
     private final HealthChecks health; // null without health checks
     // Calls in flight per endpoint are counted only where a decision reads them: the balancer's
     // choice among several endpoints, and the retry budget. Otherwise the two atomic updates per call
-    // on a counter every event loop shares were pure cost (a profile of reactive /compose put the
-    // settling of a part's call at 0.6 us, most of it there).
+    // on a counter every event loop shares were pure cost (contended: docs/MEASUREMENTS.md, session 20).
     private final boolean countsInFlight;
 
     /** A guard on the system's clocks, with its health checks running. */

@@ -7,6 +7,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class AcceptEncodingTest {
 
+    private static final Coding[] GZIP_ONLY = {Coding.GZIP};
+
     @ParameterizedTest(name = "[{0}] -> {1}")
     @CsvSource(
             delimiter = '|',
@@ -34,7 +36,7 @@ class AcceptEncodingTest {
                 "'' | false",
             })
     void gzipIsAcceptedByItsQValueOrTheWildcards(String header, boolean accepted) {
-        assertThat(AcceptEncoding.acceptsGzip(header)).isEqualTo(accepted);
+        assertThat(AcceptEncoding.choose(header, GZIP_ONLY)).isEqualTo(accepted ? Coding.GZIP : null);
     }
 
     @ParameterizedTest
@@ -60,6 +62,6 @@ class AcceptEncodingTest {
 
     @org.junit.jupiter.api.Test
     void noHeaderAcceptsNone() {
-        assertThat(AcceptEncoding.acceptsGzip(null)).isFalse();
+        assertThat(AcceptEncoding.choose(null, GZIP_ONLY)).isNull();
     }
 }

@@ -3,6 +3,7 @@ package dev.sluice.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What a reload may change: routes and upstreams live; the rest refused whole, by path. */
@@ -35,9 +36,9 @@ class ConfigChangeTest {
         assertThat(change.kept()).containsExactly("a");
         assertThat(change.started()).containsExactlyInAnyOrder("b", "d");
         assertThat(change.retired()).containsExactlyInAnyOrder("b", "c");
-        assertThat(change.touchesUpstreams()).isTrue();
-        assertThat(ConfigChange.between(running, running, "inline").touchesUpstreams())
-                .isFalse();
+        ConfigChange none = ConfigChange.between(running, running, "inline");
+        assertThat(none.started()).isEmpty();
+        assertThat(none.retired()).isEmpty();
     }
 
     @Test
@@ -58,11 +59,65 @@ class ConfigChangeTest {
         assertThat(e.source()).isEqualTo("gateway.yaml");
         assertThat(e.problems())
                 .extracting(Problem::path)
-                .containsExactly("server.port", "server.shutdown-grace", "server.limits", "admin", "logging", "redis");
+                .containsExactly(
+                        "server.port",
+                        "server.shutdown-grace",
+                        "server.limits.max-body",
+                        "admin",
+                        "logging.format",
+                        "redis");
         assertThat(e.problems().get(0).message())
                 .isEqualTo("changed (running: 8080, file: 8081); it takes effect only on a restart, so nothing of"
                         + " this file was applied");
-        assertThat(e.problems().get(3).message()).startsWith("changed (running: none, file: AdminConfig[");
+        assertThat(e.problems())
+                .extracting(Problem::message)
+                .containsSubsequence(
+                        "changed (running: " + running.server().shutdownGrace().toSeconds()
+                                + "s, file: 9s); it takes effect only on a restart, so nothing of this file was applied",
+                        "changed (running: none, file: 1024); it takes effect only on a restart, so nothing of this"
+                                + " file was applied",
+                        "added (running: none, file: set); it takes effect only on a restart, so nothing of this file"
+                                + " was applied",
+                        "changed (running: text, file: json); it takes effect only on a restart, so nothing of this"
+                                + " file was applied");
+        assertThat(e.problems())
+                .extracting(Problem::message)
+                .noneMatch(m -> m.contains("Config[") || m.contains("Optional[") || m.contains("PT"));
+    }
+
+    @Test
+    void aRestartOnlyChangeWithinASectionIsNamedByItsKeyAndNoSecretIsEchoed() throws Exception {
+        GatewayConfig running = parse("""
+                admin: { port: 9090 }
+                logging: { loggers: { org.eclipse.jetty: warn }, access: { to: a.log } }
+                redis: { url: "redis://:hunter2@127.0.0.1:6379", timeout: 250ms }
+                tracing: { otlp: { endpoint: "http://collector:4318/v1/traces" } }
+                upstreams: { a: { url: "http://127.0.0.1:1" } }
+                """ + ROUTES);
+        GatewayConfig next = parse("""
+                admin: { port: 9090, drain-delay: 2s }
+                logging: { loggers: { org.eclipse.jetty: info, io.netty: debug }, access: { to: b.log } }
+                redis: { url: "redis://:swordfish@127.0.0.1:6380", timeout: 250ms }
+                tracing: { otlp: { endpoint: "http://collector:4318/v1/traces" } }
+                upstreams: { a: { url: "http://127.0.0.1:1" } }
+                """ + ROUTES);
+        List<Problem> problems = ConfigChange.restartOnly(running, next);
+        assertThat(problems)
+                .extracting(Problem::path)
+                .containsExactly(
+                        "admin.drain-delay",
+                        "logging.loggers.io.netty",
+                        "logging.loggers.org.eclipse.jetty",
+                        "logging.access.to",
+                        "redis.url");
+        assertThat(problems.get(0).message()).startsWith("changed (running: 0s, file: 2s); ");
+        assertThat(problems.get(1).message()).startsWith("changed (running: none, file: debug); ");
+        assertThat(problems.get(2).message()).startsWith("changed (running: warn, file: info); ");
+        assertThat(problems.get(4).message())
+                .doesNotContain("hunter2")
+                .doesNotContain("swordfish")
+                .contains("127.0.0.1:6379")
+                .contains("127.0.0.1:6380");
     }
 
     @Test

@@ -2,8 +2,11 @@ package dev.sluice.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The {@code logging:} section; its bad values are in {@code broken/logging.yaml}. */
 class LoggingConfigTest {
@@ -25,6 +28,29 @@ class LoggingConfigTest {
         assertThat(config.logging().format()).isEqualTo(LoggingConfig.Format.TEXT);
         assertThat(config.logging().level()).isEqualTo(LoggingConfig.Level.INFO);
         assertThat(config.logging().loggers()).isEmpty();
+    }
+
+    @Test
+    void aRelativeAccessLogFileIsResolvedFromTheConfigurationFileNotTheWorkingDirectory(@TempDir Path dir)
+            throws Exception {
+        Path conf = Files.createDirectories(dir.resolve("conf"));
+        Path file = Files.writeString(conf.resolve("gateway.yaml"), ROUTES + """
+                logging: { access: { to: logs/access.log } }
+                """);
+        assertThat(ConfigLoader.load(file).logging().access().orElseThrow().to())
+                .isEqualTo(conf.resolve("logs/access.log").toString());
+
+        Path elsewhere = dir.resolve("elsewhere.log").toAbsolutePath();
+        Files.writeString(file, ROUTES + "logging: { access: { to: \"" + elsewhere + "\" } }\n");
+        assertThat(ConfigLoader.load(file).logging().access().orElseThrow().to())
+                .as("an absolute path as it is")
+                .isEqualTo(elsewhere.toString());
+
+        for (String stream : new String[] {"stdout", "stderr"}) {
+            Files.writeString(file, ROUTES + "logging: { access: { to: " + stream + " } }\n");
+            assertThat(ConfigLoader.load(file).logging().access().orElseThrow().to())
+                    .isEqualTo(stream);
+        }
     }
 
     @Test

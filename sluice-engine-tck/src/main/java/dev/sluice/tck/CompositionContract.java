@@ -200,7 +200,9 @@ public abstract class CompositionContract extends ContractFixture {
     @Test
     void missingTemplateValueIsBadRequestBeforeAnyPartIsSent() throws InterruptedException {
         String run = UUID.randomUUID().toString();
+        ObserverContract.Recorder recorder = new ObserverContract.Recorder();
         try (TestGateway gw = gateway()
+                .observer(recorder)
                 .route(
                         "page",
                         on("/page"),
@@ -208,8 +210,15 @@ public abstract class CompositionContract extends ContractFixture {
                 .start()) {
             var error = assertError(gw.wire().get("/page"), 400, "bad_request");
             assertThat(error.get("message")).asString().startsWith("missing value for '{missing}': ");
-            Thread.sleep(200);
-            assertThat(upstream.started(run)).as("part a was not sent").isFalse();
+            // the exchange's event lists the parts that settled, and comes after their own events
+            dev.sluice.observe.ExchangeEvent refused = recorder.nextExchange();
+            assertThat(refused.status()).isEqualTo(400);
+            assertThat(refused.parts()).as("no part was sent").isEmpty();
+            assertThat(recorder.parts).as("no part event").isEmpty();
+            assertThat(recorder.calls).as("no upstream call").isEmpty();
+            assertThat(upstream.started(run))
+                    .as("part a never reached the upstream")
+                    .isFalse();
         }
     }
 

@@ -232,8 +232,8 @@ final class GatewayHandler extends Handler.Abstract {
         if (enter.websocket()) { // marked for WebSocketRelay, with the tunnel's idle timeout
             request.setAttribute(WebSocketRelay.REQUESTED, limits.websocketIdleTimeout());
         }
-        CompressedResponse compressed = compiled.compression().isOn()
-                ? new CompressedResponse(request, response, compiled.compression())
+        ResponseCompressor compressed = compiled.compression().isOn()
+                ? new ResponseCompressor(request, response, compiled.compression())
                 : null; // no route without the filter pays for it
         Response routed = compressed == null ? response : compressed;
         try {

@@ -1,7 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.config.UpstreamConfig;
-import dev.sluice.policy.Pacer;
+import dev.sluice.upstream.Pacer;
 import dev.sluice.upstream.UpstreamGuard;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;

@@ -4,7 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.http.UpstreamFailure;
-import dev.sluice.policy.Pacer;
+import dev.sluice.upstream.Pacer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;

@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A request given by its facts instead of read off an engine's: what benchmarks, tools and tests
+ * A test fixture: a request given by its facts instead of read off an engine's, what benchmarks and tests
  * hand a policy. Header names are matched case-insensitively.
  *
  * @param headers header values by name (any case)

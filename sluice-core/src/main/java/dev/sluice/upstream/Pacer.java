@@ -1,4 +1,4 @@
-package dev.sluice.policy;
+package dev.sluice.upstream;
 
 import static java.util.Objects.requireNonNull;
 

@@ -17,7 +17,7 @@ import org.eclipse.jetty.util.Callback;
  * filter; {@link #close()} frees the encoder once the route has returned (its writes block, so all
  * of them are done by then), and the gateway's own answers after that (an error) pass as they are.
  */
-final class CompressedResponse extends Response.Wrapper implements AutoCloseable {
+final class ResponseCompressor extends Response.Wrapper implements AutoCloseable {
 
     private final Compression compression;
     private final Coding wanted; // null: sent as it is
@@ -25,7 +25,7 @@ final class CompressedResponse extends Response.Wrapper implements AutoCloseable
     private boolean closed; // the route has returned: the gateway's own answers (errors) pass as they are
     private ResponseEncoder encoder; // while the body is compressed
 
-    CompressedResponse(Request request, Response response, Compression compression) {
+    ResponseCompressor(Request request, Response response, Compression compression) {
         super(request, response);
         this.compression = compression;
         this.wanted = compression.wanted(

@@ -1,4 +1,4 @@
-package dev.sluice.policy;
+package dev.sluice.upstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

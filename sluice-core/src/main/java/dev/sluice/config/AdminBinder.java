@@ -1,0 +1,31 @@
+package dev.sluice.config;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/** Binds {@code admin:}, the admin listener. */
+final class AdminBinder {
+
+    private AdminBinder() {}
+
+    static Optional<AdminConfig> admin(Mapping root) {
+        if (!root.has("admin")) {
+            return Optional.empty();
+        }
+        Optional<Mapping> section = root.mapping("admin", "a mapping with host and port");
+        if (section.isEmpty()) {
+            return Optional.empty();
+        }
+        Mapping m = section.get();
+        m.allowOnly("host", "port", "drain-delay");
+        String host = m.string("host", "a host name or address").orElse("127.0.0.1");
+        if (host.isBlank()) {
+            m.problem("host", "'' (expected: a host name or address)");
+        }
+        int port = m.integer("port", 9090, 0, 65535, "a port 0..65535");
+        Duration drainDelay = m.has("drain-delay") && "0s".equals(m.raw("drain-delay"))
+                ? Duration.ZERO
+                : m.duration("drain-delay", Duration.ZERO);
+        return Optional.of(new AdminConfig(host, port, drainDelay));
+    }
+}
