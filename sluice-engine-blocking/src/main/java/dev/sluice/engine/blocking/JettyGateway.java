@@ -174,14 +174,14 @@ final class JettyGateway implements RunningGateway {
                     };
         }
         if (tls == null) {
-            return new ConnectionFactory[] {http1, http2(settings, StrictHttp2.cleartext(http))};
+            return new ConnectionFactory[] {http1, http2(settings, StrictHttp2.cleartext(http, errors))};
         }
         ALPNServerConnectionFactory alpn = new ALPNServerConnectionFactory("h2", "http/1.1");
         alpn.setDefaultProtocol("http/1.1");
         return new ConnectionFactory[] {
             new PlainHttpRefusal(sslFactory(tls, alpn.getProtocol(), errors), errors),
             alpn,
-            http2(settings, StrictHttp2.overTls(http)),
+            http2(settings, StrictHttp2.overTls(http, errors)),
             http1
         };
     }
@@ -241,23 +241,16 @@ final class JettyGateway implements RunningGateway {
         }
     }
 
+    /** Jetty's TLS factory: {@link RenegotiationRefusal}, which also counts failed handshakes. */
+    private static SslConnectionFactory sslFactory(ServerTls tls, String next, ClientProtocolErrors errors) {
+        return new RenegotiationRefusal(sslContextFactory(tls), next, errors);
+    }
+
     /**
      * Jetty's TLS on the core's context: the protocols, cipher suites and client authentication the
      * core chose, exactly (Jetty's own inclusions and exclusions cleared); the certificate is chosen by
      * the core's key manager, so Jetty's SNI host check, which only knows key stores, is off.
      */
-    /** Jetty's TLS factory, whose failed handshakes are counted as client protocol errors (Jetty logs them at DEBUG). */
-    private static SslConnectionFactory sslFactory(ServerTls tls, String next, ClientProtocolErrors errors) {
-        SslConnectionFactory factory = new RenegotiationRefusal(sslContextFactory(tls), next, errors);
-        factory.addBean(new org.eclipse.jetty.io.ssl.SslHandshakeListener() {
-            @Override
-            public void handshakeFailed(Event event, Throwable failure) {
-                errors.report(dev.sluice.observe.ClientProtocolError.TLS_HANDSHAKE, failure);
-            }
-        });
-        return factory;
-    }
-
     private static SslContextFactory.Server sslContextFactory(ServerTls tls) {
         SslContextFactory.Server ssl = new SslContextFactory.Server();
         ssl.setSslContext(tls.context());

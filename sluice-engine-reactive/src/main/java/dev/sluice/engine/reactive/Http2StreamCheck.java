@@ -1,5 +1,7 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.observe.ClientProtocolError;
+import dev.sluice.observe.ClientProtocolErrors;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -67,7 +69,9 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         Http2FrameCodec codec = pipeline.get(Http2FrameCodec.class);
         io.netty.channel.ChannelHandlerContext multiplexer = pipeline.context(Http2MultiplexHandler.class);
         if (codec != null && multiplexer != null) {
-            ClosedStreams closed = new ClosedStreams(codec);
+            ClientProtocolErrors errors =
+                    pipeline.get(ClientErrors.NAME) instanceof ClientErrors last ? last.errors() : null;
+            ClosedStreams closed = new ClosedStreams(codec, errors);
             pipeline.addBefore(multiplexer.name(), NAME, new Http2StreamCheck(codec.connection(), closed));
             pipeline.addBefore(pipeline.context(codec).name(), ClosedStreams.NAME, closed);
         }
@@ -188,6 +192,12 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
      * may have sent it before the reset reached it): Netty ignores it while it still holds the stream
      * and answers it STREAM_CLOSED once it has let the stream go, which this drops. The last {@value
      * #REMEMBERED} streams the client opened are remembered for this.
+     *
+     * <p>Every RST_STREAM passes here on its way out (Netty writes each as one 13-byte buffer): one that
+     * is sent and whose code says the client broke the protocol ({@link
+     * ClientProtocolError#http2ErrorCode}: a malformed head, a stream error Netty's decoder found, a
+     * frame on a closed stream) is counted once as a client protocol error. A connection error's
+     * GOAWAY is counted where its exception ends, {@link ClientErrors}.
      */
     static final class ClosedStreams extends ChannelOutboundHandlerAdapter {
         static final String NAME = "sluice.h2ClosedStreams";
@@ -195,6 +205,7 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         private static final int RST_STREAM = 0x3;
 
         private final Http2FrameCodec codec;
+        private final ClientProtocolErrors errors; // null: none counted
         private static final byte OPEN = 0;
         private static final byte RESET_BY_CLIENT = 1;
         private static final byte RESET_BY_GATEWAY = 2;
@@ -207,8 +218,9 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
             }
         };
 
-        ClosedStreams(Http2FrameCodec codec) {
+        ClosedStreams(Http2FrameCodec codec, ClientProtocolErrors errors) {
             this.codec = codec;
+            this.errors = errors;
             codec.connection().addListener(new Http2ConnectionAdapter() {
                 @Override
                 public void onStreamAdded(Http2Stream stream) {
@@ -235,11 +247,12 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
 
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-            if (msg instanceof ByteBuf buf && buf.readableBytes() == 13) {
+            if (msg instanceof ByteBuf buf
+                    && buf.readableBytes() == 13
+                    && buf.getUnsignedMedium(buf.readerIndex()) == 4
+                    && buf.getUnsignedByte(buf.readerIndex() + 3) == RST_STREAM) {
                 int at = buf.readerIndex();
-                if (buf.getUnsignedMedium(at) == 4
-                        && buf.getUnsignedByte(at + 3) == RST_STREAM
-                        && buf.getInt(at + 9) == (int) Http2Error.STREAM_CLOSED.code()) {
+                if (buf.getInt(at + 9) == (int) Http2Error.STREAM_CLOSED.code()) {
                     int id = buf.getInt(at + 5) & 0x7FFFFFFF;
                     if (codec.connection().stream(id) == null
                             && opened.get(id) instanceof Byte state
@@ -262,6 +275,9 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
                                         error == Http2Error.STREAM_CLOSED ? "closed" : "never opened"));
                         return;
                     }
+                }
+                if (errors != null && ClientProtocolError.http2ErrorCode(buf.getUnsignedInt(at + 9))) {
+                    errors.report(ClientProtocolError.HTTP2, null);
                 }
             }
             ctx.write(msg, promise);
