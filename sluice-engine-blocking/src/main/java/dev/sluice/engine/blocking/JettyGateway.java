@@ -129,6 +129,8 @@ final class JettyGateway implements RunningGateway {
         connector.setHost(sc.host());
         connector.setPort(sc.port());
         connector.setAcceptQueueSize(1024);
+        // how long an h2 request without a length may wait for its first DATA frame
+        connector.addBean(new Http2RequestBody.Wait(limits.headerTimeout()));
         // silent while the gateway waits for the client (next request, body, room to write): closed
         connector.setIdleTimeout(limits.idleTimeout().toMillis());
         server.addConnector(connector);
