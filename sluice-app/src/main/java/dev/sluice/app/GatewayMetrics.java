@@ -2,6 +2,7 @@ package dev.sluice.app;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.engine.PoolStats;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.observe.ClientProtocolError;
@@ -181,6 +182,25 @@ final class GatewayMetrics implements GatewayObserver {
                 })
                 .description("1 while the gateway can serve, 0 when an engine failure was detected")
                 .register(registry);
+        Gauge.builder("sluice.read.ahead.held", this, m -> m.readAhead(ReadAheadBudget::held))
+                .description("bytes compositions have read from their upstreams and not yet written to their"
+                        + " clients, taken from the read-ahead budget (server.limits.max-read-ahead)")
+                .baseUnit("bytes")
+                .register(registry);
+        Gauge.builder("sluice.read.ahead.limit", this, m -> m.readAhead(ReadAheadBudget::capacity))
+                .description("the read-ahead budget: bytes all compositions together may hold"
+                        + " (server.limits.max-read-ahead)")
+                .baseUnit("bytes")
+                .register(registry);
+        Gauge.builder("sluice.read.ahead.waiting", this, m -> m.readAhead(ReadAheadBudget::waiting))
+                .description("composition parts waiting, unread, for bytes of the spent read-ahead budget")
+                .register(registry);
+    }
+
+    /** One reading of the running gateway's read-ahead budget, at scrape time; 0 without one. */
+    private double readAhead(java.util.function.ToLongFunction<ReadAheadBudget> reading) {
+        RunningGateway g = gateway.get();
+        return g == null ? 0 : g.readAheadBudget().map(reading::applyAsLong).orElse(0L);
     }
 
     @Override

@@ -79,7 +79,7 @@ class AdminListenerTest {
     void theAdminListenerAnswersHealthMetricsAndRoutes(String engine) throws Exception {
         try (DemoUpstreams upstreams = DemoUpstreams.start("127.0.0.1", 0)) {
             Path file = Files.writeString(dir.resolve("gateway.yaml"), """
-          server: { host: 127.0.0.1, port: 0 }
+          server: { host: 127.0.0.1, port: 0, limits: { max-read-ahead: 2MiB } }
           admin: { host: 127.0.0.1, port: 0 }
           upstreams:
             catalog: { url: "%s" }
@@ -153,7 +153,12 @@ class AdminListenerTest {
                                 "sluice_upstream_calls_seconds_count{outcome=\"ok\",upstream=\"catalog\"} 3",
                                 "sluice_upstream_calls_seconds_count{outcome=\"ok\",upstream=\"people\"} 1",
                                 "sluice_composition_part_first_byte_seconds_count{route=\"page\",upstream=\"people\"} 1",
-                                "sluice_upstream_connections{state=\"pending\",upstream=\"catalog\"} 0.0");
+                                "sluice_upstream_connections{state=\"pending\",upstream=\"catalog\"} 0.0",
+                                // the read-ahead budget: its limit as configured, nothing held once the
+                                // composition is answered, no part waiting
+                                "sluice_read_ahead_limit_bytes 2097152.0",
+                                "sluice_read_ahead_held_bytes 0.0",
+                                "sluice_read_ahead_waiting 0.0");
                         String text = metrics.body();
                         long counted = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
                         while (!expected.stream().allMatch(text::contains) && System.nanoTime() < counted) {

@@ -245,6 +245,14 @@ public final class RequestFraming {
     public static final long AT_FIRST_DATA = -2;
 
     /**
+     * The answer to a request whose framing waits for its first DATA frame ({@link #AT_FIRST_DATA})
+     * when neither a DATA frame with bytes nor the stream's end has come within {@code
+     * server.limits.header-timeout} of its head: until then it is not known whether it has a body, so
+     * the head is not whole (as an HTTP/1.1 head that trickles in). Every engine answers it alike.
+     */
+    public static final Rejection FIRST_DATA_TIMEOUT = Rejection.forParserStatus(408);
+
+    /**
      * How the body of a request that passed {@link #check} or {@link #checkStream} is framed to an
      * HTTP/1.1 upstream: its Content-Length when it declares one (kept, and {@code 0}: no body); on
      * HTTP/1.x {@link #CHUNKED} with a Transfer-Encoding (which {@link #check} left only as {@code

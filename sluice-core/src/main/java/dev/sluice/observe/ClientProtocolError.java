@@ -24,6 +24,24 @@ public enum ClientProtocolError {
         this.tag = tag;
     }
 
+    /**
+     * Whether an HTTP/2 error the gateway sends a client (RST_STREAM, GOAWAY) with this code (RFC 9113
+     * section 7) is the client's protocol error, counted once as {@link #HTTP2} by the engine that
+     * sends it: PROTOCOL_ERROR, FLOW_CONTROL_ERROR, SETTINGS_TIMEOUT, STREAM_CLOSED, FRAME_SIZE_ERROR,
+     * COMPRESSION_ERROR and ENHANCE_YOUR_CALM (a flood past the connection's rate). NO_ERROR, CANCEL,
+     * REFUSED_STREAM, INTERNAL_ERROR, CONNECT_ERROR and HTTP_1_1_REQUIRED are the gateway's own
+     * reasons, and a code it does not know is no client's error.
+     */
+    public static boolean http2ErrorCode(long code) {
+        return code == 0x1 // PROTOCOL_ERROR
+                || code == 0x3 // FLOW_CONTROL_ERROR
+                || code == 0x4 // SETTINGS_TIMEOUT
+                || code == 0x5 // STREAM_CLOSED
+                || code == 0x6 // FRAME_SIZE_ERROR
+                || code == 0x9 // COMPRESSION_ERROR
+                || code == 0xb; // ENHANCE_YOUR_CALM
+    }
+
     /** The metric's {@code kind} tag and the log line's name for it. */
     public String tag() {
         return tag;

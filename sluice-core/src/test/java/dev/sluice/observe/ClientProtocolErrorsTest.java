@@ -59,4 +59,19 @@ class ClientProtocolErrorsTest {
                 .doesNotContain("474554")
                 .contains("IllegalArgumentException");
     }
+
+    @Test
+    void anHttp2ErrorIsTheClientsWhenItsCodeSaysTheClientBrokeTheProtocol() {
+        // RFC 9113 section 7
+        for (long clients : new long[] {0x1, 0x3, 0x4, 0x5, 0x6, 0x9, 0xb}) {
+            assertThat(ClientProtocolError.http2ErrorCode(clients))
+                    .as("code 0x%x", clients)
+                    .isTrue();
+        }
+        for (long gateways : new long[] {0x0, 0x2, 0x7, 0x8, 0xa, 0xc, 0xd, 0xe, 0xffff_ffffL}) {
+            assertThat(ClientProtocolError.http2ErrorCode(gateways))
+                    .as("code 0x%x", gateways)
+                    .isFalse();
+        }
+    }
 }

@@ -201,4 +201,52 @@ public abstract class Http2BodyContract extends ContractFixture {
     private static String text(Answer answer) {
         return answer.status() + " " + new String(answer.body(), java.nio.charset.StandardCharsets.UTF_8);
     }
+
+    /**
+     * A head that leaves its framing to the first DATA frame ({@code RequestFraming.AT_FIRST_DATA}: no
+     * content-length, END_STREAM not set), followed by nothing, is answered {@code 408
+     * request_timeout} at {@code header-timeout} from the head, not at the idle timeout (Jetty's) or
+     * never (Netty's): until its first DATA frame it is not known whether it has a body. Nothing
+     * reaches the upstream, and the connection serves its next stream.
+     */
+    @Test
+    void aHeadWhoseFirstDataNeverComesIs408AtTheHeaderTimeout() throws Exception {
+        dev.sluice.config.ServerLimits d = dev.sluice.config.ServerLimits.defaults();
+        dev.sluice.config.ServerLimits limits = new dev.sluice.config.ServerLimits(
+                d.maxRequestLine(),
+                d.maxHeaderBytes(),
+                d.maxHeaders(),
+                d.maxBody(),
+                Duration.ofMillis(800),
+                Duration.ofSeconds(60),
+                d.maxConnections(),
+                d.maxRequests());
+        try (RecordingUpstream recording = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .limits(limits)
+                        .upstream("recording", recording.url())
+                        .route("rec", on("/rec/**"), proxy("recording"))
+                        .route("all", on("/**"), proxy(APP))
+                        .start();
+                H2Wire wire = H2Wire.connect(gw.port())) {
+            wire.timeout(BOUND);
+            long start = System.nanoTime();
+            wire.openRequest(1, "POST", gw.authority(), "/rec/silent");
+            wire.flush();
+            Answer answer = answer(wire, 1, List.of());
+            long waited = (System.nanoTime() - start) / 1_000_000;
+            assertThat(answer.status()).as("status: %s", text(answer)).isEqualTo(408);
+            assertThat(Json.object(answer.body()).get("error")).isEqualTo("request_timeout");
+            assertThat(waited)
+                    .as("answered at the header timeout (800 ms), not before nor at the idle timeout")
+                    .isBetween(700L, 20_000L);
+
+            wire.get(3, gw.authority(), "/json/3");
+            wire.flush();
+            assertThat(answer(wire, 3, List.of()).status())
+                    .as("the connection serves on")
+                    .isEqualTo(200);
+            assertThat(recording.received()).as("what reached the upstream").isEmpty();
+        }
+    }
 }

@@ -179,10 +179,12 @@ public abstract class Http2ConformanceContract extends ContractFixture {
     @ParameterizedTest(name = "{0}")
     @MethodSource("malformedHeads")
     void aMalformedHeadIsAStreamErrorOfTypeProtocolError(String what, List<String> fields) throws Exception {
+        Counted seen = new Counted();
         try (RecordingUpstream recording = RecordingUpstream.start();
                 TestGateway gw = gateway()
                         .upstream("recording", recording.url())
                         .route("all", on("/**"), proxy("recording"))
+                        .observer(seen)
                         .start();
                 H2Wire wire = H2Wire.connect(gw.port())) {
             wire.headers(1, H2Wire.block(fields.toArray(String[]::new)), true);
@@ -204,6 +206,12 @@ public abstract class Http2ConformanceContract extends ContractFixture {
             assertThat(recording.received())
                     .as("what reached the upstream")
                     .allSatisfy(received -> assertThat(received.head()).startsWith("GET /after "));
+            assertThat(seen.http2())
+                    .as("the malformed head counted once as a client protocol error (http2)")
+                    .isEqualTo(1);
+            assertThat(seen.exchanges())
+                    .as("the exchanges reported: a reset is no answer, so the malformed head is none")
+                    .allSatisfy(path -> assertThat(path).isEqualTo("/after"));
         }
     }
 
@@ -213,13 +221,18 @@ public abstract class Http2ConformanceContract extends ContractFixture {
      */
     @Test
     void dataOnAStreamTheClientResetIsAStreamClosedError() throws Exception {
-        try (TestGateway gw = gateway().route("all", on("/**"), proxy(APP)).start();
+        Counted seen = new Counted();
+        try (TestGateway gw = gateway()
+                        .route("all", on("/**"), proxy(APP))
+                        .observer(seen)
+                        .start();
                 H2Wire wire = H2Wire.connect(gw.port())) {
             wire.post(1, gw.authority(), "/inspect/reset", 10);
             wire.reset(1);
             wire.data(1, "hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII), false);
             wire.flush();
             assertStreamClosedError(wire, 1);
+            assertThat(seen.http2()).as("the error counted once (http2)").isEqualTo(1);
         }
     }
 
@@ -229,7 +242,11 @@ public abstract class Http2ConformanceContract extends ContractFixture {
      */
     @Test
     void dataOnAStreamThatEndedBothWaysIsAStreamClosedError() throws Exception {
-        try (TestGateway gw = gateway().route("all", on("/**"), proxy(APP)).start();
+        Counted seen = new Counted();
+        try (TestGateway gw = gateway()
+                        .route("all", on("/**"), proxy(APP))
+                        .observer(seen)
+                        .start();
                 H2Wire wire = H2Wire.connect(gw.port())) {
             wire.get(1, gw.authority(), "/json/10");
             wire.flush();
@@ -240,6 +257,7 @@ public abstract class Http2ConformanceContract extends ContractFixture {
             wire.data(1, "late".getBytes(java.nio.charset.StandardCharsets.US_ASCII), true);
             wire.flush();
             assertStreamClosedError(wire, 1);
+            assertThat(seen.http2()).as("the error counted once (http2)").isEqualTo(1);
         }
     }
 
@@ -250,7 +268,11 @@ public abstract class Http2ConformanceContract extends ContractFixture {
      */
     @Test
     void dataOnAStreamTheGatewayResetIsIgnored() throws Exception {
-        try (TestGateway gw = gateway().route("all", on("/**"), proxy(APP)).start();
+        Counted seen = new Counted();
+        try (TestGateway gw = gateway()
+                        .route("all", on("/**"), proxy(APP))
+                        .observer(seen)
+                        .start();
                 H2Wire wire = H2Wire.connect(gw.port())) {
             // a malformed head (no :method) with a body to come, then its body without waiting
             wire.headers(1, H2Wire.block(":scheme", "http", ":path", "/malformed", ":authority", "a.test"), false);
@@ -274,6 +296,9 @@ public abstract class Http2ConformanceContract extends ContractFixture {
                     .singleElement()
                     .satisfies(f -> assertThat(f.type()).isEqualTo(H2Wire.RST_STREAM))
                     .satisfies(f -> assertThat(f.resetCode()).isNotEqualTo(H2Wire.STREAM_CLOSED));
+            assertThat(seen.http2())
+                    .as("the malformed head counted once, the DATA after it not")
+                    .isEqualTo(1);
         }
     }
 
@@ -284,7 +309,11 @@ public abstract class Http2ConformanceContract extends ContractFixture {
      */
     @Test
     void aClientsResetIsNotAnsweredWithAReset() throws Exception {
-        try (TestGateway gw = gateway().route("all", on("/**"), proxy(APP)).start();
+        Counted seen = new Counted();
+        try (TestGateway gw = gateway()
+                        .route("all", on("/**"), proxy(APP))
+                        .observer(seen)
+                        .start();
                 H2Wire wire = H2Wire.connect(gw.port())) {
             wire.get(1, gw.authority(), "/json/10?delay=300");
             wire.post(3, gw.authority(), "/inspect/upload", 10_000);
@@ -309,6 +338,84 @@ public abstract class Http2ConformanceContract extends ContractFixture {
             assertThat(resets)
                     .as("RST_STREAM or GOAWAY frames after the client reset streams 1 and 3")
                     .isEmpty();
+            assertThat(seen.http2()).as("a client's reset is no protocol error").isZero();
+        }
+    }
+
+    /**
+     * A connection error (RFC 9113 §5.4.1; here a WINDOW_UPDATE of 0 on the connection, §6.9, h2spec
+     * 6.9/2) is answered GOAWAY PROTOCOL_ERROR and counted once as a client protocol error; client
+     * protocol errors, however many, log at most one line of their kind and no stack trace.
+     */
+    @Test
+    void protocolErrorsAreCountedOnceEachAndLoggedAtMostOnceAMinute() throws Exception {
+        Counted seen = new Counted();
+        try (LogCapture log = LogCapture.start();
+                TestGateway gw = gateway()
+                        .route("all", on("/**"), proxy(APP))
+                        .observer(seen)
+                        .start()) {
+            try (H2Wire wire = H2Wire.connect(gw.port())) {
+                for (int stream = 1; stream <= 9; stream += 2) { // five malformed heads (no :method)
+                    wire.headers(stream, H2Wire.block(":scheme", "http", ":path", "/m", ":authority", "a.test"), true);
+                }
+                wire.get(11, gw.authority(), "/json/2");
+                wire.flush();
+                assertThat(headOf(wire, 11).status()).isEqualTo(200);
+            }
+            try (H2Wire wire = H2Wire.connect(gw.port())) {
+                wire.windowUpdate(0, 0);
+                wire.flush();
+                H2Wire.Frame error = streamError(wire, 0, "a WINDOW_UPDATE of 0 on the connection");
+                assertThat(error.type()).isEqualTo(H2Wire.GOAWAY);
+                assertThat(error.errorCode()).isEqualTo(H2Wire.PROTOCOL_ERROR);
+            }
+            long deadline = System.nanoTime() + PROMPTLY.toNanos(); // the GOAWAY's count may follow it
+            while (seen.http2() < 6 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            try (H2Wire wire = H2Wire.connect(gw.port())) { // any later count of the connection's is in by now
+                wire.get(1, gw.authority(), "/json/2");
+                wire.flush();
+                assertThat(headOf(wire, 1).status()).isEqualTo(200);
+            }
+            assertThat(seen.http2())
+                    .as("five resets and a GOAWAY, each counted once")
+                    .isEqualTo(6);
+            assertThat(log.eventsContaining("(http2)"))
+                    .as("one line for the kind, however many")
+                    .hasSizeLessThanOrEqualTo(1);
+            for (var event : log.events()) {
+                assertThat(event.getThrowableProxy())
+                        .as("a stack trace: " + event.getFormattedMessage())
+                        .isNull();
+            }
+        }
+    }
+
+    /** What the gateway reported to its observer: client protocol errors of kind http2, exchanges' paths. */
+    private static final class Counted implements dev.sluice.observe.GatewayObserver {
+        private final java.util.concurrent.atomic.AtomicInteger http2 = new java.util.concurrent.atomic.AtomicInteger();
+        private final List<String> exchanges = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void clientProtocolError(dev.sluice.observe.ClientProtocolError kind) {
+            if (kind == dev.sluice.observe.ClientProtocolError.HTTP2) {
+                http2.incrementAndGet();
+            }
+        }
+
+        @Override
+        public void exchange(dev.sluice.observe.ExchangeEvent event) {
+            exchanges.add(event.path());
+        }
+
+        int http2() {
+            return http2.get();
+        }
+
+        List<String> exchanges() {
+            return exchanges;
         }
     }
 

@@ -129,6 +129,8 @@ final class JettyGateway implements RunningGateway {
         connector.setHost(sc.host());
         connector.setPort(sc.port());
         connector.setAcceptQueueSize(1024);
+        // how long an h2 request without a length may wait for its first DATA frame
+        connector.addBean(new Http2RequestBody.Wait(limits.headerTimeout()));
         // silent while the gateway waits for the client (next request, body, room to write): closed
         connector.setIdleTimeout(limits.idleTimeout().toMillis());
         server.addConnector(connector);
@@ -174,14 +176,14 @@ final class JettyGateway implements RunningGateway {
                     };
         }
         if (tls == null) {
-            return new ConnectionFactory[] {http1, http2(settings, StrictHttp2.cleartext(http))};
+            return new ConnectionFactory[] {http1, http2(settings, StrictHttp2.cleartext(http, errors))};
         }
         ALPNServerConnectionFactory alpn = new ALPNServerConnectionFactory("h2", "http/1.1");
         alpn.setDefaultProtocol("http/1.1");
         return new ConnectionFactory[] {
             new PlainHttpRefusal(sslFactory(tls, alpn.getProtocol(), errors), errors),
             alpn,
-            http2(settings, StrictHttp2.overTls(http)),
+            http2(settings, StrictHttp2.overTls(http, errors)),
             http1
         };
     }
@@ -241,23 +243,16 @@ final class JettyGateway implements RunningGateway {
         }
     }
 
+    /** Jetty's TLS factory: {@link RenegotiationRefusal}, which also counts failed handshakes. */
+    private static SslConnectionFactory sslFactory(ServerTls tls, String next, ClientProtocolErrors errors) {
+        return new RenegotiationRefusal(sslContextFactory(tls), next, errors);
+    }
+
     /**
      * Jetty's TLS on the core's context: the protocols, cipher suites and client authentication the
      * core chose, exactly (Jetty's own inclusions and exclusions cleared); the certificate is chosen by
      * the core's key manager, so Jetty's SNI host check, which only knows key stores, is off.
      */
-    /** Jetty's TLS factory, whose failed handshakes are counted as client protocol errors (Jetty logs them at DEBUG). */
-    private static SslConnectionFactory sslFactory(ServerTls tls, String next, ClientProtocolErrors errors) {
-        SslConnectionFactory factory = new RenegotiationRefusal(sslContextFactory(tls), next, errors);
-        factory.addBean(new org.eclipse.jetty.io.ssl.SslHandshakeListener() {
-            @Override
-            public void handshakeFailed(Event event, Throwable failure) {
-                errors.report(dev.sluice.observe.ClientProtocolError.TLS_HANDSHAKE, failure);
-            }
-        });
-        return factory;
-    }
-
     private static SslContextFactory.Server sslContextFactory(ServerTls tls) {
         SslContextFactory.Server ssl = new SslContextFactory.Server();
         ssl.setSslContext(tls.context());

@@ -1,5 +1,7 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.observe.ClientProtocolError;
+import dev.sluice.observe.ClientProtocolErrors;
 import java.util.List;
 import org.eclipse.jetty.http2.ErrorCode;
 import org.eclipse.jetty.http2.HTTP2Connection;
@@ -9,6 +11,7 @@ import org.eclipse.jetty.http2.api.Stream;
 import org.eclipse.jetty.http2.api.server.ServerSessionListener;
 import org.eclipse.jetty.http2.frames.DataFrame;
 import org.eclipse.jetty.http2.frames.Frame;
+import org.eclipse.jetty.http2.frames.GoAwayFrame;
 import org.eclipse.jetty.http2.frames.HeadersFrame;
 import org.eclipse.jetty.http2.frames.ResetFrame;
 import org.eclipse.jetty.http2.server.AbstractHTTP2ServerConnectionFactory;
@@ -41,19 +44,24 @@ import org.eclipse.jetty.util.Callback;
  * it to the session listener as a stream failure instead of a request; the listener here resets the
  * stream, so no request is made of it: the handler never runs and nothing reaches an upstream. The
  * reset counts towards the connection's reset rate like any other.
+ *
+ * <p>Every RST_STREAM and GOAWAY the session sends whose code says the client broke the protocol
+ * ({@link ClientProtocolError#http2ErrorCode}: these resets, Jetty's own for what its parser refuses)
+ * is counted once as a client protocol error, as the reactive engine counts its own ({@link
+ * ClientProtocolErrors}: a line per kind a minute, no stack trace).
  */
 final class StrictHttp2 {
 
     private StrictHttp2() {}
 
     /** {@code h2} over TLS (chosen by ALPN). */
-    static AbstractHTTP2ServerConnectionFactory overTls(HttpConfiguration http) {
-        return new Tls(http);
+    static AbstractHTTP2ServerConnectionFactory overTls(HttpConfiguration http, ClientProtocolErrors errors) {
+        return new Tls(http, errors);
     }
 
     /** {@code h2c}: prior knowledge, or an HTTP/1.1 connection's upgrade. */
-    static AbstractHTTP2ServerConnectionFactory cleartext(HttpConfiguration http) {
-        return new Cleartext(http);
+    static AbstractHTTP2ServerConnectionFactory cleartext(HttpConfiguration http, ClientProtocolErrors errors) {
+        return new Cleartext(http, errors);
     }
 
     /**
@@ -120,9 +128,9 @@ final class StrictHttp2 {
         }
     }
 
-    private static void watchClosedStreams(AbstractConnection connection) {
+    private static void watchClosedStreams(AbstractConnection connection, ClientProtocolErrors errors) {
         if (connection instanceof HTTP2Connection h2) {
-            h2.getSession().addEventListener(new ClosedStreamData());
+            h2.getSession().addEventListener(new ClosedStreamData(errors));
         }
     }
 
@@ -135,11 +143,13 @@ final class StrictHttp2 {
      * out of one connection, answers that DATA first. It remembers the streams the gateway reset
      * lately ({@link #REMEMBERED} of them; a frame for one reset long ago is answered, which costs the
      * client nothing); its own STREAM_CLOSED resets are among them, so a stream is answered once
-     * however many frames follow.
+     * however many frames follow. It also counts the session's errors that are the client's.
      */
     static final class ClosedStreamData implements HTTP2Session.FrameListener {
 
         static final int REMEMBERED = 64;
+
+        private final ClientProtocolErrors errors;
 
         /**
          * The last client stream a HEADERS frame opened (not stream 1 of an h2c upgrade, whose DATA after
@@ -150,6 +160,10 @@ final class StrictHttp2 {
         private final int[] resetByGateway = new int[REMEMBERED];
 
         private int nextReset;
+
+        ClosedStreamData(ClientProtocolErrors errors) {
+            this.errors = errors;
+        }
 
         @Override
         public void onIncomingFrame(Session session, Frame frame) {
@@ -177,6 +191,11 @@ final class StrictHttp2 {
                     resetByGateway[nextReset] = reset.getStreamId();
                     nextReset = (nextReset + 1) % REMEMBERED;
                 }
+                if (ClientProtocolError.http2ErrorCode(reset.getError())) {
+                    errors.report(ClientProtocolError.HTTP2, null);
+                }
+            } else if (frame instanceof GoAwayFrame goAway && ClientProtocolError.http2ErrorCode(goAway.getError())) {
+                errors.report(ClientProtocolError.HTTP2, null);
             }
         }
 
@@ -197,8 +216,11 @@ final class StrictHttp2 {
 
     private static final class Tls extends HTTP2ServerConnectionFactory {
 
-        Tls(HttpConfiguration http) {
+        private final ClientProtocolErrors errors;
+
+        Tls(HttpConfiguration http, ClientProtocolErrors errors) {
             super(http);
+            this.errors = errors;
         }
 
         @Override
@@ -208,7 +230,7 @@ final class StrictHttp2 {
 
         @Override
         protected <T extends AbstractConnection> T configure(T connection, Connector connector, EndPoint endPoint) {
-            watchClosedStreams(connection);
+            watchClosedStreams(connection, errors);
             return super.configure(connection, connector, endPoint);
         }
 
@@ -228,8 +250,11 @@ final class StrictHttp2 {
 
     private static final class Cleartext extends HTTP2CServerConnectionFactory {
 
-        Cleartext(HttpConfiguration http) {
+        private final ClientProtocolErrors errors;
+
+        Cleartext(HttpConfiguration http, ClientProtocolErrors errors) {
             super(http);
+            this.errors = errors;
         }
 
         @Override
@@ -239,7 +264,7 @@ final class StrictHttp2 {
 
         @Override
         protected <T extends AbstractConnection> T configure(T connection, Connector connector, EndPoint endPoint) {
-            watchClosedStreams(connection);
+            watchClosedStreams(connection, errors);
             return super.configure(connection, connector, endPoint);
         }
 

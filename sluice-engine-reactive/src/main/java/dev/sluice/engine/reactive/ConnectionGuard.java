@@ -56,6 +56,11 @@ final class ConnectionGuard extends ChannelDuplexHandler {
     private boolean counted;
     private boolean h2; // a stream opened: the connection speaks h2, and its heads are not timed
 
+    /** {@code server.limits.header-timeout}, in nanoseconds: also an h2 head's wait for its first DATA frame. */
+    long headerTimeoutNanos() {
+        return headerTimeoutNanos;
+    }
+
     ConnectionGuard(ServerLimits limits, Connections connections, GatewayObserver observer) {
         this.headerTimeoutNanos = limits.headerTimeout().toNanos();
         this.idleNanos = limits.idleTimeout().toNanos();

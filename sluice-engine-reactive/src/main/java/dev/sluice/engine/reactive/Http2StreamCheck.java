@@ -1,14 +1,23 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.http.ErrorBody;
+import dev.sluice.http.RequestFraming;
+import dev.sluice.observe.ClientProtocolError;
+import dev.sluice.observe.ClientProtocolErrors;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
@@ -21,8 +30,11 @@ import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.Http2StreamFrame;
 import io.netty.util.ReferenceCountUtil;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * On an h2 connection, between Netty's frame codec and its multiplexer: what makes a stream's errors
@@ -40,6 +52,11 @@ import java.util.Map;
  *   <li>Once a stream is reset or closed, whatever its channel still writes to it (the answer to a
  *       request it was too late to take back, a RST_STREAM of its own) is dropped: no DATA after the
  *       gateway's RST_STREAM.
+ *   <li>A request head that leaves its framing to the first DATA frame ({@link
+ *       RequestFraming#AT_FIRST_DATA}) gets {@link RequestFraming#FIRST_DATA_TIMEOUT} ({@code 408})
+ *       and a RST_STREAM NO_ERROR when neither a DATA frame with bytes nor the stream's end came, and
+ *       no answer began, within {@code server.limits.header-timeout} of the head; the blocking
+ *       engine's {@code Http2RequestBody} waits as long.
  * </ul>
  */
 final class Http2StreamCheck extends ChannelDuplexHandler {
@@ -50,10 +67,14 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
     private int lastHead; // the highest stream whose request head passed here
 
     private final ClosedStreams closed;
+    private final long firstDataNanos; // header-timeout; 0: the wait is not bounded here
+    /** Streams whose head waits for its first DATA frame, and the timer that ends the wait. */
+    private final Map<Integer, ScheduledFuture<?>> awaitingData = new HashMap<>();
 
-    private Http2StreamCheck(Http2Connection connection, ClosedStreams closed) {
+    private Http2StreamCheck(Http2Connection connection, ClosedStreams closed, long firstDataNanos) {
         this.connection = connection;
         this.closed = closed;
+        this.firstDataNanos = firstDataNanos;
     }
 
     /**
@@ -67,8 +88,13 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         Http2FrameCodec codec = pipeline.get(Http2FrameCodec.class);
         io.netty.channel.ChannelHandlerContext multiplexer = pipeline.context(Http2MultiplexHandler.class);
         if (codec != null && multiplexer != null) {
-            ClosedStreams closed = new ClosedStreams(codec);
-            pipeline.addBefore(multiplexer.name(), NAME, new Http2StreamCheck(codec.connection(), closed));
+            ClientProtocolErrors errors =
+                    pipeline.get(ClientErrors.NAME) instanceof ClientErrors last ? last.errors() : null;
+            ClosedStreams closed = new ClosedStreams(codec, errors);
+            long firstData = pipeline.get(ConnectionGuard.NAME) instanceof ConnectionGuard guard
+                    ? guard.headerTimeoutNanos()
+                    : 0;
+            pipeline.addBefore(multiplexer.name(), NAME, new Http2StreamCheck(codec.connection(), closed, firstData));
             pipeline.addBefore(pipeline.context(codec).name(), ClosedStreams.NAME, closed);
         }
     }
@@ -78,12 +104,74 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         if (msg instanceof Http2ResetFrame frame && frame.stream() != null) {
             closed.resetByClient(frame.stream().id());
         }
-        if (msg instanceof Http2HeadersFrame frame && isRequestHead(frame) && !wellFormed(frame.headers())) {
-            ReferenceCountUtil.release(msg);
-            reset(ctx, frame.stream(), Http2Error.PROTOCOL_ERROR);
-            return;
+        if (msg instanceof Http2HeadersFrame frame && isRequestHead(frame)) {
+            if (!wellFormed(frame.headers())) {
+                ReferenceCountUtil.release(msg);
+                reset(ctx, frame.stream(), Http2Error.PROTOCOL_ERROR);
+                return;
+            }
+            awaitFirstData(ctx, frame);
+        } else if (!awaitingData.isEmpty() && msg instanceof Http2StreamFrame frame && frame.stream() != null) {
+            boolean tells = msg instanceof Http2DataFrame data
+                    ? data.content().isReadable() || data.isEndStream() // an empty DATA frame tells nothing
+                    : msg instanceof Http2HeadersFrame || msg instanceof Http2ResetFrame;
+            if (tells) {
+                stopAwaiting(frame.stream().id());
+            }
         }
         ctx.fireChannelRead(msg);
+    }
+
+    /** Starts a request head's wait for its first DATA frame, when its framing waits for one. */
+    private void awaitFirstData(ChannelHandlerContext ctx, Http2HeadersFrame head) {
+        if (firstDataNanos <= 0 || head.isEndStream() || head.stream() == null) {
+            return;
+        }
+        CharSequence length = head.headers().get("content-length");
+        if (RequestFraming.upstreamBody(true, length == null ? null : length.toString(), false, false)
+                == RequestFraming.AT_FIRST_DATA) {
+            Http2FrameStream stream = head.stream();
+            awaitingData.put(
+                    stream.id(),
+                    ctx.executor()
+                            .schedule(() -> firstDataTimedOut(ctx, stream), firstDataNanos, TimeUnit.NANOSECONDS));
+        }
+    }
+
+    private void stopAwaiting(int stream) {
+        ScheduledFuture<?> timer = awaitingData.remove(stream);
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+
+    /** No DATA frame in time: {@code 408} on the stream, which the client is asked to stop sending on. */
+    private void firstDataTimedOut(ChannelHandlerContext ctx, Http2FrameStream stream) {
+        if (awaitingData.remove(stream.id()) == null || ended(stream)) {
+            return;
+        }
+        RequestFraming.Rejection late = RequestFraming.FIRST_DATA_TIMEOUT;
+        byte[] body = late.errorBody();
+        Http2Headers head = new DefaultHttp2Headers()
+                .status(Integer.toString(late.status()))
+                .set("content-type", ErrorBody.CONTENT_TYPE)
+                .setInt("content-length", body.length);
+        ctx.write(new DefaultHttp2HeadersFrame(head, false).stream(stream));
+        // RFC 9113 section 8.1: a whole answer, then the rest of the request is declined without error;
+        // once the answer is out (Netty's flow control queues DATA, a reset would drop it)
+        ctx.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(body), true).stream(stream))
+                .addListener(written -> {
+                    if (!ended(stream)) {
+                        ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR).stream(stream));
+                    }
+                });
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        awaitingData.values().forEach(timer -> timer.cancel(false));
+        awaitingData.clear();
+        ctx.fireChannelInactive();
     }
 
     @Override
@@ -96,6 +184,9 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (!awaitingData.isEmpty() && msg instanceof Http2HeadersFrame answer && answer.stream() != null) {
+            stopAwaiting(answer.stream().id()); // an answer began without the body: the gateway's own
+        }
         if (msg instanceof Http2StreamFrame frame && frame.stream() != null && ended(frame.stream())) {
             // the stream is gone (reset, or ended both ways): nothing more is sent on it
             ReferenceCountUtil.release(msg);
@@ -188,6 +279,12 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
      * may have sent it before the reset reached it): Netty ignores it while it still holds the stream
      * and answers it STREAM_CLOSED once it has let the stream go, which this drops. The last {@value
      * #REMEMBERED} streams the client opened are remembered for this.
+     *
+     * <p>Every RST_STREAM passes here on its way out (Netty writes each as one 13-byte buffer): one that
+     * is sent and whose code says the client broke the protocol ({@link
+     * ClientProtocolError#http2ErrorCode}: a malformed head, a stream error Netty's decoder found, a
+     * frame on a closed stream) is counted once as a client protocol error. A connection error's
+     * GOAWAY is counted where its exception ends, {@link ClientErrors}.
      */
     static final class ClosedStreams extends ChannelOutboundHandlerAdapter {
         static final String NAME = "sluice.h2ClosedStreams";
@@ -195,6 +292,7 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         private static final int RST_STREAM = 0x3;
 
         private final Http2FrameCodec codec;
+        private final ClientProtocolErrors errors; // null: none counted
         private static final byte OPEN = 0;
         private static final byte RESET_BY_CLIENT = 1;
         private static final byte RESET_BY_GATEWAY = 2;
@@ -207,8 +305,9 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
             }
         };
 
-        ClosedStreams(Http2FrameCodec codec) {
+        ClosedStreams(Http2FrameCodec codec, ClientProtocolErrors errors) {
             this.codec = codec;
+            this.errors = errors;
             codec.connection().addListener(new Http2ConnectionAdapter() {
                 @Override
                 public void onStreamAdded(Http2Stream stream) {
@@ -235,11 +334,12 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
 
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
-            if (msg instanceof ByteBuf buf && buf.readableBytes() == 13) {
+            if (msg instanceof ByteBuf buf
+                    && buf.readableBytes() == 13
+                    && buf.getUnsignedMedium(buf.readerIndex()) == 4
+                    && buf.getUnsignedByte(buf.readerIndex() + 3) == RST_STREAM) {
                 int at = buf.readerIndex();
-                if (buf.getUnsignedMedium(at) == 4
-                        && buf.getUnsignedByte(at + 3) == RST_STREAM
-                        && buf.getInt(at + 9) == (int) Http2Error.STREAM_CLOSED.code()) {
+                if (buf.getInt(at + 9) == (int) Http2Error.STREAM_CLOSED.code()) {
                     int id = buf.getInt(at + 5) & 0x7FFFFFFF;
                     if (codec.connection().stream(id) == null
                             && opened.get(id) instanceof Byte state
@@ -262,6 +362,9 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
                                         error == Http2Error.STREAM_CLOSED ? "closed" : "never opened"));
                         return;
                     }
+                }
+                if (errors != null && ClientProtocolError.http2ErrorCode(buf.getUnsignedInt(at + 9))) {
+                    errors.report(ClientProtocolError.HTTP2, null);
                 }
             }
             ctx.write(msg, promise);

@@ -2,6 +2,7 @@ package dev.sluice.engine.reactive;
 
 import dev.sluice.observe.ClientProtocolError;
 import dev.sluice.observe.ClientProtocolErrors;
+import dev.sluice.tls.ClientRenegotiation;
 import dev.sluice.tls.PlainHttpOnTls;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -22,11 +23,11 @@ import reactor.netty.NettyPipeline;
  * <ul>
  *   <li>before it, on the raw bytes: plain HTTP as a connection's first bytes gets {@code 400
  *       plain_http_on_tls_port} and a close (Netty's handler would hex-dump the bytes, headers and
- *       tokens included, into a WARN with a stack trace); and on TLS 1.2 a handshake record after the
- *       handshake, a client-initiated renegotiation (a CPU-exhaustion vector: the JDK's {@code
- *       SSLEngine} accepts it, and its switch {@code jdk.tls.rejectClientInitiatedRenegotiation} is
- *       JVM-wide and read once), closes the connection. Records are followed by their headers only;
- *       on TLS 1.3, which has no renegotiation, the guard leaves after the handshake;
+ *       tokens included, into a WARN with a stack trace); and a client-initiated renegotiation, as
+ *       core {@link ClientRenegotiation} decides it (the JDK's {@code SSLEngine} accepts one, and its
+ *       switch {@code jdk.tls.rejectClientInitiatedRenegotiation} is JVM-wide and read once), closes
+ *       the connection. Records are followed by their headers only; on TLS 1.3, which has no
+ *       renegotiation, the guard leaves after the handshake;
  *   <li>after it: a failed handshake or a TLS error is counted and logged as a client protocol error
  *       ({@link ClientProtocolErrors}: a line per kind a minute, no stack trace) and the connection
  *       closed, instead of reaching ALPN's handler, which logs each with a stack trace.
@@ -37,12 +38,12 @@ final class TlsGuard extends ChannelInboundHandlerAdapter {
     static final String NAME = "sluice.tlsGuard";
     static final String ERRORS_NAME = "sluice.tlsErrors";
 
-    private static final int HANDSHAKE = 22;
-    private static final int HEADER = 5;
+    private static final int HEADER = ClientRenegotiation.RECORD_HEADER_BYTES;
 
     private final ClientProtocolErrors errors;
     private boolean first = true;
-    private boolean done; // the first handshake ended on TLS 1.2
+    private boolean done; // the first handshake ended
+    private String protocol; // the protocol it chose
     /** Bytes of the current record still to come before the next record's header. */
     private long skip;
     /** A record header split across reads: its bytes so far. */
@@ -66,7 +67,9 @@ final class TlsGuard extends ChannelInboundHandlerAdapter {
             if (!handshake.isSuccess()) {
                 return;
             }
-            if ("TLSv1.2".equals(ssl.engine().getSession().getProtocol())) {
+            String protocol = ssl.engine().getSession().getProtocol();
+            if (ClientRenegotiation.possible(protocol)) {
+                guard.protocol = protocol;
                 guard.done = true;
             } else if (pipeline.get(NAME) == guard) { // TLS 1.3: nothing to renegotiate
                 pipeline.remove(guard);
@@ -100,7 +103,7 @@ final class TlsGuard extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(msg);
     }
 
-    /** Follows the record headers in {@code bytes}: whether one is a handshake record after the handshake. */
+    /** Follows the record headers in {@code bytes}: whether one is a renegotiation ({@link ClientRenegotiation}). */
     private boolean renegotiates(ByteBuf bytes) {
         int at = bytes.readerIndex();
         int end = bytes.writerIndex();
@@ -116,7 +119,7 @@ final class TlsGuard extends ChannelInboundHandlerAdapter {
                 continue;
             }
             headerBytes = 0;
-            if (done && header[0] == HANDSHAKE) {
+            if (ClientRenegotiation.refused(header[0] & 0xff, done, protocol)) {
                 return true;
             }
             skip = ((header[3] & 0xff) << 8) | (header[4] & 0xff);
