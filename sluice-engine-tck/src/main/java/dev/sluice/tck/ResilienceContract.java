@@ -251,6 +251,43 @@ public abstract class ResilienceContract extends ContractFixture {
     }
 
     @Test
+    void eachTryMayResendOnceOnAFreshConnectionWhenItsPooledOneIsStale() {
+        String busy = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy";
+        try (RawUpstream first = RawUpstream.answeringOnceThenClosingOnTheNextRequest(busy);
+                RawUpstream second = RawUpstream.answeringOnceThenClosingOnTheNextRequest(busy);
+                TestGateway gw = gateway()
+                        .upstream(svc(resilience(
+                                List.of(first.url(), second.url()),
+                                Optional.empty(),
+                                Optional.empty(),
+                                Optional.of(retry(2, Optional.empty(), false, "503")),
+                                Optional.empty())))
+                        .route("svc", on("/svc/**"), proxy("svc").stripPrefix("/svc"))
+                        .start()) {
+            // on one client connection (the reactive engine pools per event loop): two POSTs (never
+            // retried), one per endpoint in turn, each leaving a kept-alive connection in its endpoint's
+            // pool, which the endpoint closes when the next request arrives on it; then the GET
+            List<WireResponse> all = gw.wire()
+                    .sendAll(List.of(
+                            WireRequest.of("POST", "/svc/warm"),
+                            WireRequest.of("POST", "/svc/warm"),
+                            WireRequest.of("GET", "/svc/item")));
+            assertThat(all.get(0).status()).as("%s", all.get(0)).isEqualTo(503);
+            assertThat(all.get(1).status()).as("%s", all.get(1)).isEqualTo(503);
+            WireResponse r = all.get(2);
+            assertThat(r.status())
+                    .as("try 1: stale, resent, 503; try 2 on the other endpoint: stale, resent, 503 relayed (%s)", r)
+                    .isEqualTo(503);
+            assertThat(r.bodyText()).isEqualTo("busy");
+            assertThat(first.heads() + second.heads())
+                    .as("the warm-ups, then two tries sent twice each (%d, %d)", first.heads(), second.heads())
+                    .isEqualTo(6);
+            assertThat(first.heads()).isEqualTo(3);
+            assertThat(second.heads()).isEqualTo(3);
+        }
+    }
+
+    @Test
     void aDroppedTryGivesItsConnectionBackToThePool() throws Exception {
         try (TestGateway gw = gateway()
                 .upstream(Routes.upstream("tight", upstream.url())
