@@ -4,9 +4,10 @@ import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.JsonValidator;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
-import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.upstream.Attempt;
+import dev.sluice.upstream.UpstreamCall;
+import dev.sluice.upstream.UpstreamCall.Action;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -76,9 +77,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private boolean ended;
     private boolean done; // failed, or no longer wanted: reads nothing more
     private boolean closed;
-    private int attempts; // calls sent on this try, a stale connection's resend included
     private ScheduledFuture<?> pacing; // the pacing wait, or the backoff before a retry
     private ScheduledFuture<?> tryTimer; // the try's per-try timeout
+    private UpstreamCall tries; // decides each try's next step
     private Attempt attempt; // the try in progress, or the last one
     private boolean between; // a try was dropped, the next not begun: its late signals are ignored
     private long reserved; // taken from the budget for reads, not yet filled by bytes
@@ -129,22 +130,49 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (!reserveRead(this::call)) {
             return; // waiting for the budget is not the try's time: its timer starts once it is granted
         }
-        attempt = upstream.guard().begin(attempt);
-        if (attempt == null) {
-            plan.failed(index, UpstreamFailure.CIRCUIT_OPEN, 0);
-            stop();
-            composition.changed();
-            return;
+        if (tries == null) {
+            tries = new UpstreamCall(upstream.guard(), "GET", 0, System::nanoTime);
         }
-        if (attempt.number() > 1) {
-            plan.attempts(index, attempt.number());
+        carry(tries.next());
+    }
+
+    /** Carries out the step {@link UpstreamCall} decided ({@link Action.Relay} is {@link #answered}'s). */
+    private void carry(Action action) {
+        switch (action) {
+            case Action.Send send -> {
+                attempt = send.attempt();
+                if (attempt.number() > 1) {
+                    plan.attempts(index, attempt.number());
+                }
+                long perTry = tries.perTryTimeoutNanos();
+                if (perTry > 0) {
+                    tryTimer = composition.home.schedule(this::tryExpired, perTry, TimeUnit.NANOSECONDS);
+                }
+                acquire();
+            }
+            case Action.Resend resend -> {
+                outstanding = false;
+                acquire(); // a stale connection: the same try, on a fresh one
+            }
+            case Action.RetryAfter retry -> {
+                cancelTryTimer();
+                UpstreamConnection c = connection;
+                connection = null;
+                dropTry(c, retry.nanos()); // an answer to try again is dropped unread, with its connection
+            }
+            case Action.Fail fail -> {
+                cancelTryTimer();
+                if (connection != null) {
+                    connection.abandon(this);
+                    connection = null;
+                }
+                plan.failed(index, fail.failure(), status);
+                stop();
+                composition.changed();
+            }
+            case Action.Relay relay -> throw new IllegalStateException("relayed by answered()");
+            case Action.Ignore ignore -> {}
         }
-        long perTry = upstream.guard().perTryTimeoutNanos();
-        if (perTry > 0) {
-            tryTimer = composition.home.schedule(this::tryExpired, perTry, TimeUnit.NANOSECONDS);
-        }
-        attempts = 0;
-        acquire();
     }
 
     /**
@@ -156,7 +184,6 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (!reserveRead(this::acquire)) {
             return; // the budget is spent: asks again when granted
         }
-        attempts++;
         acquiring = true;
         upstream.lane(attempt.endpoint(), composition.home).acquire(this);
     }
@@ -167,25 +194,16 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (closed || done || between || status != 0) {
             return;
         }
+        Action action = tries.expired();
+        if (action == Action.Ignore.INSTANCE) {
+            return;
+        }
         if (acquiring) {
             acquiring = false;
             upstream.lane(attempt.endpoint(), composition.home).cancel(this);
         }
-        UpstreamConnection c = connection;
-        connection = null;
         outstanding = false;
-        attempt.failed(UpstreamFailure.READ_TIMEOUT);
-        long wait = upstream.guard().retryDelay(attempt, "GET", true);
-        if (wait < 0) {
-            if (c != null) {
-                c.abandon(this);
-            }
-            plan.failed(index, UpstreamFailure.READ_TIMEOUT, 0);
-            stop();
-            composition.changed();
-            return;
-        }
-        dropTry(c, wait);
+        carry(action);
     }
 
     /** Drops the try on {@code c} (null: it had none) and begins the next after {@code wait}. */
@@ -284,23 +302,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                         failure.code(),
                         error);
             }
-            if (RetryRule.resends("GET", false, failure, status != 0, attempts)) {
-                outstanding = false;
-                acquire(); // a stale connection: the same try, on a fresh one
-                return;
-            }
-            if (status == 0) { // no answer came: the try failed, and may be tried again
-                cancelTryTimer();
-                attempt.failed(failure);
-                long wait = upstream.guard().retryDelay(attempt, "GET", true);
-                if (wait >= 0) {
-                    dropTry(null, wait);
-                    return;
-                }
-            }
-            plan.failed(index, failure, status);
-            stop();
-            composition.changed();
+            carry(tries.failed(failure, status != 0));
         });
     }
 
@@ -308,15 +310,12 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (closed || done || between) {
             return;
         }
-        cancelTryTimer();
-        attempt.answered(code);
-        long wait = upstream.guard().retryDelay(attempt, "GET", true);
-        if (wait >= 0) { // an answer to try again (a 503 on the retry list): dropped unread
-            UpstreamConnection c = connection;
-            connection = null;
-            dropTry(c, wait);
+        Action action = tries.answered(code);
+        if (!(action instanceof Action.Relay)) {
+            carry(action); // an answer to try again (a 503 on the retry list): dropped unread
             return;
         }
+        cancelTryTimer();
         status = code;
         if (!plan.answered(index, code, contentType)) {
             stop(); // the body is not wanted: close rather than read it
@@ -475,8 +474,8 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             pacing = null;
         }
         cancelTryTimer();
-        if (attempt != null) {
-            attempt.abandoned(); // nothing if it had ended
+        if (tries != null) {
+            tries.abandoned(); // nothing if its try had ended
         }
         if (connection != null && !ended) {
             connection.abandon(this);
