@@ -76,13 +76,25 @@ public final class UpstreamCall {
      * @param clock nanoseconds
      */
     public UpstreamCall(UpstreamGuard guard, String method, long bodyLength, LongSupplier clock) {
-        this.guard = requireNonNull(guard, "guard");
+        this(requireNonNull(guard, "guard"), method, bodyLength, clock, 0);
+    }
+
+    private UpstreamCall(UpstreamGuard guard, String method, long bodyLength, LongSupplier clock, int unused) {
+        this.guard = guard;
         this.method = requireNonNull(method, "method");
-        this.holdsBody = guard.holdsBody(bodyLength);
+        this.holdsBody = guard != null && guard.holdsBody(bodyLength);
         this.replayable = bodyLength == 0 || holdsBody;
         this.resendable = RetryRule.mayResend(method, bodyLength != 0);
         this.clock = requireNonNull(clock, "clock");
         this.began = clock.getAsLong();
+    }
+
+    /**
+     * A call of one try on one connection, without a guard (a pool used on its own, as in its tests):
+     * only the stale connection's resend; {@link Action.Send#attempt()} is null.
+     */
+    public static UpstreamCall single(String method, long bodyLength, LongSupplier clock) {
+        return new UpstreamCall(null, method, bodyLength, clock, 0);
     }
 
     /**
@@ -96,13 +108,20 @@ public final class UpstreamCall {
 
     /** Each try's longest wait for its response head, or 0 when only the read timeout bounds it. */
     public long perTryTimeoutNanos() {
-        return guard.perTryTimeoutNanos();
+        return guard == null ? 0 : guard.perTryTimeoutNanos();
     }
 
     /** Begins a try: the first, or the retry after {@link Action.RetryAfter}. */
     public Action next() {
         if (state != State.IDLE) {
             return Action.Ignore.INSTANCE;
+        }
+        if (guard == null) {
+            if (decision != null) {
+                return Action.Ignore.INSTANCE; // one try only
+            }
+            state = State.TRYING;
+            return decide(new Action.Send(null));
         }
         attempt = guard.begin(attempt);
         resent = false;
@@ -118,8 +137,11 @@ public final class UpstreamCall {
         if (state != State.TRYING) {
             return Action.Ignore.INSTANCE;
         }
-        attempt.answered(status);
-        long wait = guard.retryDelay(attempt, method, replayable);
+        long wait = -1;
+        if (attempt != null) {
+            attempt.answered(status);
+            wait = guard.retryDelay(attempt, method, replayable);
+        }
         if (wait >= 0) {
             return dropped(wait);
         }
@@ -130,7 +152,9 @@ public final class UpstreamCall {
     /**
      * The try failed.
      *
-     * @param anyAnswerByte whether any byte of the answer had come (then it is never sent again)
+     * @param anyAnswerByte whether any byte of the answer had come, or the connection is otherwise
+     *     known not to be stale: then it is not resent (the guard may still retry it, until its status
+     *     line is relayed)
      */
     public Action failed(UpstreamFailure failure, boolean anyAnswerByte) {
         requireNonNull(failure, "failure");
@@ -144,8 +168,11 @@ public final class UpstreamCall {
             resent = true;
             return decide(new Action.Resend(attempt));
         }
-        attempt.failed(failure);
-        long wait = anyAnswerByte ? -1 : guard.retryDelay(attempt, method, replayable);
+        long wait = -1;
+        if (attempt != null) {
+            attempt.failed(failure);
+            wait = guard.retryDelay(attempt, method, replayable); // a broken head may be retried
+        }
         if (wait >= 0) {
             return dropped(wait);
         }
@@ -157,8 +184,11 @@ public final class UpstreamCall {
         if (state != State.TRYING) {
             return Action.Ignore.INSTANCE;
         }
-        attempt.failed(UpstreamFailure.READ_TIMEOUT);
-        long wait = guard.retryDelay(attempt, method, replayable);
+        long wait = -1;
+        if (attempt != null) {
+            attempt.failed(UpstreamFailure.READ_TIMEOUT);
+            wait = guard.retryDelay(attempt, method, replayable);
+        }
         if (wait >= 0) {
             return dropped(wait);
         }
