@@ -2,7 +2,6 @@ package dev.sluice.upstream;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import java.util.function.LongSupplier;
 
@@ -84,7 +83,7 @@ public final class UpstreamCall {
         this.method = requireNonNull(method, "method");
         this.holdsBody = guard != null && guard.holdsBody(bodyLength);
         this.replayable = bodyLength == 0 || holdsBody;
-        this.resendable = RetryRule.mayResend(method, bodyLength != 0);
+        this.resendable = bodyLength == 0 && idempotent(method);
         this.clock = requireNonNull(clock, "clock");
         this.began = clock.getAsLong();
     }
@@ -104,6 +103,14 @@ public final class UpstreamCall {
      */
     public boolean holdsBody() {
         return holdsBody;
+    }
+
+    /** The idempotent methods of RFC 9110, section 9.2.2: a guard retries others only when told. */
+    public static boolean idempotent(String method) {
+        return switch (method) {
+            case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE" -> true;
+            default -> false;
+        };
     }
 
     /** Each try's longest wait for its response head, or 0 when only the read timeout bounds it. */

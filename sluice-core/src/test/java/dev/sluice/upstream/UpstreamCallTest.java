@@ -196,4 +196,41 @@ class UpstreamCallTest {
         assertThat(call.answered(503)).isSameAs(Action.Ignore.INSTANCE);
         assertThat(call.next()).isSameAs(Action.Ignore.INSTANCE);
     }
+
+    @Test
+    void aFailedHeadMayBeRetriedThoughNotResent() {
+        UpstreamCall call = call(guard(retry(2, "reset")), "GET", 0);
+        call.next();
+        assertThat(call.failed(UpstreamFailure.RESET, true))
+                .as("a broken head: not a stale connection, but a reset the guard retries")
+                .isInstanceOf(Action.RetryAfter.class);
+    }
+
+    @Test
+    void aCallWithoutAGuardIsOneTryWithOnlyTheStaleConnectionsResend() {
+        UpstreamCall call = UpstreamCall.single("GET", 0, () -> nanos);
+        assertThat(call.next()).isEqualTo(new Action.Send(null));
+        assertThat(call.perTryTimeoutNanos()).isZero();
+        assertThat(call.holdsBody()).isFalse();
+        assertThat(call.failed(UpstreamFailure.RESET, false)).isEqualTo(new Action.Resend(null));
+        assertThat(call.failed(UpstreamFailure.RESET, false)).isEqualTo(new Action.Fail(UpstreamFailure.RESET));
+        assertThat(call.next()).isSameAs(Action.Ignore.INSTANCE);
+
+        UpstreamCall answered = UpstreamCall.single("GET", 0, () -> nanos);
+        answered.next();
+        assertThat(answered.answered(503)).isEqualTo(new Action.Relay(503));
+        UpstreamCall post = UpstreamCall.single("POST", -1, () -> nanos);
+        post.next();
+        assertThat(post.failed(UpstreamFailure.RESET, false)).isEqualTo(new Action.Fail(UpstreamFailure.RESET));
+    }
+
+    @Test
+    void theIdempotentMethodsAreRfc9110s() {
+        for (String m : List.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE")) {
+            assertThat(UpstreamCall.idempotent(m)).as(m).isTrue();
+        }
+        for (String m : List.of("POST", "PATCH", "CONNECT", "get")) {
+            assertThat(UpstreamCall.idempotent(m)).as(m).isFalse();
+        }
+    }
 }
