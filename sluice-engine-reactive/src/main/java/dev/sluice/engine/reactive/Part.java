@@ -148,11 +148,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                 if (perTry > 0) {
                     tryTimer = composition.home.schedule(this::tryExpired, perTry, TimeUnit.NANOSECONDS);
                 }
-                acquire();
+                acquire(false);
             }
             case Action.Resend resend -> {
                 outstanding = false;
-                acquire(); // a stale connection: the same try, on a fresh one
+                acquire(true); // a stale connection: the same try, on a fresh one
             }
             case Action.RetryAfter retry -> {
                 cancelTryTimer();
@@ -180,12 +180,17 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
      * #call}; again here for a resend, should it have gone meanwhile): the status line's read brings
      * body bytes with it.
      */
-    private void acquire() {
-        if (!reserveRead(this::acquire)) {
+    private void acquire(boolean fresh) {
+        if (!reserveRead(() -> acquire(fresh))) {
             return; // the budget is spent: asks again when granted
         }
         acquiring = true;
-        upstream.lane(attempt.endpoint(), composition.home).acquire(this);
+        Lane lane = upstream.lane(attempt.endpoint(), composition.home);
+        if (fresh) {
+            lane.acquireFresh(this);
+        } else {
+            lane.acquire(this);
+        }
     }
 
     /** The try's per-try timeout passed before its answer: it fails, and may be tried again. */

@@ -241,7 +241,10 @@ final class ProxyRoute {
                     }
                     acquire();
                 }
-                case Action.Resend resend -> acquire(); // a stale connection: the same try, on a fresh one
+                case Action.Resend resend -> { // a stale connection: the same try, on a fresh one
+                    acquiring = true;
+                    upstream.lane(attempt.endpoint(), home).acquireFresh(this);
+                }
                 case Action.RetryAfter retry -> {
                     cancelTryTimer();
                     UpstreamConnection c = connection;
