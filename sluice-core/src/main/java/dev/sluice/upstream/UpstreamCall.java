@@ -28,8 +28,12 @@ public final class UpstreamCall {
     /** What the engine does next. */
     public sealed interface Action {
 
-        /** Send the try on its endpoint: take a connection from its pool and send the request. */
-        record Send(Attempt attempt) implements Action {}
+        /**
+         * Send the try on its endpoint: take a connection from its pool and send the request; call
+         * {@link #expired()} when no status line came within {@code timeoutNanos} (0: only the read
+         * timeout bounds the try).
+         */
+        record Send(Attempt attempt, long timeoutNanos) implements Action {}
 
         /** Send the same try again, on a fresh connection (not another pooled one, which may be as dead). */
         record Resend(Attempt attempt) implements Action {}
@@ -128,7 +132,7 @@ public final class UpstreamCall {
                 return Action.Ignore.INSTANCE; // one try only
             }
             state = State.TRYING;
-            return decide(new Action.Send(null));
+            return decide(new Action.Send(null, 0));
         }
         attempt = guard.begin(attempt);
         resent = false;
@@ -136,7 +140,7 @@ public final class UpstreamCall {
             return end(new Action.Fail(UpstreamFailure.CIRCUIT_OPEN));
         }
         state = State.TRYING;
-        return decide(new Action.Send(attempt));
+        return decide(new Action.Send(attempt, guard.perTryTimeoutNanos()));
     }
 
     /** The try's status line came. */

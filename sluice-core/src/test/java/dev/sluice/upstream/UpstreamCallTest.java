@@ -116,7 +116,8 @@ class UpstreamCallTest {
     @Test
     void anExpiredTryIsRetriedWhenTimeoutsAreListedElseFailsAsAReadTimeout() {
         UpstreamCall retried = call(guard(retry(2, "timeout")), "GET", 0);
-        retried.next();
+        assertThat(((Action.Send) retried.next()).timeoutNanos())
+                .isEqualTo(Duration.ofMillis(100).toNanos());
         assertThat(retried.perTryTimeoutNanos())
                 .isEqualTo(Duration.ofMillis(100).toNanos());
         assertThat(retried.expired()).isInstanceOf(Action.RetryAfter.class);
@@ -209,7 +210,7 @@ class UpstreamCallTest {
     @Test
     void aCallWithoutAGuardIsOneTryWithOnlyTheStaleConnectionsResend() {
         UpstreamCall call = UpstreamCall.single("GET", 0, () -> nanos);
-        assertThat(call.next()).isEqualTo(new Action.Send(null));
+        assertThat(call.next()).isEqualTo(new Action.Send(null, 0));
         assertThat(call.perTryTimeoutNanos()).isZero();
         assertThat(call.holdsBody()).isFalse();
         assertThat(call.failed(UpstreamFailure.RESET, false)).isEqualTo(new Action.Resend(null));

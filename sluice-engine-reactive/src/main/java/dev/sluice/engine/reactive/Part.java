@@ -144,9 +144,8 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                 if (attempt.number() > 1) {
                     plan.attempts(index, attempt.number());
                 }
-                long perTry = tries.perTryTimeoutNanos();
-                if (perTry > 0) {
-                    tryTimer = composition.home.schedule(this::tryExpired, perTry, TimeUnit.NANOSECONDS);
+                if (send.timeoutNanos() > 0) {
+                    tryTimer = composition.home.schedule(this::tryExpired, send.timeoutNanos(), TimeUnit.NANOSECONDS);
                 }
                 acquire(false);
             }

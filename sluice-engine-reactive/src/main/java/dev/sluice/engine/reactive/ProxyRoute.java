@@ -62,7 +62,6 @@ final class ProxyRoute {
     private final long timeoutNanos; // 0 when the route has none
     private final String id;
     private final GatewayObserver observer;
-    private final long perTryNanos; // 0: only the read timeout bounds a try
 
     /** @param observer told of the upstream call ({@link GatewayObserver#NONE}: nobody is) */
     ProxyRoute(RouteConfig route, ProxyTarget target, Upstream upstream, GatewayObserver observer) {
@@ -72,7 +71,6 @@ final class ProxyRoute {
         this.upstream = upstream;
         this.rules = HeaderRules.of(route.filters());
         this.timeoutNanos = target.timeout().map(Duration::toNanos).orElse(0L);
-        this.perTryNanos = upstream.guard().perTryTimeoutNanos();
     }
 
     /**
@@ -236,8 +234,8 @@ final class ProxyRoute {
             switch (action) {
                 case Action.Send send -> {
                     attempt = send.attempt();
-                    if (perTryNanos > 0) {
-                        tryTimer = home.schedule(this::tryExpired, perTryNanos, TimeUnit.NANOSECONDS);
+                    if (send.timeoutNanos() > 0) {
+                        tryTimer = home.schedule(this::tryExpired, send.timeoutNanos(), TimeUnit.NANOSECONDS);
                     }
                     acquire();
                 }

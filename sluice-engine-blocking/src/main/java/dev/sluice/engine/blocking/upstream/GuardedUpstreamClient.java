@@ -17,11 +17,11 @@ import java.util.function.Function;
 
 /**
  * An upstream of one or more endpoints, each with its own pool (a client made by {@code perEndpoint}),
- * carrying out the core's {@link UpstreamGuard}: it asks which endpoint takes each try, tells it how
- * each try ended, and waits (parks) the backoff the guard gives before a retry. A retried call's
- * earlier answers are dropped unread; only the last try's answer reaches the caller. A request body
- * the guard holds (a declared length within {@code replay-buffer}) is read whole first and sent from
- * memory on each try; any other body streams, and its request is never retried.
+ * carrying out the core's try loop ({@link UpstreamCall}, over the upstream's {@link UpstreamGuard}):
+ * it sends each try where the call says, tells the call how it ended, parks for the backoff it gives,
+ * drops a retried try's answer unread, and relays the last. A body the call holds (a declared length
+ * within {@code replay-buffer}) is read whole first and sent from memory on each try; any other body
+ * streams, and its request is never retried.
  */
 public final class GuardedUpstreamClient implements UpstreamClient {
 
@@ -35,7 +35,6 @@ public final class GuardedUpstreamClient implements UpstreamClient {
     private final UpstreamConfig config;
     private final UpstreamGuard guard;
     private final UpstreamClient[] endpoints;
-    private final long perTryNanos;
 
     private GuardedUpstreamClient(UpstreamConfig config, Function<UpstreamConfig, UpstreamClient> perEndpoint) {
         this.config = config;
@@ -50,7 +49,6 @@ public final class GuardedUpstreamClient implements UpstreamClient {
             close();
             throw e;
         }
-        this.perTryNanos = guard.perTryTimeoutNanos();
     }
 
     /** Makes guarded upstreams whose endpoints' pools {@code perEndpoint} makes. */
@@ -110,14 +108,14 @@ public final class GuardedUpstreamClient implements UpstreamClient {
                     if (held != null) {
                         request.body(new java.io.ByteArrayInputStream(held), held.length);
                     }
-                    if (perTryNanos > 0) {
+                    if (send.timeoutNanos() > 0) {
                         timer = TRY_TIMER.schedule(
                                 () -> {
                                     if (state.compareAndSet(RUNNING, EXPIRED)) {
                                         request.expireTry();
                                     }
                                 },
-                                perTryNanos,
+                                send.timeoutNanos(),
                                 TimeUnit.NANOSECONDS);
                     }
                     try {
