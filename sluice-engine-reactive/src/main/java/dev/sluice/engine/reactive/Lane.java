@@ -196,15 +196,10 @@ final class Lane {
     }
 
     /**
-     * Finds {@code acquirer} a new connection, never an idle one: a try resent because its pooled
-     * connection was stale ({@code UpstreamCall}'s {@code Resend}), when another idle one may be as
-     * stale. At {@code max-connections} the oldest idle connection is closed to make room.
+     * @param fresh a new connection, never an idle one (a try resent because its pooled connection was
+     *     stale: another idle one may be as stale); at {@code max-connections} an idle one is closed
      */
-    void acquireFresh(Acquirer acquirer) {
-        acquire(acquirer, true);
-    }
-
-    private void acquire(Acquirer acquirer, boolean fresh) {
+    void acquire(Acquirer acquirer, boolean fresh) {
         if (!loop.inEventLoop()) {
             loop.execute(() -> acquire(acquirer, fresh));
             return;

@@ -79,7 +79,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private boolean closed;
     private ScheduledFuture<?> pacing; // the pacing wait, or the backoff before a retry
     private ScheduledFuture<?> tryTimer; // the try's per-try timeout
-    private UpstreamCall tries; // decides each try's next step
+    private final UpstreamCall tries; // decides each try's next step
     private Attempt attempt; // the try in progress, or the last one
     private boolean between; // a try was dropped, the next not begun: its late signals are ignored
     private long reserved; // taken from the budget for reads, not yet filled by bytes
@@ -104,6 +104,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         this.readAhead = readAhead;
         this.budget = composition.route.budget;
         this.validator = plan.validator(index);
+        this.tries = new UpstreamCall(upstream.guard(), "GET", 0, System::nanoTime);
     }
 
     /** Starts the call, after the upstream's pacing wait when it has one. */
@@ -129,9 +130,6 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         }
         if (!reserveRead(this::call)) {
             return; // waiting for the budget is not the try's time: its timer starts once it is granted
-        }
-        if (tries == null) {
-            tries = new UpstreamCall(upstream.guard(), "GET", 0, System::nanoTime);
         }
         carry(tries.next());
     }
@@ -169,8 +167,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                 stop();
                 composition.changed();
             }
-            case Action.Relay relay -> throw new IllegalStateException("relayed by answered()");
-            case Action.Ignore ignore -> {}
+            default -> {} // Ignore: a dropped try's late signal (a Relay is answered()'s)
         }
     }
 
@@ -184,21 +181,13 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             return; // the budget is spent: asks again when granted
         }
         acquiring = true;
-        Lane lane = upstream.lane(attempt.endpoint(), composition.home);
-        if (fresh) {
-            lane.acquireFresh(this);
-        } else {
-            lane.acquire(this);
-        }
+        upstream.lane(attempt.endpoint(), composition.home).acquire(this, fresh);
     }
 
     /** The try's per-try timeout passed before its answer: it fails, and may be tried again. */
     private void tryExpired() {
         tryTimer = null;
-        if (closed || done || between || status != 0) {
-            return;
-        }
-        Action action = tries.expired();
+        Action action = tries.expired(); // Ignore once the try ended, was dropped or the part stopped
         if (action == Action.Ignore.INSTANCE) {
             return;
         }
@@ -311,10 +300,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     }
 
     private void answered(int code, String contentType) {
-        if (closed || done || between) {
-            return;
-        }
-        Action action = tries.answered(code);
+        Action action = tries.answered(code); // Ignore once the try was dropped or the part stopped
         if (!(action instanceof Action.Relay)) {
             carry(action); // an answer to try again (a 503 on the retry list): dropped unread
             return;
@@ -478,9 +464,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             pacing = null;
         }
         cancelTryTimer();
-        if (tries != null) {
-            tries.abandoned(); // nothing if its try had ended
-        }
+        tries.abandoned(); // nothing if its try had ended
         if (connection != null && !ended) {
             connection.abandon(this);
         }

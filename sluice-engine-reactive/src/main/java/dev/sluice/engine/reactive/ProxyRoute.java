@@ -237,12 +237,9 @@ final class ProxyRoute {
                     if (send.timeoutNanos() > 0) {
                         tryTimer = home.schedule(this::tryExpired, send.timeoutNanos(), TimeUnit.NANOSECONDS);
                     }
-                    acquire();
+                    acquire(false);
                 }
-                case Action.Resend resend -> { // a stale connection: the same try, on a fresh one
-                    acquiring = true;
-                    upstream.lane(attempt.endpoint(), home).acquireFresh(this);
-                }
+                case Action.Resend resend -> acquire(true); // a stale connection: the same try, on a fresh one
                 case Action.RetryAfter retry -> {
                     cancelTryTimer();
                     UpstreamConnection c = connection;
@@ -261,17 +258,15 @@ final class ProxyRoute {
                         connection.abandon(this);
                         connection = null;
                     }
-                    sink.error(error != null ? error : failure(fail.failure()));
+                    sink.error(
+                            error != null
+                                    ? error
+                                    : fail.failure() == UpstreamFailure.CIRCUIT_OPEN
+                                            ? Failures.CircuitOpen.INSTANCE
+                                            : io.netty.handler.timeout.ReadTimeoutException.INSTANCE);
                 }
-                case Action.Relay relay -> throw new IllegalStateException("relayed by answered()");
-                case Action.Ignore ignore -> {}
+                default -> {} // Ignore: a dropped try's late signal (a Relay is answered()'s)
             }
-        }
-
-        private static Throwable failure(UpstreamFailure failure) {
-            return failure == UpstreamFailure.CIRCUIT_OPEN
-                    ? Failures.CircuitOpen.INSTANCE
-                    : io.netty.handler.timeout.ReadTimeoutException.INSTANCE;
         }
 
         /** A dropped try's signals are ignored until the next begins. */
@@ -279,9 +274,9 @@ final class ProxyRoute {
             return !answered && tries != null && tries.attempt() != null && !tries.trying();
         }
 
-        private void acquire() {
+        private void acquire(boolean fresh) {
             acquiring = true;
-            upstream.lane(attempt.endpoint(), home).acquire(this);
+            upstream.lane(attempt.endpoint(), home).acquire(this, fresh);
         }
 
         /** The try's per-try timeout passed before its answer: it fails, and may be tried again. */
@@ -427,10 +422,7 @@ final class ProxyRoute {
          * long in coming, and their heads go out at once.
          */
         private void answered(HttpResponse head) {
-            if (stopped || between()) {
-                return;
-            }
-            Action action = tries.answered(head.status().code());
+            Action action = tries.answered(head.status().code()); // Ignore: dropped, or stopped
             if (!(action instanceof Action.Relay)) {
                 carry(action, null); // an answer to try again (a 503 on the retry list): dropped unread
                 return;

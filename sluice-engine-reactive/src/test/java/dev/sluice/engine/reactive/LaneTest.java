@@ -247,7 +247,7 @@ class LaneTest {
 
         static Call fresh(Lane lane, String path) {
             Call call = new Call(path);
-            lane.acquireFresh(call);
+            lane.acquire(call, true);
             return call;
         }
 

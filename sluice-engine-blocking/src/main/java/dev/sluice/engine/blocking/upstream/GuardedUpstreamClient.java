@@ -167,9 +167,7 @@ public final class GuardedUpstreamClient implements UpstreamClient {
                 }
                 case Action.Fail fail ->
                     throw failure != null ? failure : new UpstreamException(fail.failure(), config.name(), null);
-                case Action.Resend resend -> throw new IllegalStateException("resent by the endpoint's pool");
-                case Action.Relay relay -> throw new IllegalStateException("relayed with its response");
-                case Action.Ignore ignore -> throw new IllegalStateException("no try in progress");
+                default -> throw new IllegalStateException(action + ": the pool resends, a Relay returns");
             }
         }
     }
