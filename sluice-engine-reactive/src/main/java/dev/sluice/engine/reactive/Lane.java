@@ -195,10 +195,7 @@ final class Lane {
         acquire(acquirer, false);
     }
 
-    /**
-     * @param fresh a new connection, never an idle one (a try resent because its pooled connection was
-     *     stale: another idle one may be as stale); at {@code max-connections} an idle one is closed
-     */
+    /** With {@code fresh}, a new connection, never an idle one (a stale try's resend); at the max one idle closes. */
     void acquire(Acquirer acquirer, boolean fresh) {
         if (!loop.inEventLoop()) {
             loop.execute(() -> acquire(acquirer, fresh));

@@ -151,12 +151,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                 outstanding = false;
                 acquire(true); // a stale connection: the same try, on a fresh one
             }
-            case Action.RetryAfter retry -> {
-                cancelTryTimer();
-                UpstreamConnection c = connection;
-                connection = null;
-                dropTry(c, retry.nanos()); // an answer to try again is dropped unread, with its connection
-            }
+            case Action.RetryAfter retry -> dropTry(retry.nanos()); // an answer is dropped unread, with its connection
             case Action.Fail fail -> {
                 cancelTryTimer();
                 if (connection != null) {
@@ -199,8 +194,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         carry(action);
     }
 
-    /** Drops the try on {@code c} (null: it had none) and begins the next after {@code wait}. */
-    private void dropTry(UpstreamConnection c, long wait) {
+    /** Drops the try (its connection, if it had one, and any answer unread) and begins the next after {@code wait}. */
+    private void dropTry(long wait) {
+        cancelTryTimer();
+        UpstreamConnection c = connection;
+        connection = null;
         between = true;
         outstanding = false;
         if (asked > 0) {

@@ -12,7 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
@@ -27,10 +27,6 @@ public final class GuardedUpstreamClient implements UpstreamClient {
 
     private static final ScheduledExecutorService TRY_TIMER = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("sluice-try-timer").daemon().factory());
-
-    private static final int RUNNING = 0;
-    private static final int EXPIRED = 1;
-    private static final int ANSWERED = 2;
 
     private final UpstreamConfig config;
     private final UpstreamGuard guard;
@@ -86,14 +82,11 @@ public final class GuardedUpstreamClient implements UpstreamClient {
         if (call.holdsBody()) {
             try {
                 held = request.body().readNBytes((int) length);
+                if (held.length != length) {
+                    throw new java.io.EOFException("the request body ended before its Content-Length");
+                }
             } catch (java.io.IOException e) {
                 throw new UpstreamException(UpstreamFailure.RESET, config.name(), e); // the client's body broke
-            }
-            if (held.length != length) {
-                throw new UpstreamException(
-                        UpstreamFailure.RESET,
-                        config.name(),
-                        new java.io.EOFException("the request body ended before its Content-Length"));
             }
         }
         UpstreamException failure = null; // how the last try failed
@@ -102,7 +95,7 @@ public final class GuardedUpstreamClient implements UpstreamClient {
             switch (action) {
                 case Action.Send send -> {
                     UpstreamResponse response = null;
-                    AtomicInteger state = new AtomicInteger(RUNNING);
+                    AtomicBoolean settled = new AtomicBoolean(); // by the timer (expired) or the answer
                     ScheduledFuture<?> timer = null;
                     request.beginTry(call);
                     if (held != null) {
@@ -111,7 +104,7 @@ public final class GuardedUpstreamClient implements UpstreamClient {
                     if (send.timeoutNanos() > 0) {
                         timer = TRY_TIMER.schedule(
                                 () -> {
-                                    if (state.compareAndSet(RUNNING, EXPIRED)) {
+                                    if (settled.compareAndSet(false, true)) {
                                         request.expireTry();
                                     }
                                 },
@@ -135,7 +128,7 @@ public final class GuardedUpstreamClient implements UpstreamClient {
                         call.abandoned();
                         throw failure;
                     }
-                    if (!state.compareAndSet(RUNNING, ANSWERED)) {
+                    if (!settled.compareAndSet(false, true)) { // the timer came first
                         if (response != null) {
                             drop(response); // its head came as the try's time ran out: the try timed out
                         }
@@ -154,13 +147,10 @@ public final class GuardedUpstreamClient implements UpstreamClient {
                     }
                 }
                 case Action.RetryAfter retry -> {
-                    if (retry.nanos() > 0) {
-                        try {
-                            request.awaitTurn(retry.nanos(), config.name());
-                        } catch (InterruptedIOException cancelled) {
-                            call.abandoned();
-                            throw new UpstreamException(UpstreamFailure.TIMEOUT, config.name(), cancelled);
-                        }
+                    try {
+                        request.awaitTurn(retry.nanos(), config.name()); // at once for 0, unless cancelled
+                    } catch (InterruptedIOException cancelled) {
+                        throw new UpstreamException(UpstreamFailure.TIMEOUT, config.name(), cancelled);
                     }
                     failure = null;
                     action = call.next();

@@ -155,11 +155,6 @@ public final class Http1UpstreamClient implements UpstreamClient {
             if (pacer != null) {
                 request.awaitTurn(pacer.reserve(), name);
             }
-            UpstreamCall call = request.call();
-            if (call == null) { // a pool used on its own: one try
-                call = UpstreamCall.single(request.method(), request.body() == null ? 0 : -1, System::nanoTime);
-                call.next();
-            }
             boolean fresh = false;
             while (true) {
                 connection = acquire(request);
@@ -180,9 +175,9 @@ public final class Http1UpstreamClient implements UpstreamClient {
                     connection.close();
                     slots.addLast(connection);
                     connection = null;
-                    if (request.isCancelled()
-                            || request.isTryExpired()
-                            || !(call.failed(UpstreamFailure.RESET, false) instanceof UpstreamCall.Action.Resend)) {
+                    if (request.isStopped()
+                            || !(request.call().failed(UpstreamFailure.RESET, false)
+                                    instanceof UpstreamCall.Action.Resend)) {
                         throw classify(e.getCause(), request); // the call has decided what comes next
                     }
                     fresh = true;

@@ -112,9 +112,9 @@ public final class UpstreamRequest {
         }
     }
 
-    /** Whether the try in progress was stopped by its per-try timeout. */
-    boolean isTryExpired() {
-        return tryExpired;
+    /** Whether the call was cancelled or its try in progress stopped by its per-try timeout. */
+    boolean isStopped() {
+        return cancelled || tryExpired;
     }
 
     /** A try of {@code call} begins: the last one's expiry no longer applies. */
@@ -124,8 +124,12 @@ public final class UpstreamRequest {
         tries = call.attempt().number();
     }
 
-    /** The call whose try this is (it decides a stale connection's resend), or null: a pool used on its own. */
+    /** The call whose try this is: it decides a stale connection's resend (one try of its own for a pool used alone). */
     UpstreamCall call() {
+        if (call == null) {
+            call = UpstreamCall.single(method, body == null ? 0 : -1, System::nanoTime);
+            call.next();
+        }
         return call;
     }
 
