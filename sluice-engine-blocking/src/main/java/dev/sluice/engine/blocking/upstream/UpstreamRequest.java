@@ -124,7 +124,7 @@ public final class UpstreamRequest {
         tries = call.attempt().number();
     }
 
-    /** The call whose try this is: it decides a stale connection's resend (one try of its own for a pool used alone). */
+    /** The call whose try this is: it decides a stale connection's resend (its own one-try call for a lone pool). */
     UpstreamCall call() {
         if (call == null) {
             call = UpstreamCall.single(method, body == null ? 0 : -1, System::nanoTime);
