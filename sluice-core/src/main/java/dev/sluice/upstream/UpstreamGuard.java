@@ -5,7 +5,6 @@ import dev.sluice.config.UpstreamResilience;
 import dev.sluice.config.UpstreamResilience.Balance;
 import dev.sluice.config.UpstreamResilience.Outlier;
 import dev.sluice.config.UpstreamResilience.Retry;
-import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -380,7 +379,7 @@ public final class UpstreamGuard implements AutoCloseable {
         if (retry == null || a.number() >= retry.attempts() || !replayable) {
             return -1;
         }
-        if (!RetryRule.idempotent(method) && !retry.nonIdempotent()) {
+        if (!UpstreamCall.idempotent(method) && !retry.nonIdempotent()) {
             return -1;
         }
         if (!retriesOn(a)) {

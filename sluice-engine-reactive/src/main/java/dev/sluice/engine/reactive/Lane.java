@@ -192,8 +192,13 @@ final class Lane {
 
     /** Finds {@code acquirer} a connection, now or later; or fails it. */
     void acquire(Acquirer acquirer) {
+        acquire(acquirer, false);
+    }
+
+    /** With {@code fresh}, a new connection, never an idle one (a stale try's resend); at the max one idle closes. */
+    void acquire(Acquirer acquirer, boolean fresh) {
         if (!loop.inEventLoop()) {
-            loop.execute(() -> acquire(acquirer));
+            loop.execute(() -> acquire(acquirer, fresh));
             return;
         }
         if (closed) {
@@ -201,7 +206,7 @@ final class Lane {
             return;
         }
         UpstreamConnection connection;
-        while ((connection = idle.pollFirst()) != null) {
+        while (!fresh && (connection = idle.pollFirst()) != null) {
             if (tooOld(connection)) {
                 connection.channel.close();
             } else if (connection.channel.isActive()) {
@@ -212,6 +217,13 @@ final class Lane {
         if (open < maxConnections) {
             connect(acquirer);
             return;
+        }
+        if (fresh && (connection = idle.pollLast()) != null) {
+            connection.channel.close(); // its slot: now when the close is done at once, else to the first in line
+            if (open < maxConnections) {
+                connect(acquirer);
+                return;
+            }
         }
         if (waiting.size() >= maxPending) {
             acquirer.failed(new Exhausted("more than max-pending requests wait for a connection"));

@@ -5,9 +5,10 @@ import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
-import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.upstream.Attempt;
+import dev.sluice.upstream.UpstreamCall;
+import dev.sluice.upstream.UpstreamCall.Action;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -78,9 +79,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private boolean ended;
     private boolean done; // failed, or no longer wanted: reads nothing more
     private boolean closed;
-    private int attempts; // calls sent on this try, a stale connection's resend included
     private ScheduledFuture<?> pacing; // the pacing wait, or the backoff before a retry
     private ScheduledFuture<?> tryTimer; // the try's per-try timeout
+    private final UpstreamCall tries; // decides each try's next step
     private Attempt attempt; // the try in progress, or the last one
     private boolean between; // a try was dropped, the next not begun: its late signals are ignored
     private long reserved; // taken from the budget for reads, not yet filled by bytes
@@ -106,6 +107,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         this.budget = composition.route.budget;
         this.validator = plan.validator(index);
         this.shaper = plan.shaper(index);
+        this.tries = new UpstreamCall(upstream.guard(), "GET", 0, System::nanoTime);
     }
 
     /** Starts the call, after the upstream's pacing wait when it has one. */
@@ -132,22 +134,39 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (!reserveRead(this::call)) {
             return; // waiting for the budget is not the try's time: its timer starts once it is granted
         }
-        attempt = upstream.guard().begin(attempt);
-        if (attempt == null) {
-            plan.failed(index, UpstreamFailure.CIRCUIT_OPEN, 0);
-            stop();
-            composition.changed();
-            return;
+        carry(tries.next());
+    }
+
+    /** Carries out the step {@link UpstreamCall} decided ({@link Action.Relay} is {@link #answered}'s). */
+    private void carry(Action action) {
+        switch (action) {
+            case Action.Send send -> {
+                attempt = send.attempt();
+                if (attempt.number() > 1) {
+                    plan.attempts(index, attempt.number());
+                }
+                if (send.timeoutNanos() > 0) {
+                    tryTimer = composition.home.schedule(this::tryExpired, send.timeoutNanos(), TimeUnit.NANOSECONDS);
+                }
+                acquire(false);
+            }
+            case Action.Resend resend -> {
+                outstanding = false;
+                acquire(true); // a stale connection: the same try, on a fresh one
+            }
+            case Action.RetryAfter retry -> dropTry(retry.nanos()); // an answer is dropped unread, with its connection
+            case Action.Fail fail -> {
+                cancelTryTimer();
+                if (connection != null) {
+                    connection.abandon(this);
+                    connection = null;
+                }
+                plan.failed(index, fail.failure(), status);
+                stop();
+                composition.changed();
+            }
+            default -> {} // Ignore: a dropped try's late signal (a Relay is answered()'s)
         }
-        if (attempt.number() > 1) {
-            plan.attempts(index, attempt.number());
-        }
-        long perTry = upstream.guard().perTryTimeoutNanos();
-        if (perTry > 0) {
-            tryTimer = composition.home.schedule(this::tryExpired, perTry, TimeUnit.NANOSECONDS);
-        }
-        attempts = 0;
-        acquire();
     }
 
     /**
@@ -155,44 +174,34 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
      * #call}; again here for a resend, should it have gone meanwhile): the status line's read brings
      * body bytes with it.
      */
-    private void acquire() {
-        if (!reserveRead(this::acquire)) {
+    private void acquire(boolean fresh) {
+        if (!reserveRead(() -> acquire(fresh))) {
             return; // the budget is spent: asks again when granted
         }
-        attempts++;
         acquiring = true;
-        upstream.lane(attempt.endpoint(), composition.home).acquire(this);
+        upstream.lane(attempt.endpoint(), composition.home).acquire(this, fresh);
     }
 
     /** The try's per-try timeout passed before its answer: it fails, and may be tried again. */
     private void tryExpired() {
         tryTimer = null;
-        if (closed || done || between || status != 0) {
+        Action action = tries.expired(); // Ignore once the try ended, was dropped or the part stopped
+        if (action == Action.Ignore.INSTANCE) {
             return;
         }
         if (acquiring) {
             acquiring = false;
             upstream.lane(attempt.endpoint(), composition.home).cancel(this);
         }
-        UpstreamConnection c = connection;
-        connection = null;
         outstanding = false;
-        attempt.failed(UpstreamFailure.READ_TIMEOUT);
-        long wait = upstream.guard().retryDelay(attempt, "GET", true);
-        if (wait < 0) {
-            if (c != null) {
-                c.abandon(this);
-            }
-            plan.failed(index, UpstreamFailure.READ_TIMEOUT, 0);
-            stop();
-            composition.changed();
-            return;
-        }
-        dropTry(c, wait);
+        carry(action);
     }
 
-    /** Drops the try on {@code c} (null: it had none) and begins the next after {@code wait}. */
-    private void dropTry(UpstreamConnection c, long wait) {
+    /** Drops the try (its connection, if it had one, and any answer unread) and begins the next after {@code wait}. */
+    private void dropTry(long wait) {
+        cancelTryTimer();
+        UpstreamConnection c = connection;
+        connection = null;
         between = true;
         outstanding = false;
         if (asked > 0) {
@@ -287,39 +296,17 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                         failure.code(),
                         error);
             }
-            if (RetryRule.resends("GET", false, failure, status != 0, attempts)) {
-                outstanding = false;
-                acquire(); // a stale connection: the same try, on a fresh one
-                return;
-            }
-            if (status == 0) { // no answer came: the try failed, and may be tried again
-                cancelTryTimer();
-                attempt.failed(failure);
-                long wait = upstream.guard().retryDelay(attempt, "GET", true);
-                if (wait >= 0) {
-                    dropTry(null, wait);
-                    return;
-                }
-            }
-            plan.failed(index, failure, status);
-            stop();
-            composition.changed();
+            carry(tries.failed(failure, status != 0));
         });
     }
 
     private void answered(int code, String contentType) {
-        if (closed || done || between) {
+        Action action = tries.answered(code); // Ignore once the try was dropped or the part stopped
+        if (!(action instanceof Action.Relay)) {
+            carry(action); // an answer to try again (a 503 on the retry list): dropped unread
             return;
         }
         cancelTryTimer();
-        attempt.answered(code);
-        long wait = upstream.guard().retryDelay(attempt, "GET", true);
-        if (wait >= 0) { // an answer to try again (a 503 on the retry list): dropped unread
-            UpstreamConnection c = connection;
-            connection = null;
-            dropTry(c, wait);
-            return;
-        }
         status = code;
         if (!plan.answered(index, code, contentType)) {
             stop(); // the body is not wanted: close rather than read it
@@ -493,9 +480,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             pacing = null;
         }
         cancelTryTimer();
-        if (attempt != null) {
-            attempt.abandoned(); // nothing if it had ended
-        }
+        tries.abandoned(); // nothing if its try had ended
         if (connection != null && !ended) {
             connection.abandon(this);
         }

@@ -6,7 +6,6 @@ import dev.sluice.http.FailureAnswer;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.ResponseHeadCheck;
-import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
@@ -15,6 +14,8 @@ import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import dev.sluice.upstream.Attempt;
+import dev.sluice.upstream.UpstreamCall;
+import dev.sluice.upstream.UpstreamCall.Action;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -61,7 +62,6 @@ final class ProxyRoute {
     private final long timeoutNanos; // 0 when the route has none
     private final String id;
     private final GatewayObserver observer;
-    private final long perTryNanos; // 0: only the read timeout bounds a try
 
     /** @param observer told of the upstream call ({@link GatewayObserver#NONE}: nobody is) */
     ProxyRoute(RouteConfig route, ProxyTarget target, Upstream upstream, GatewayObserver observer) {
@@ -71,7 +71,6 @@ final class ProxyRoute {
         this.upstream = upstream;
         this.rules = HeaderRules.of(route.filters());
         this.timeoutNanos = target.timeout().map(Duration::toNanos).orElse(0L);
-        this.perTryNanos = upstream.guard().perTryTimeoutNanos();
     }
 
     /**
@@ -114,7 +113,6 @@ final class ProxyRoute {
         private final MonoSink<Void> sink;
         private long framing; // how the body goes upstream (RequestFraming.upstreamBody), once known
         private final boolean declared; // the client sent a Content-Length
-        private boolean hasBody;
         private BodyWriter peek; // an h2 body's writer, subscribed before its framing was known
         private ByteBuf held; // a small body of declared length, held so that a retry can send it again
         private final ArrayDeque<ByteBuf> body = new ArrayDeque<>(4);
@@ -122,11 +120,10 @@ final class ProxyRoute {
         private final Runnable whenWritable = this::drain; // the client's connection takes bytes again
         private WriteGate gate; // the client connection's, once the upstream answered
         private boolean acquiring; // asked the lane for a connection, none given yet
+        private UpstreamCall tries; // decides each try's next step, once the body's framing is known
         private Attempt attempt; // the try in progress, or the last one
-        private boolean between; // a try was dropped, the next not begun: its late signals are ignored
         private ScheduledFuture<?> tryTimer; // the try's per-try timeout
         private ScheduledFuture<?> retryTimer; // the backoff before the next try
-        private boolean resent;
         private boolean answered; // the upstream's status line arrived: never send this call again
         private boolean stopped;
         private boolean ended; // the upstream's body ended
@@ -161,7 +158,6 @@ final class ProxyRoute {
             String length = headers.get(HttpHeaderNames.CONTENT_LENGTH);
             this.declared = length != null;
             this.framing = RequestFraming.upstreamBody(stream, length, coded, stream && !coded);
-            this.hasBody = framing != 0;
         }
 
         void start() {
@@ -171,7 +167,8 @@ final class ProxyRoute {
                 in.request.receive().retain().subscribe(peek);
                 return;
             }
-            if (framing > 0 && upstream.guard().holdsBody(framing)) {
+            tries = new UpstreamCall(upstream.guard(), in.method, framing, System::nanoTime);
+            if (tries.holdsBody()) {
                 in.request
                         .receive()
                         .aggregate()
@@ -199,16 +196,14 @@ final class ProxyRoute {
         /** An h2 body's framing, from its first buffer or its end ({@link RequestFraming#firstData}). */
         private void framed(long bodyFraming) {
             framing = bodyFraming;
-            hasBody = framing != 0;
+            boolean hasBody = framing != 0;
             if (!hasBody) {
                 peek = null; // it has seen the end: nothing to write
             }
+            // streamed whatever its length: its first buffer is already on its way
+            tries = new UpstreamCall(
+                    upstream.guard(), in.method, hasBody ? RequestFraming.CHUNKED : 0, System::nanoTime);
             begin();
-        }
-
-        /** Whether a failed try may be sent again: no body, or one held whole. */
-        private boolean replayable() {
-            return !hasBody || held != null;
         }
 
         /** Frees what is held for a try not sent yet: a held body, or an h2 body's first buffer. */
@@ -225,62 +220,77 @@ final class ProxyRoute {
         /** A try: the first, or a retry on the endpoint the guard picks. */
         private void begin() {
             retryTimer = null;
-            between = false;
-            if (stopped) {
-                return;
+            if (!stopped) {
+                carry(tries.next(), null);
             }
-            attempt = upstream.guard().begin(attempt);
-            if (attempt == null) {
-                stopped = true;
-                releaseHeld();
-                sink.error(Failures.CircuitOpen.INSTANCE);
-                return;
-            }
-            if (perTryNanos > 0) {
-                tryTimer = home.schedule(this::tryExpired, perTryNanos, TimeUnit.NANOSECONDS);
-            }
-            acquire();
         }
 
-        private void acquire() {
+        /**
+         * Carries out the step {@link UpstreamCall} decided ({@link Action.Relay} is {@link #answered}'s).
+         *
+         * @param error how the try failed, or null (a per-try timeout, every endpoint's breaker open)
+         */
+        private void carry(Action action, Throwable error) {
+            switch (action) {
+                case Action.Send send -> {
+                    attempt = send.attempt();
+                    if (send.timeoutNanos() > 0) {
+                        tryTimer = home.schedule(this::tryExpired, send.timeoutNanos(), TimeUnit.NANOSECONDS);
+                    }
+                    acquire(false);
+                }
+                case Action.Resend resend -> acquire(true); // a stale connection: the same try, on a fresh one
+                case Action.RetryAfter retry -> {
+                    cancelTryTimer();
+                    UpstreamConnection c = connection;
+                    connection = null;
+                    if (c == null) { // an answer to try again is dropped unread, with its connection
+                        retryAfter(retry.nanos());
+                    } else {
+                        c.abandonThen(this, () -> onLoop(() -> retryAfter(retry.nanos())));
+                    }
+                }
+                case Action.Fail fail -> {
+                    cancelTryTimer();
+                    stopped = true;
+                    releaseHeld();
+                    if (connection != null) {
+                        connection.abandon(this);
+                        connection = null;
+                    }
+                    sink.error(
+                            error != null
+                                    ? error
+                                    : fail.failure() == UpstreamFailure.CIRCUIT_OPEN
+                                            ? Failures.CircuitOpen.INSTANCE
+                                            : io.netty.handler.timeout.ReadTimeoutException.INSTANCE);
+                }
+                default -> {} // Ignore: a dropped try's late signal (a Relay is answered()'s)
+            }
+        }
+
+        /** A dropped try's signals are ignored until the next begins. */
+        private boolean between() {
+            return !answered && tries != null && tries.attempt() != null && !tries.trying();
+        }
+
+        private void acquire(boolean fresh) {
             acquiring = true;
-            upstream.lane(attempt.endpoint(), home).acquire(this);
+            upstream.lane(attempt.endpoint(), home).acquire(this, fresh);
         }
 
         /** The try's per-try timeout passed before its answer: it fails, and may be tried again. */
         private void tryExpired() {
             tryTimer = null;
-            if (stopped || answered || between) {
+            Action action = tries.expired();
+            if (action == Action.Ignore.INSTANCE) {
                 return;
             }
             if (acquiring) {
                 acquiring = false;
                 upstream.lane(attempt.endpoint(), home).cancel(this);
             }
-            UpstreamConnection c = connection;
-            connection = null;
-            attempt.failed(UpstreamFailure.READ_TIMEOUT);
-            long wait = upstream.guard().retryDelay(attempt, in.method, replayable());
-            if (wait < 0) {
-                stopped = true;
-                releaseHeld();
-                if (c != null) {
-                    c.abandon(this);
-                }
-                sink.error(io.netty.handler.timeout.ReadTimeoutException.INSTANCE);
-                return;
-            }
-            dropTry(c, wait);
-        }
-
-        /** Drops the try on {@code c} (null: it had none) and begins the next after {@code wait}. */
-        private void dropTry(UpstreamConnection c, long wait) {
-            between = true;
-            if (c == null) {
-                retryAfter(wait);
-            } else {
-                c.abandonThen(this, () -> onLoop(() -> retryAfter(wait)));
-            }
+            carry(action, null);
         }
 
         private void retryAfter(long wait) {
@@ -366,7 +376,7 @@ final class ProxyRoute {
         @Override
         public void onContent(ByteBuf content) {
             onLoop(() -> {
-                if (stopped || between) {
+                if (stopped || between()) {
                     content.release();
                     return;
                 }
@@ -379,7 +389,7 @@ final class ProxyRoute {
         @Override
         public void onEnd() {
             onLoop(() -> {
-                if (between) {
+                if (between()) {
                     return;
                 }
                 connection = null; // back in its lane, or closed
@@ -391,27 +401,12 @@ final class ProxyRoute {
         @Override
         public void onError(Throwable error) {
             onLoop(() -> {
-                if (stopped || ended || between) {
+                if (stopped || ended || between()) {
                     return;
                 }
                 connection = null;
                 if (!answered) {
-                    UpstreamFailure failure = Failures.classify(error);
-                    if (RetryRule.resends(in.method, hasBody, failure, false, resent ? 2 : 1)) {
-                        resent = true; // a stale connection: the same try, on a fresh one
-                        acquire();
-                        return;
-                    }
-                    cancelTryTimer();
-                    attempt.failed(failure);
-                    long wait = upstream.guard().retryDelay(attempt, in.method, replayable());
-                    if (wait >= 0) {
-                        dropTry(null, wait);
-                        return;
-                    }
-                    stopped = true;
-                    releaseHeld();
-                    sink.error(error);
+                    carry(tries.failed(Failures.classify(error), false), error);
                     return;
                 }
                 broken = error;
@@ -427,18 +422,12 @@ final class ProxyRoute {
          * long in coming, and their heads go out at once.
          */
         private void answered(HttpResponse head) {
-            if (stopped || between) {
+            Action action = tries.answered(head.status().code()); // Ignore: dropped, or stopped
+            if (!(action instanceof Action.Relay)) {
+                carry(action, null); // an answer to try again (a 503 on the retry list): dropped unread
                 return;
             }
             cancelTryTimer();
-            attempt.answered(head.status().code());
-            long wait = upstream.guard().retryDelay(attempt, in.method, replayable());
-            if (wait >= 0) { // an answer to try again (a 503 on the retry list): dropped unread
-                UpstreamConnection c = connection;
-                connection = null;
-                dropTry(c, wait);
-                return;
-            }
             answered = true;
             releaseHeld(); // the last try: nothing is sent again
             if (observer.listens()) {
@@ -579,8 +568,8 @@ final class ProxyRoute {
                 retryTimer.cancel(false);
                 retryTimer = null;
             }
-            if (attempt != null) {
-                attempt.abandoned(); // nothing if it had ended
+            if (tries != null) {
+                tries.abandoned(); // nothing if its try had ended
             }
             if (connection != null) {
                 connection.abandon(this);

@@ -111,6 +111,21 @@ class LaneTest {
     }
 
     @Test
+    void aFreshConnectionIsNeverAnIdleOneAndAtMaxConnectionsAnIdleOneMakesRoom() throws Exception {
+        Lane lane = lane(1, 10, Duration.ofSeconds(5), Duration.ofSeconds(20));
+        assertThat(Call.start(lane, "/ok").body.get(10, TimeUnit.SECONDS)).isEqualTo("{\"ok\":true}");
+        assertThat(upstream.accepted.get()).isEqualTo(1);
+        assertThat(Call.fresh(lane, "/ok").body.get(10, TimeUnit.SECONDS)).isEqualTo("{\"ok\":true}");
+        assertThat(upstream.accepted.get())
+                .as("the idle connection was closed for a new one, within max-connections 1")
+                .isEqualTo(2);
+        assertThat(Call.start(lane, "/ok").body.get(10, TimeUnit.SECONDS)).isEqualTo("{\"ok\":true}");
+        assertThat(upstream.accepted.get())
+                .as("the fresh one is pooled as any other")
+                .isEqualTo(2);
+    }
+
+    @Test
     void aResponseThatAsksToCloseIsNotReused() throws Exception {
         Lane lane = lane();
         assertThat(Call.start(lane, "/close").body.get(10, TimeUnit.SECONDS)).isEqualTo("{\"ok\":true}");
@@ -228,6 +243,12 @@ class LaneTest {
 
         private Call(String path) {
             this.path = path;
+        }
+
+        static Call fresh(Lane lane, String path) {
+            Call call = new Call(path);
+            lane.acquire(call, true);
+            return call;
         }
 
         static Call start(Lane lane, String path) {

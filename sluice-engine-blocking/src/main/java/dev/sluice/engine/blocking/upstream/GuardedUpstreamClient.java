@@ -3,7 +3,8 @@ package dev.sluice.engine.blocking.upstream;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.PoolStats;
 import dev.sluice.http.UpstreamFailure;
-import dev.sluice.upstream.Attempt;
+import dev.sluice.upstream.UpstreamCall;
+import dev.sluice.upstream.UpstreamCall.Action;
 import dev.sluice.upstream.UpstreamGuard;
 import java.io.InterruptedIOException;
 import java.util.Optional;
@@ -11,30 +12,25 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
  * An upstream of one or more endpoints, each with its own pool (a client made by {@code perEndpoint}),
- * carrying out the core's {@link UpstreamGuard}: it asks which endpoint takes each try, tells it how
- * each try ended, and waits (parks) the backoff the guard gives before a retry. A retried call's
- * earlier answers are dropped unread; only the last try's answer reaches the caller. A request body
- * the guard holds (a declared length within {@code replay-buffer}) is read whole first and sent from
- * memory on each try; any other body streams, and its request is never retried.
+ * carrying out the core's try loop ({@link UpstreamCall}, over the upstream's {@link UpstreamGuard}):
+ * it sends each try where the call says, tells the call how it ended, parks for the backoff it gives,
+ * drops a retried try's answer unread, and relays the last. A body the call holds (a declared length
+ * within {@code replay-buffer}) is read whole first and sent from memory on each try; any other body
+ * streams, and its request is never retried.
  */
 public final class GuardedUpstreamClient implements UpstreamClient {
 
     private static final ScheduledExecutorService TRY_TIMER = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("sluice-try-timer").daemon().factory());
 
-    private static final int RUNNING = 0;
-    private static final int EXPIRED = 1;
-    private static final int ANSWERED = 2;
-
     private final UpstreamConfig config;
     private final UpstreamGuard guard;
     private final UpstreamClient[] endpoints;
-    private final long perTryNanos;
 
     private GuardedUpstreamClient(UpstreamConfig config, Function<UpstreamConfig, UpstreamClient> perEndpoint) {
         this.config = config;
@@ -49,7 +45,6 @@ public final class GuardedUpstreamClient implements UpstreamClient {
             close();
             throw e;
         }
-        this.perTryNanos = guard.perTryTimeoutNanos();
     }
 
     /** Makes guarded upstreams whose endpoints' pools {@code perEndpoint} makes. */
@@ -81,87 +76,89 @@ public final class GuardedUpstreamClient implements UpstreamClient {
 
     @Override
     public UpstreamResponse send(UpstreamRequest request) throws UpstreamException {
-        boolean replayable = request.body() == null;
+        long length = request.body() == null ? 0 : request.contentLength() > 0 ? request.contentLength() : -1;
+        UpstreamCall call = new UpstreamCall(guard, request.method(), length, System::nanoTime);
         byte[] held = null; // a small body of declared length, held so that a retry can send it again
-        if (!replayable && guard.holdsBody(request.contentLength())) {
+        if (call.holdsBody()) {
             try {
-                held = request.body().readNBytes((int) request.contentLength());
+                held = request.body().readNBytes((int) length);
+                if (held.length != length) {
+                    throw new java.io.EOFException("the request body ended before its Content-Length");
+                }
             } catch (java.io.IOException e) {
                 throw new UpstreamException(UpstreamFailure.RESET, config.name(), e); // the client's body broke
             }
-            if (held.length != request.contentLength()) {
-                throw new UpstreamException(
-                        UpstreamFailure.RESET,
-                        config.name(),
-                        new java.io.EOFException("the request body ended before its Content-Length"));
-            }
-            replayable = true;
         }
-        Attempt attempt = guard.begin(null);
+        UpstreamException failure = null; // how the last try failed
+        Action action = call.next();
         while (true) {
-            if (attempt == null) {
-                throw new UpstreamException(UpstreamFailure.CIRCUIT_OPEN, config.name(), null);
-            }
-            UpstreamResponse response = null;
-            UpstreamException failure = null;
-            AtomicInteger state = new AtomicInteger(RUNNING);
-            ScheduledFuture<?> timer = null;
-            request.beginTry(attempt.number());
-            if (held != null) {
-                request.body(new java.io.ByteArrayInputStream(held), held.length);
-            }
-            if (perTryNanos > 0) {
-                timer = TRY_TIMER.schedule(
-                        () -> {
-                            if (state.compareAndSet(RUNNING, EXPIRED)) {
-                                request.expireTry();
-                            }
-                        },
-                        perTryNanos,
-                        TimeUnit.NANOSECONDS);
-            }
-            try {
-                response = endpoints[attempt.endpoint().index()].send(request);
-            } catch (UpstreamException e) {
-                failure = e;
-            } finally {
-                if (timer != null) {
-                    timer.cancel(false);
+            switch (action) {
+                case Action.Send send -> {
+                    UpstreamResponse response = null;
+                    AtomicBoolean settled = new AtomicBoolean(); // by the timer (expired) or the answer
+                    ScheduledFuture<?> timer = null;
+                    request.beginTry(call);
+                    if (held != null) {
+                        request.body(new java.io.ByteArrayInputStream(held), held.length);
+                    }
+                    if (send.timeoutNanos() > 0) {
+                        timer = TRY_TIMER.schedule(
+                                () -> {
+                                    if (settled.compareAndSet(false, true)) {
+                                        request.expireTry();
+                                    }
+                                },
+                                send.timeoutNanos(),
+                                TimeUnit.NANOSECONDS);
+                    }
+                    try {
+                        response = endpoints[send.attempt().endpoint().index()].send(request);
+                    } catch (UpstreamException e) {
+                        failure = e;
+                    } finally {
+                        if (timer != null) {
+                            timer.cancel(false);
+                        }
+                    }
+                    if (request.isCancelled()) { // the gateway stopped the call: no further try
+                        if (response != null) {
+                            call.answered(response.status());
+                            return response;
+                        }
+                        call.abandoned();
+                        throw failure;
+                    }
+                    if (!settled.compareAndSet(false, true)) { // the timer came first
+                        if (response != null) {
+                            drop(response); // its head came as the try's time ran out: the try timed out
+                        }
+                        failure = new UpstreamException(UpstreamFailure.READ_TIMEOUT, config.name(), failure);
+                        action = call.trying() ? call.expired() : call.decision();
+                    } else if (response != null) {
+                        action = call.answered(response.status());
+                        if (action instanceof Action.Relay) {
+                            return response;
+                        }
+                        drop(response); // an answer to try again: dropped unread, its connection with it
+                    } else {
+                        // Http1UpstreamClient told the call of a stale connection itself (and resent it
+                        // when the call said so); any other failure is not a stale connection's
+                        action = call.trying() ? call.failed(failure.failure(), true) : call.decision();
+                    }
                 }
-            }
-            if (!state.compareAndSet(RUNNING, ANSWERED) && !request.isCancelled()) {
-                if (response != null) {
-                    drop(response); // its head came as the try's time ran out: the try timed out
-                    response = null;
+                case Action.RetryAfter retry -> {
+                    try {
+                        request.awaitTurn(retry.nanos(), config.name()); // at once for 0, unless cancelled
+                    } catch (InterruptedIOException cancelled) {
+                        throw new UpstreamException(UpstreamFailure.TIMEOUT, config.name(), cancelled);
+                    }
+                    failure = null;
+                    action = call.next();
                 }
-                failure = new UpstreamException(UpstreamFailure.READ_TIMEOUT, config.name(), failure);
+                case Action.Fail fail ->
+                    throw failure != null ? failure : new UpstreamException(fail.failure(), config.name(), null);
+                default -> throw new IllegalStateException(action + ": the pool resends, a Relay returns");
             }
-            if (response != null) {
-                attempt.answered(response.status());
-            } else if (request.isCancelled()) {
-                attempt.abandoned();
-                throw failure;
-            } else {
-                attempt.failed(failure.failure());
-            }
-            long wait = request.isCancelled() ? -1 : guard.retryDelay(attempt, request.method(), replayable);
-            if (wait < 0) {
-                if (response != null) {
-                    return response;
-                }
-                throw failure;
-            }
-            if (response != null) {
-                drop(response); // an answer to try again: dropped unread, its connection with it
-            }
-            if (wait > 0) {
-                try {
-                    request.awaitTurn(wait, config.name());
-                } catch (InterruptedIOException cancelled) {
-                    throw new UpstreamException(UpstreamFailure.TIMEOUT, config.name(), cancelled);
-                }
-            }
-            attempt = guard.begin(attempt);
         }
     }
 

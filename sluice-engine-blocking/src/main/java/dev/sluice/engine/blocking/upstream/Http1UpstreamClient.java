@@ -3,10 +3,10 @@ package dev.sluice.engine.blocking.upstream;
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.UpstreamConfig;
-import dev.sluice.http.RetryRule;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.tls.UpstreamTls;
 import dev.sluice.upstream.Pacer;
+import dev.sluice.upstream.UpstreamCall;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
@@ -155,7 +155,6 @@ public final class Http1UpstreamClient implements UpstreamClient {
             if (pacer != null) {
                 request.awaitTurn(pacer.reserve(), name);
             }
-            int attempts = 1;
             boolean fresh = false;
             while (true) {
                 connection = acquire(request);
@@ -176,12 +175,11 @@ public final class Http1UpstreamClient implements UpstreamClient {
                     connection.close();
                     slots.addLast(connection);
                     connection = null;
-                    if (request.isCancelled()
-                            || !RetryRule.resends(
-                                    request.method(), request.body() != null, UpstreamFailure.RESET, false, attempts)) {
-                        throw classify(e.getCause(), request);
+                    if (request.isStopped()
+                            || !(request.call().failed(UpstreamFailure.RESET, false)
+                                    instanceof UpstreamCall.Action.Resend)) {
+                        throw classify(e.getCause(), request); // the call has decided what comes next
                     }
-                    attempts++;
                     fresh = true;
                 }
             }

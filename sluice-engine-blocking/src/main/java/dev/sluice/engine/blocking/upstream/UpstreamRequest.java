@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking.upstream;
 
+import dev.sluice.upstream.UpstreamCall;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ public final class UpstreamRequest {
     private volatile boolean tryExpired;
     private volatile int tries = 1; // this try's per-try timeout passed: stop it, the call goes on
     private volatile Thread waiter;
+    private UpstreamCall call;
 
     /**
      * @param method request method
@@ -110,10 +112,25 @@ public final class UpstreamRequest {
         }
     }
 
-    /** Try {@code number} begins: the last one's expiry no longer applies. */
-    void beginTry(int number) {
+    /** Whether the call was cancelled or its try in progress stopped by its per-try timeout. */
+    boolean isStopped() {
+        return cancelled || tryExpired;
+    }
+
+    /** A try of {@code call} begins: the last one's expiry no longer applies. */
+    void beginTry(UpstreamCall call) {
+        this.call = call;
         tryExpired = false;
-        tries = number;
+        tries = call.attempt().number();
+    }
+
+    /** The call whose try this is: it decides a stale connection's resend (its own one-try call for a lone pool). */
+    UpstreamCall call() {
+        if (call == null) {
+            call = UpstreamCall.single(method, body == null ? 0 : -1, System::nanoTime);
+            call.next();
+        }
+        return call;
     }
 
     /** How many tries the call has made (more than 1 when the upstream's {@code retry} retried it). */
