@@ -1,6 +1,7 @@
 package dev.sluice.compose;
 
 import dev.sluice.config.ComposeTarget;
+import dev.sluice.config.ComposeTarget.Delivery;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.UpstreamFailure;
@@ -59,6 +60,9 @@ public final class CompositionPlan {
     private final CompositionReport report;
     private final List<PartConfig> configs;
     private final JsonSplice splice;
+    private final Delivery delivery;
+    private final DeliveryFrames frames; // null for the JSON object
+    private final long start;
     private final LongSupplier clock;
     private final boolean sequential;
     private final boolean declared;
@@ -113,14 +117,32 @@ public final class CompositionPlan {
             LongSupplier clock,
             GatewayObserver observer,
             ExchangeTally tally) {
+        this(route, target, splice, readAhead, clock, observer, tally, Delivery.JSON);
+    }
+
+    /**
+     * @param delivery the format chosen by {@link DeliveryNegotiation#choose} for this request
+     */
+    public CompositionPlan(
+            String route,
+            ComposeTarget target,
+            JsonSplice splice,
+            int readAhead,
+            LongSupplier clock,
+            GatewayObserver observer,
+            ExchangeTally tally,
+            Delivery delivery) {
         this.configs = target.parts();
         this.splice = splice;
+        this.delivery = delivery;
+        this.frames = delivery == Delivery.JSON ? null : new DeliveryFrames(delivery);
         this.clock = clock;
         this.sequential = target.fanout() == ComposeTarget.Fanout.SEQUENTIAL;
         this.declared = target.relaysInDeclaredOrder();
         this.failFast = target.onError() == ComposeTarget.OnError.FAIL;
         this.commitsWhenFull = target.commitsWhenAPartIsFull();
         long start = clock.getAsLong();
+        this.start = start;
         long routeDeadline = start + target.timeout().toNanos();
         int n = configs.size();
         this.parts = new PartState[n];
@@ -404,14 +426,36 @@ public final class CompositionPlan {
         return first;
     }
 
-    /** For OPEN and NULL: the bytes that open the part. */
+    /**
+     * For OPEN and NULL: the bytes that open the part ({@link JsonSplice#key}, or {@link
+     * DeliveryFrames#open} when delivered part by part).
+     */
     public byte[] key() {
-        return splice.key(part, first);
+        if (frames == null) {
+            return splice.key(part, first);
+        }
+        PartState p = parts[part];
+        return p.failed
+                ? frames.open(p.config.name(), p.status, p.endNanos - start, p.error, first)
+                : frames.open(p.config.name(), p.status, clock.getAsLong() - start, null, first);
     }
 
-    /** For FINISH: {@code ,"_meta":{...}}} with every part's outcome. */
+    /** For FINISH: {@code ,"_meta":{...}}} with every part's outcome (or the format's last frame). */
     public byte[] meta() {
-        return report.meta();
+        return frames == null ? report.meta() : report.meta(frames);
+    }
+
+    /** The format this response is delivered in: its Content-Type is {@link Delivery#contentType()}. */
+    public Delivery delivery() {
+        return delivery;
+    }
+
+    /**
+     * Whether the engine passes each relayed chunk through {@link DeliveryFrames#flatten} before
+     * writing it (SSE: a {@code data:} line holds no raw line break).
+     */
+    public boolean flattensRelayed() {
+        return frames != null && frames.flattens();
     }
 
     /** For FAIL: 504 when the failed part timed out, else 502. */

@@ -1,0 +1,106 @@
+package dev.sluice.compose;
+
+import dev.sluice.config.ComposeTarget.Delivery;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The framing bytes of a composition delivered part by part ({@link Delivery#NDJSON}, {@link
+ * Delivery#SSE}, {@link Delivery#MULTIPART}); {@link JsonSplice} frames the single JSON object.
+ * Each part is one JSON value, {@code {"part":"a","status":200,"ms":12.034,"body":<bytes>}}, its
+ * body spliced verbatim as it streams (a failed part: {@code "error":"...","body":null}); parts
+ * come in the plan's relay order (arrival, or declared), a part's frame closes when the next one
+ * opens, and a last frame carries {@code {"_meta":{...}}}. {@code ms} is the time from the
+ * composition's start to the part's relay starting (a failed part: to its failure).
+ *
+ * <pre>
+ *   ndjson     {"part":"a",...,"body":  bytes  }\n  ...  {"_meta":{...}}\n
+ *   sse        event: part\nid: a\ndata: {"part":"a",...,"body":  bytes  }\n\n  ...  event: meta\ndata: {"_meta":...}\n\n
+ *   multipart  \r\n---\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{"part":"a",...  }  ...  \r\n-----\r\n
+ * </pre>
+ *
+ * <p>An event's {@code data:} must hold no raw line break: JSON allows CR and LF only as whitespace
+ * between tokens (never inside a string), so for SSE the engine passes each relayed chunk through
+ * {@link #flatten} first, which turns them into spaces in place: same length, same JSON value.
+ */
+public final class DeliveryFrames {
+
+    private static final String PART_HEAD = "\r\n---\r\nContent-Type: application/json; charset=utf-8\r\n\r\n";
+
+    private final Delivery format;
+
+    public DeliveryFrames(Delivery format) {
+        if (format == Delivery.JSON) {
+            throw new IllegalArgumentException("JSON is framed by JsonSplice");
+        }
+        this.format = format;
+    }
+
+    /**
+     * The bytes that open a part's frame (closing the previous one unless {@code first}), up to its
+     * body, which follows: {@code null} for a failed part ({@code error} non-null).
+     */
+    public byte[] open(String name, int status, long nanos, String error, boolean first) {
+        StringBuilder sb = new StringBuilder(96);
+        if (!first) {
+            sb.append(closer());
+        }
+        switch (format) {
+            case SSE -> sb.append("event: part\nid: ").append(eventId(name)).append("\ndata: ");
+            case MULTIPART -> sb.append(PART_HEAD);
+            default -> {}
+        }
+        sb.append("{\"part\":");
+        JsonSplice.appendQuoted(sb, name).append(",\"status\":").append(status);
+        sb.append(",\"ms\":").append(JsonSplice.millis(nanos));
+        if (error != null) {
+            JsonSplice.appendQuoted(sb.append(",\"error\":"), error);
+        }
+        return sb.append(",\"body\":").toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The closing bytes: the last part's frame closed, the {@code _meta} frame, the end of the stream. */
+    public byte[] meta(List<PartOutcome> outcomes, long totalNanos) {
+        StringBuilder sb = new StringBuilder(96 + outcomes.size() * 64).append(closer());
+        switch (format) {
+            case SSE -> sb.append("event: meta\ndata: ");
+            case MULTIPART -> sb.append(PART_HEAD);
+            default -> {}
+        }
+        JsonSplice.appendMeta(sb.append("{\"_meta\":"), outcomes, totalNanos).append('}');
+        sb.append(
+                switch (format) {
+                    case SSE -> "\n\n";
+                    case MULTIPART -> "\r\n-----\r\n";
+                    default -> "\n";
+                });
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private String closer() {
+        return switch (format) {
+            case NDJSON -> "}\n";
+            case SSE -> "}\n\n";
+            default -> "}";
+        };
+    }
+
+    /** Whether relayed body bytes must go through {@link #flatten} (SSE). */
+    public boolean flattens() {
+        return format == Delivery.SSE;
+    }
+
+    /** Turns every CR and LF in {@code b[from, to)} into a space, in place (see the class comment). */
+    public static void flatten(byte[] b, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == '\n' || b[i] == '\r') {
+                b[i] = ' ';
+            }
+        }
+    }
+
+    /** An SSE {@code id:} line holds no line break (nor NUL, RFC: ignored ids): such characters become {@code _}. */
+    static String eventId(String name) {
+        return name.replace('\n', '_').replace('\r', '_').replace('\0', '_');
+    }
+}
