@@ -51,6 +51,11 @@ public final class CompositionPlan {
         RELAY,
         /** Write {@link #key()} and {@link JsonSplice#NULL}: part {@link #part()} failed. */
         NULL,
+        /**
+         * Write {@link #closer()}: part {@link #part()}'s frame is complete (a line, an event, a
+         * multipart payload). Only when delivered part by part, after its last RELAY or its NULL.
+         */
+        CLOSE,
         /** Write {@link #meta()} and end the response. Last step. */
         FINISH,
         /** A part broke after its bytes began to reach the client: abort the connection, no clean end. Last step. */
@@ -63,6 +68,7 @@ public final class CompositionPlan {
     private final Delivery delivery;
     private final DeliveryFrames frames; // null for the JSON object
     private final long start;
+    private final boolean variesByAccept;
     private final LongSupplier clock;
     private final boolean sequential;
     private final boolean declared;
@@ -80,6 +86,7 @@ public final class CompositionPlan {
     private boolean over;
     private boolean firstWritten;
     private int relaying = -1;
+    private int closing = -1; // a part whose frame is to be closed before anything else is written
     private String abortReason;
     private PartState failedPart;
     private int part = -1;
@@ -136,6 +143,7 @@ public final class CompositionPlan {
         this.splice = splice;
         this.delivery = delivery;
         this.frames = delivery == Delivery.JSON ? null : new DeliveryFrames(delivery);
+        this.variesByAccept = target.negotiatesDelivery();
         this.clock = clock;
         this.sequential = target.fanout() == ComposeTarget.Fanout.SEQUENTIAL;
         this.declared = target.relaysInDeclaredOrder();
@@ -347,6 +355,11 @@ public final class CompositionPlan {
         if (!committed) {
             return commit();
         }
+        if (closing >= 0) {
+            part = closing;
+            closing = -1;
+            return Step.CLOSE;
+        }
         if (relaying >= 0) {
             PartState p = parts[relaying];
             if (p.buffered > 0) {
@@ -358,6 +371,10 @@ public final class CompositionPlan {
             }
             report.settle(p);
             relaying = -1;
+            if (frames != null) {
+                part = p.index;
+                return Step.CLOSE;
+            }
         }
         int i = nextReady();
         if (i < 0) {
@@ -373,6 +390,9 @@ public final class CompositionPlan {
         firstWritten = true;
         if (p.failed) {
             report.settle(p);
+            if (frames != null) {
+                closing = i;
+            }
             return Step.NULL;
         }
         p.relayStarted = true;
@@ -436,8 +456,13 @@ public final class CompositionPlan {
         }
         PartState p = parts[part];
         return p.failed
-                ? frames.open(p.config.name(), p.status, p.endNanos - start, p.error, first)
-                : frames.open(p.config.name(), p.status, clock.getAsLong() - start, null, first);
+                ? frames.open(p.config.name(), p.status, p.endNanos - start, p.error)
+                : frames.open(p.config.name(), p.status, clock.getAsLong() - start, null);
+    }
+
+    /** For CLOSE: the bytes that complete the part's frame ({@link DeliveryFrames#closer}). */
+    public byte[] closer() {
+        return frames.closer();
     }
 
     /** For FINISH: {@code ,"_meta":{...}}} with every part's outcome (or the format's last frame). */
@@ -448,6 +473,19 @@ public final class CompositionPlan {
     /** The format this response is delivered in: its Content-Type is {@link Delivery#contentType()}. */
     public Delivery delivery() {
         return delivery;
+    }
+
+    /**
+     * For COMMIT: the Content-Type to set over the route's composed headers, or null to keep them
+     * (the JSON object, whose {@code Content-Type: application/json} a route may remove or set).
+     */
+    public String contentType() {
+        return frames == null ? null : delivery.contentType();
+    }
+
+    /** For COMMIT: whether to add {@code Vary: Accept} (the route negotiates its format). */
+    public boolean variesByAccept() {
+        return variesByAccept;
     }
 
     /**

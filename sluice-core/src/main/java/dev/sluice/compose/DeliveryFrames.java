@@ -9,8 +9,9 @@ import java.util.List;
  * Delivery#SSE}, {@link Delivery#MULTIPART}); {@link JsonSplice} frames the single JSON object.
  * Each part is one JSON value, {@code {"part":"a","status":200,"ms":12.034,"body":<bytes>}}, its
  * body spliced verbatim as it streams (a failed part: {@code "error":"...","body":null}); parts
- * come in the plan's relay order (arrival, or declared), a part's frame closes when the next one
- * opens, and a last frame carries {@code {"_meta":{...}}}. {@code ms} is the time from the
+ * come in the plan's relay order (arrival, or declared), a part's frame is closed ({@link #closer},
+ * the plan's CLOSE step) as soon as its last byte is written, so a client reads a whole line or
+ * event per part as the part completes, and a last frame carries {@code {"_meta":{...}}}. {@code ms} is the time from the
  * composition's start to the part's relay starting (a failed part: to its failure).
  *
  * <pre>
@@ -37,14 +38,11 @@ public final class DeliveryFrames {
     }
 
     /**
-     * The bytes that open a part's frame (closing the previous one unless {@code first}), up to its
-     * body, which follows: {@code null} for a failed part ({@code error} non-null).
+     * The bytes that open a part's frame, up to its body, which follows: {@code null} for a failed
+     * part ({@code error} non-null).
      */
-    public byte[] open(String name, int status, long nanos, String error, boolean first) {
+    public byte[] open(String name, int status, long nanos, String error) {
         StringBuilder sb = new StringBuilder(96);
-        if (!first) {
-            sb.append(closer());
-        }
         switch (format) {
             case SSE -> sb.append("event: part\nid: ").append(eventId(name)).append("\ndata: ");
             case MULTIPART -> sb.append(PART_HEAD);
@@ -59,9 +57,9 @@ public final class DeliveryFrames {
         return sb.append(",\"body\":").toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    /** The closing bytes: the last part's frame closed, the {@code _meta} frame, the end of the stream. */
+    /** The closing bytes: the {@code _meta} frame, the end of the stream. */
     public byte[] meta(List<PartOutcome> outcomes, long totalNanos) {
-        StringBuilder sb = new StringBuilder(96 + outcomes.size() * 64).append(closer());
+        StringBuilder sb = new StringBuilder(96 + outcomes.size() * 64);
         switch (format) {
             case SSE -> sb.append("event: meta\ndata: ");
             case MULTIPART -> sb.append(PART_HEAD);
@@ -77,11 +75,16 @@ public final class DeliveryFrames {
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    private String closer() {
+    private static final byte[] NDJSON_CLOSER = {'}', '\n'};
+    private static final byte[] SSE_CLOSER = {'}', '\n', '\n'};
+    private static final byte[] MULTIPART_CLOSER = {'}'};
+
+    /** The bytes that complete a part's frame, after its body (a shared array: the caller must not change it). */
+    public byte[] closer() {
         return switch (format) {
-            case NDJSON -> "}\n";
-            case SSE -> "}\n\n";
-            default -> "}";
+            case NDJSON -> NDJSON_CLOSER;
+            case SSE -> SSE_CLOSER;
+            default -> MULTIPART_CLOSER;
         };
     }
 

@@ -48,11 +48,19 @@ public final class DeliveryNegotiation {
 
     /** The 406 answer's JSON body, naming what the route serves. */
     public static byte[] notAcceptableBody(ComposeTarget target) {
+        return ErrorBody.of(406, NOT_ACCEPTABLE, notAcceptableMessage(target));
+    }
+
+    /** The 406 answer's error code. */
+    public static final String NOT_ACCEPTABLE = "not_acceptable";
+
+    /** The 406 answer's message: the media types the route serves. */
+    public static String notAcceptableMessage(ComposeTarget target) {
         StringBuilder sb = new StringBuilder("Accept allows none of this route's formats: ");
         for (int i = 0; i < target.delivery().size(); i++) {
             sb.append(i == 0 ? "" : ", ").append(target.delivery().get(i).mediaType());
         }
-        return ErrorBody.of(406, "not_acceptable", sb.toString());
+        return sb.toString();
     }
 
     /** The quality {@code accept} gives {@code mediaType}: that of its most specific matching range, 0 if none. */

@@ -73,6 +73,7 @@ class DeliveryTest {
                     out.writeBytes(chunk);
                     plan.relayed(plan.part(), chunk.length);
                 }
+                case CLOSE -> out.writeBytes(plan.closer());
                 case FINISH -> out.writeBytes(plan.meta());
                 default -> {}
             }
@@ -104,6 +105,29 @@ class DeliveryTest {
         assertThat(lines.get(1).get("ms").asDouble()).isEqualTo(12.0);
         assertThat(lines.get(1).get("body").get("x").asText()).isEqualTo("line\nbreak");
         assertThat(lines.get(2).get("_meta").get("failed").get(0).asText()).isEqualTo("b");
+    }
+
+    @Test
+    void aPartsFrameClosesAsSoonAsItsBodyEndsNotWhenTheNextPartOpens() {
+        ComposeTarget target = target(List.of(Delivery.NDJSON));
+        CompositionPlan plan = new CompositionPlan(
+                "",
+                target,
+                new JsonSplice(List.of("a", "b")),
+                100,
+                () -> now,
+                GatewayObserver.NONE,
+                null,
+                Delivery.NDJSON);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] body = "[1]".getBytes(StandardCharsets.UTF_8);
+        drain(plan, out, body);
+        plan.answered(0, 200, "application/json");
+        plan.received(0, body.length);
+        plan.ended(0);
+        drain(plan, out, body); // b has not answered
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .isEqualTo("{\"part\":\"a\",\"status\":200,\"ms\":0.000,\"body\":[1]}\n");
     }
 
     @Test
