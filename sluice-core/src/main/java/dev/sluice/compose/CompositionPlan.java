@@ -490,7 +490,7 @@ public final class CompositionPlan {
 
     /**
      * Whether the engine passes each relayed chunk through {@link DeliveryFrames#flatten} before
-     * writing it (SSE: a {@code data:} line holds no raw line break).
+     * writing it (NDJSON and SSE: a line holds no raw line break).
      */
     public boolean flattensRelayed() {
         return frames != null && frames.flattens();

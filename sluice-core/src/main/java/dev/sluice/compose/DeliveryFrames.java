@@ -20,9 +20,10 @@ import java.util.List;
  *   multipart  \r\n---\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{"part":"a",...  }  ...  \r\n-----\r\n
  * </pre>
  *
- * <p>An event's {@code data:} must hold no raw line break: JSON allows CR and LF only as whitespace
- * between tokens (never inside a string), so for SSE the engine passes each relayed chunk through
- * {@link #flatten} first, which turns them into spaces in place: same length, same JSON value.
+ * <p>An NDJSON line and an event's {@code data:} must hold no raw line break: JSON allows CR and LF
+ * only as whitespace between tokens (never inside a string), so for NDJSON and SSE the engine passes
+ * each relayed chunk through {@link #flatten} first, which turns them into spaces in place: same
+ * length, same JSON value, no byte held.
  */
 public final class DeliveryFrames {
 
@@ -88,9 +89,9 @@ public final class DeliveryFrames {
         };
     }
 
-    /** Whether relayed body bytes must go through {@link #flatten} (SSE). */
+    /** Whether relayed body bytes must go through {@link #flatten} (NDJSON and SSE). */
     public boolean flattens() {
-        return format == Delivery.SSE;
+        return format == Delivery.NDJSON || format == Delivery.SSE;
     }
 
     /** Turns every CR and LF in {@code b[from, to)} into a space, in place (see the class comment). */

@@ -35,7 +35,7 @@ final class Composition {
     final Condition changed = lock.newCondition();
 
     private final CompositionPlan plan; // guarded by lock
-    private final boolean flatten; // SSE: relayed bytes lose their line breaks
+    private final boolean flatten; // NDJSON, SSE: relayed bytes lose their line breaks
     private final Executor fanout;
     private final PartFetch[] parts;
     private final ByteBufferPool buffers; // the server's

@@ -49,7 +49,7 @@ final class Composition {
     final ComposeRoute route;
     final EventLoop home;
     final CompositionPlan plan;
-    private final boolean flatten; // SSE: relayed bytes lose their line breaks
+    private final boolean flatten; // NDJSON, SSE: relayed bytes lose their line breaks
     private final HttpServerResponse response;
     private final Channel channel;
     private final Part[] parts;
@@ -313,7 +313,7 @@ final class Composition {
      * {@link #emit} for a part's bytes, which go back to the budget once written (or dropped): with
      * the turn's write when gathering, else with their own.
      */
-    /** SSE: the chunk's CR and LF become spaces, in place ({@link DeliveryFrames#flatten}); the chunk is this relay's. */
+    /** NDJSON, SSE: the chunk's CR and LF become spaces, in place ({@link DeliveryFrames#flatten}); the chunk is this relay's. */
     private static void flatten(ByteBuf chunk) {
         if (chunk.hasArray()) {
             int from = chunk.arrayOffset() + chunk.readerIndex();
