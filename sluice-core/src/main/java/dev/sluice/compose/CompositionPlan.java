@@ -1,6 +1,7 @@
 package dev.sluice.compose;
 
 import dev.sluice.config.ComposeTarget;
+import dev.sluice.config.ComposeTarget.Delivery;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.UpstreamFailure;
@@ -50,6 +51,11 @@ public final class CompositionPlan {
         RELAY,
         /** Write {@link #key()} and {@link JsonSplice#NULL}: part {@link #part()} failed. */
         NULL,
+        /**
+         * Write {@link #closer()}: part {@link #part()}'s frame is complete (a line, an event, a
+         * multipart payload). Only when delivered part by part, after its last RELAY or its NULL.
+         */
+        CLOSE,
         /** Write {@link #meta()} and end the response. Last step. */
         FINISH,
         /** A part broke after its bytes began to reach the client: abort the connection, no clean end. Last step. */
@@ -59,6 +65,10 @@ public final class CompositionPlan {
     private final CompositionReport report;
     private final List<PartConfig> configs;
     private final JsonSplice splice;
+    private final Delivery delivery;
+    private final DeliveryFrames frames; // null for the JSON object
+    private final long start;
+    private final boolean variesByAccept;
     private final LongSupplier clock;
     private final boolean sequential;
     private final boolean declared;
@@ -76,6 +86,7 @@ public final class CompositionPlan {
     private boolean over;
     private boolean firstWritten;
     private int relaying = -1;
+    private int closing = -1; // a part whose frame is to be closed before anything else is written
     private String abortReason;
     private PartState failedPart;
     private int part = -1;
@@ -113,14 +124,33 @@ public final class CompositionPlan {
             LongSupplier clock,
             GatewayObserver observer,
             ExchangeTally tally) {
+        this(route, target, splice, readAhead, clock, observer, tally, Delivery.JSON);
+    }
+
+    /**
+     * @param delivery the format chosen by {@link DeliveryNegotiation#choose} for this request
+     */
+    public CompositionPlan(
+            String route,
+            ComposeTarget target,
+            JsonSplice splice,
+            int readAhead,
+            LongSupplier clock,
+            GatewayObserver observer,
+            ExchangeTally tally,
+            Delivery delivery) {
         this.configs = target.parts();
         this.splice = splice;
+        this.delivery = delivery;
+        this.frames = delivery == Delivery.JSON ? null : new DeliveryFrames(delivery);
+        this.variesByAccept = target.negotiatesDelivery();
         this.clock = clock;
         this.sequential = target.fanout() == ComposeTarget.Fanout.SEQUENTIAL;
         this.declared = target.relaysInDeclaredOrder();
         this.failFast = target.onError() == ComposeTarget.OnError.FAIL;
         this.commitsWhenFull = target.commitsWhenAPartIsFull();
         long start = clock.getAsLong();
+        this.start = start;
         long routeDeadline = start + target.timeout().toNanos();
         int n = configs.size();
         this.parts = new PartState[n];
@@ -325,6 +355,11 @@ public final class CompositionPlan {
         if (!committed) {
             return commit();
         }
+        if (closing >= 0) {
+            part = closing;
+            closing = -1;
+            return Step.CLOSE;
+        }
         if (relaying >= 0) {
             PartState p = parts[relaying];
             if (p.buffered > 0) {
@@ -336,6 +371,10 @@ public final class CompositionPlan {
             }
             report.settle(p);
             relaying = -1;
+            if (frames != null) {
+                part = p.index;
+                return Step.CLOSE;
+            }
         }
         int i = nextReady();
         if (i < 0) {
@@ -351,6 +390,9 @@ public final class CompositionPlan {
         firstWritten = true;
         if (p.failed) {
             report.settle(p);
+            if (frames != null) {
+                closing = i;
+            }
             return Step.NULL;
         }
         p.relayStarted = true;
@@ -404,14 +446,54 @@ public final class CompositionPlan {
         return first;
     }
 
-    /** For OPEN and NULL: the bytes that open the part. */
+    /**
+     * For OPEN and NULL: the bytes that open the part ({@link JsonSplice#key}, or {@link
+     * DeliveryFrames#open} when delivered part by part).
+     */
     public byte[] key() {
-        return splice.key(part, first);
+        if (frames == null) {
+            return splice.key(part, first);
+        }
+        PartState p = parts[part];
+        return p.failed
+                ? frames.open(p.config.name(), p.status, p.endNanos - start, p.error)
+                : frames.open(p.config.name(), p.status, clock.getAsLong() - start, null);
     }
 
-    /** For FINISH: {@code ,"_meta":{...}}} with every part's outcome. */
+    /** For CLOSE: the bytes that complete the part's frame ({@link DeliveryFrames#closer}). */
+    public byte[] closer() {
+        return frames.closer();
+    }
+
+    /** For FINISH: {@code ,"_meta":{...}}} with every part's outcome (or the format's last frame). */
     public byte[] meta() {
-        return report.meta();
+        return frames == null ? report.meta() : report.meta(frames);
+    }
+
+    /** The format this response is delivered in: its Content-Type is {@link Delivery#contentType()}. */
+    public Delivery delivery() {
+        return delivery;
+    }
+
+    /**
+     * For COMMIT: the Content-Type to set over the route's composed headers, or null to keep them
+     * (the JSON object, whose {@code Content-Type: application/json} a route may remove or set).
+     */
+    public String contentType() {
+        return frames == null ? null : delivery.contentType();
+    }
+
+    /** For COMMIT: whether to add {@code Vary: Accept} (the route negotiates its format). */
+    public boolean variesByAccept() {
+        return variesByAccept;
+    }
+
+    /**
+     * Whether the engine passes each relayed chunk through {@link DeliveryFrames#flatten} before
+     * writing it (NDJSON and SSE: a line holds no raw line break).
+     */
+    public boolean flattensRelayed() {
+        return frames != null && frames.flattens();
     }
 
     /** For FAIL: 504 when the failed part timed out, else 502. */

@@ -48,11 +48,20 @@ final class CompositionReport {
 
     /** {@code ,"_meta":{...}}} with every part's outcome. */
     byte[] meta() {
+        return JsonSplice.meta(outcomes(), clock.getAsLong() - start);
+    }
+
+    /** The closing bytes of a composition delivered part by part, with {@code _meta}. */
+    byte[] meta(DeliveryFrames frames) {
+        return frames.meta(outcomes(), clock.getAsLong() - start);
+    }
+
+    private List<PartOutcome> outcomes() {
         List<PartOutcome> outcomes = new ArrayList<>(parts.length);
         for (PartState p : parts) {
             outcomes.add(p.outcome);
         }
-        return JsonSplice.meta(outcomes, clock.getAsLong() - start);
+        return outcomes;
     }
 
     /** Part {@code p} is written (relayed whole, or {@code null}): its outcome is final. */

@@ -50,8 +50,13 @@ public final class JsonSplice {
      * @param totalNanos the composition's duration
      */
     public static byte[] meta(List<PartOutcome> outcomes, long totalNanos) {
-        StringBuilder sb = new StringBuilder(64 + outcomes.size() * 64);
-        sb.append(",\"_meta\":{\"parts\":{");
+        StringBuilder sb = new StringBuilder(64 + outcomes.size() * 64).append(",\"_meta\":");
+        return appendMeta(sb, outcomes, totalNanos).append('}').toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Appends the {@code _meta} object, {@code {"parts":{...},"failed":[...],"latency_ms":...}}. */
+    static StringBuilder appendMeta(StringBuilder sb, List<PartOutcome> outcomes, long totalNanos) {
+        sb.append("{\"parts\":{");
         boolean first = true;
         for (PartOutcome o : outcomes) {
             if (!first) {
@@ -80,8 +85,7 @@ public final class JsonSplice {
                 sb.append(quote(o.name()));
             }
         }
-        sb.append("],\"latency_ms\":").append(millis(totalNanos)).append("}}");
-        return sb.toString().getBytes(StandardCharsets.UTF_8);
+        return sb.append("],\"latency_ms\":").append(millis(totalNanos)).append('}');
     }
 
     /** Milliseconds with three decimals ({@code 31.204}), without String.format on the hot path. */

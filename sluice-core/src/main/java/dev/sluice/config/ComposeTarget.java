@@ -17,10 +17,66 @@ import java.util.List;
  * @param timeout bound on the whole composition (default 10s)
  * @param validateJson check each part's bytes are JSON, not only its Content-Type (default false)
  * @param parts in declared order, names unique
+ * @param delivery the formats the route serves, in preference order (default {@code [JSON]}): one
+ *     format is served whatever {@code Accept} says; several are negotiated by {@code Accept} (see
+ *     {@code dev.sluice.compose.DeliveryNegotiation})
  */
 public record ComposeTarget(
-        Fanout fanout, Order order, OnError onError, Duration timeout, boolean validateJson, List<PartConfig> parts)
+        Fanout fanout,
+        Order order,
+        OnError onError,
+        Duration timeout,
+        boolean validateJson,
+        List<PartConfig> parts,
+        List<Delivery> delivery)
         implements Target {
+
+    /** How the parts reach the client. */
+    public enum Delivery {
+        /** One JSON object, {@code {"<part>": ..., "_meta": {...}}} (the default). */
+        JSON("json", "application/json"),
+        /** A JSON line per part, then a line for {@code _meta}. */
+        NDJSON("ndjson", "application/x-ndjson"),
+        /** A server-sent event per part, then an event for {@code _meta}. */
+        SSE("sse", "text/event-stream"),
+        /** {@code multipart/mixed} as GraphQL's incremental delivery: a JSON payload per part. */
+        MULTIPART("multipart", "multipart/mixed; boundary=\"-\"");
+
+        private final String configName;
+        private final String contentType;
+
+        Delivery(String configName, String contentType) {
+            this.configName = configName;
+            this.contentType = contentType;
+        }
+
+        /** The name in the config ({@code delivery: ndjson}). */
+        public String configName() {
+            return configName;
+        }
+
+        /** The response's Content-Type. */
+        public String contentType() {
+            return contentType;
+        }
+
+        /** The media type alone, without parameters ({@code multipart/mixed}). */
+        public String mediaType() {
+            int semi = contentType.indexOf(';');
+            return semi < 0 ? contentType : contentType.substring(0, semi);
+        }
+    }
+
+    /** A composition delivered as one JSON object. */
+    public ComposeTarget(
+            Fanout fanout,
+            Order order,
+            OnError onError,
+            Duration timeout,
+            boolean validateJson,
+            List<PartConfig> parts) {
+        this(fanout, order, onError, timeout, validateJson, parts, List.of(Delivery.JSON));
+    }
 
     public enum Fanout {
         PARALLEL,
@@ -46,6 +102,24 @@ public record ComposeTarget(
         if (parts.isEmpty()) {
             throw new IllegalArgumentException("parts: [] (expected: at least one part)");
         }
+        delivery = List.copyOf(delivery);
+        if (delivery.isEmpty() || delivery.stream().distinct().count() != delivery.size()) {
+            throw new IllegalArgumentException("delivery: " + delivery + " (expected: distinct formats, at least one)");
+        }
+    }
+
+    /** Whether {@code Accept} chooses the format (the route serves several): the response then varies by it. */
+    public boolean negotiatesDelivery() {
+        return delivery.size() > 1;
+    }
+
+    /**
+     * Whether an {@code Accept} that allows none of the route's formats is refused (406): when the
+     * route negotiates among some formats, not all ({@code delivery: negotiate} serves its first,
+     * JSON, to such a request, as a route with one format does).
+     */
+    public boolean refusesUnacceptable() {
+        return negotiatesDelivery() && delivery.size() < Delivery.values().length;
     }
 
     /** Whether parts are relayed in declared order: asked for, or implied by fetching them one after another. */

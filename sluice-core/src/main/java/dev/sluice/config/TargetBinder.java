@@ -51,13 +51,14 @@ final class TargetBinder {
     }
 
     Optional<Target> compose(Mapping m, Optional<PathPattern> routePath) {
-        m.allowOnly("fanout", "order", "on-error", "timeout", "validate-json", "parts");
+        m.allowOnly("fanout", "order", "on-error", "timeout", "validate-json", "delivery", "parts");
         int before = problems.size();
         String fanout = m.choice("fanout", "parallel", "parallel", "sequential");
         String order = m.choice("order", "arrival", "arrival", "declared");
         String onError = m.choice("on-error", "partial", "partial", "fail");
         Duration timeout = m.duration("timeout", Duration.ofSeconds(10));
         boolean validateJson = m.bool("validate-json", false);
+        List<ComposeTarget.Delivery> delivery = delivery(m);
         List<PartConfig> parts = new ArrayList<>();
         String partsExpected = "a mapping of part name to {upstream, path}";
         if (m.require("parts", partsExpected)) {
@@ -79,7 +80,42 @@ final class TargetBinder {
                 onError.equals("fail") ? ComposeTarget.OnError.FAIL : ComposeTarget.OnError.PARTIAL,
                 timeout,
                 validateJson,
-                parts));
+                parts,
+                delivery));
+    }
+
+    private static final String DELIVERY_EXPECTED =
+            "json, ndjson, sse, multipart, negotiate, or a list of distinct formats to negotiate among";
+
+    /** {@code delivery:} a format, {@code negotiate} (all of them, JSON first), or a list of formats. */
+    private static List<ComposeTarget.Delivery> delivery(Mapping m) {
+        if (!m.has("delivery")) {
+            return List.of(ComposeTarget.Delivery.JSON);
+        }
+        Object value = m.raw("delivery");
+        if ("negotiate".equals(value)) {
+            return List.of(ComposeTarget.Delivery.values());
+        }
+        List<?> names = value instanceof List<?> l ? l : List.of(value);
+        List<ComposeTarget.Delivery> formats = new ArrayList<>();
+        for (Object name : names) {
+            ComposeTarget.Delivery format = null;
+            for (ComposeTarget.Delivery d : ComposeTarget.Delivery.values()) {
+                if (d.configName().equals(name)) {
+                    format = d;
+                }
+            }
+            if (format == null || formats.contains(format)) {
+                m.problem("delivery", Mapping.describe(name) + " (expected: " + DELIVERY_EXPECTED + ")");
+                return List.of(ComposeTarget.Delivery.JSON);
+            }
+            formats.add(format);
+        }
+        if (formats.isEmpty()) {
+            m.problem("delivery", "[] (expected: " + DELIVERY_EXPECTED + ")");
+            return List.of(ComposeTarget.Delivery.JSON);
+        }
+        return formats;
     }
 
     private Optional<PartConfig> part(Mapping parts, String name, Object value, Optional<PathPattern> routePath) {

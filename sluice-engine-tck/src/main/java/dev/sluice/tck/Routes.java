@@ -129,6 +129,7 @@ public final class Routes {
         private OnError onError = OnError.PARTIAL;
         private Duration timeout = Duration.ofSeconds(10);
         private boolean validateJson;
+        private List<ComposeTarget.Delivery> delivery = List.of(ComposeTarget.Delivery.JSON);
         private final List<PartConfig> parts = new ArrayList<>();
 
         private ComposeSpec() {}
@@ -150,6 +151,12 @@ public final class Routes {
 
         public ComposeSpec timeout(Duration timeout) {
             this.timeout = timeout;
+            return this;
+        }
+
+        /** The formats the route serves ({@code delivery:}); several are negotiated by Accept. */
+        public ComposeSpec delivery(ComposeTarget.Delivery... formats) {
+            this.delivery = List.of(formats);
             return this;
         }
 
@@ -181,7 +188,7 @@ public final class Routes {
         }
 
         public ComposeTarget build() {
-            return new ComposeTarget(fanout, order, onError, timeout, validateJson, parts);
+            return new ComposeTarget(fanout, order, onError, timeout, validateJson, parts, delivery);
         }
     }
 

@@ -1,9 +1,11 @@
 package dev.sluice.engine.blocking;
 
 import dev.sluice.compose.CompositionPlan;
+import dev.sluice.compose.DeliveryNegotiation;
 import dev.sluice.compose.JsonSplice;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.ComposeTarget;
+import dev.sluice.config.ComposeTarget.Delivery;
 import dev.sluice.config.PartConfig;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -70,10 +73,12 @@ final class ComposeRoute implements BlockingRoute {
     @Override
     public void handle(Request request, Response response, RouteTable.Result.Matched match, UpstreamEdits edits)
             throws Exception {
+        Delivery delivery = DeliveryNegotiation.choose(target, accept(request))
+                .orElseThrow(() -> new GatewayError(
+                        406, DeliveryNegotiation.NOT_ACCEPTABLE, DeliveryNegotiation.notAcceptableMessage(target)));
         ExchangeTally tally = Requests.tally(request);
-        CompositionPlan plan = tally == null
-                ? new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer)
-                : new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer, tally);
+        CompositionPlan plan =
+                new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer, tally, delivery);
         Composition composition = new Composition(plan, fanout, parts.size(), buffers, timer);
         Map<String, String> query = Requests.lazyQuery(request);
         PartFetch[] fetches = new PartFetch[parts.size()];
@@ -94,5 +99,14 @@ final class ComposeRoute implements BlockingRoute {
                 fetch.letGoOfRing(); // the relay reads from the rings no more
             }
         }
+    }
+
+    /** The request's Accept values, joined; null when it has none (only a route that negotiates asks). */
+    private String accept(Request request) {
+        if (!target.negotiatesDelivery()) {
+            return null;
+        }
+        List<String> values = request.getHeaders().getValuesList(HttpHeader.ACCEPT);
+        return values.isEmpty() ? null : String.join(",", values);
     }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.engine.blocking;
 
 import dev.sluice.compose.CompositionPlan;
+import dev.sluice.compose.DeliveryFrames;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonSplice;
 import dev.sluice.http.HeaderRules;
@@ -14,6 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -33,6 +35,7 @@ final class Composition {
     final Condition changed = lock.newCondition();
 
     private final CompositionPlan plan; // guarded by lock
+    private final boolean flatten; // NDJSON, SSE: relayed bytes lose their line breaks
     private final Executor fanout;
     private final PartFetch[] parts;
     private final ByteBufferPool buffers; // the server's
@@ -47,6 +50,7 @@ final class Composition {
             ByteBufferPool buffers,
             ScheduledExecutorService timer) {
         this.plan = plan;
+        this.flatten = plan.flattensRelayed();
         this.buffers = buffers;
         this.timer = timer;
         this.fanout = fanout;
@@ -199,10 +203,17 @@ final class Composition {
                                 rules.composedResponseHeaders().entrySet()) {
                             response.getHeaders().put(set.getKey(), set.getValue());
                         }
+                        if (plan.contentType() != null) {
+                            response.getHeaders().put(HttpHeader.CONTENT_TYPE, plan.contentType());
+                        }
+                        if (plan.variesByAccept()) {
+                            response.getHeaders().add(HttpHeader.VARY, "Accept");
+                        }
                         out = new ClientOutput(response, buffers, STAGING);
                     }
                     case OPEN -> write(out, plan.key(), null);
                     case NULL -> write(out, plan.key(), JsonSplice.NULL);
+                    case CLOSE -> write(out, plan.closer(), null);
                     case RELAY -> relay(out, parts[plan.part()]);
                     case FINISH -> {
                         byte[] meta = plan.meta();
@@ -300,6 +311,9 @@ final class Composition {
     private void relay(ClientOutput out, PartFetch part) throws IOException {
         int pos = part.readPos;
         int len = Math.min(part.count, part.ring.length - pos);
+        if (flatten) {
+            DeliveryFrames.flatten(part.ring, pos, pos + len); // this range is the relay's alone
+        }
         lock.unlock();
         try {
             out.write(part.ring, pos, len);

@@ -1,8 +1,10 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.compose.DeliveryNegotiation;
 import dev.sluice.compose.JsonSplice;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.ComposeTarget;
+import dev.sluice.config.ComposeTarget.Delivery;
 import dev.sluice.config.PartConfig;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.http.HeaderRules;
@@ -11,6 +13,7 @@ import dev.sluice.routing.RouteTable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -91,6 +94,13 @@ final class ComposeRoute {
      *     (the caller answers 400)
      */
     Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {
+        String accept = target.negotiatesDelivery()
+                ? String.join(",", in.request.requestHeaders().getAll(HttpHeaderNames.ACCEPT))
+                : null;
+        Delivery delivery = DeliveryNegotiation.choose(target, accept).orElse(null);
+        if (delivery == null) {
+            return Responses.error(response, 406, DeliveryNegotiation.notAcceptableBody(target));
+        }
         String[] paths = new String[parts.size()];
         Map<String, String> query = in.query();
         for (int i = 0; i < paths.length; i++) {
@@ -100,6 +110,6 @@ final class ComposeRoute {
                         + parts.get(i).path().expand(match.variables(), query, match.remainder());
             }
         }
-        return new Composition(this, in, response, channel, paths).run();
+        return new Composition(this, in, response, channel, paths, delivery).run();
     }
 }

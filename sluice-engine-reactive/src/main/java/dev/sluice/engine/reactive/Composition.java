@@ -1,12 +1,15 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.compose.CompositionPlan;
+import dev.sluice.compose.DeliveryFrames;
 import dev.sluice.compose.JsonSplice;
+import dev.sluice.config.ComposeTarget.Delivery;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http2.Http2StreamChannel;
@@ -46,6 +49,7 @@ final class Composition {
     final ComposeRoute route;
     final EventLoop home;
     final CompositionPlan plan;
+    private final boolean flatten; // NDJSON, SSE: relayed bytes lose their line breaks
     private final HttpServerResponse response;
     private final Channel channel;
     private final Part[] parts;
@@ -80,7 +84,13 @@ final class Composition {
         return channel.alloc();
     }
 
-    Composition(ComposeRoute route, ClientRequest in, HttpServerResponse response, Channel channel, String[] paths) {
+    Composition(
+            ComposeRoute route,
+            ClientRequest in,
+            HttpServerResponse response,
+            Channel channel,
+            String[] paths,
+            Delivery delivery) {
         this.http10 = in.request.version().equals(io.netty.handler.codec.http.HttpVersion.HTTP_1_0);
         this.route = route;
         this.response = response;
@@ -90,17 +100,16 @@ final class Composition {
         // Not on h2: its frame writer slices what is written, and the io_uring transport wrote a
         // slice of a composite buffer from a wrong address (Http2Contract, fifty compositions)
         this.gather = !(channel instanceof Http2StreamChannel);
-        this.plan = in.tally() == null
-                ? new CompositionPlan(
-                        route.id, route.target, route.splice, route.readAhead, System::nanoTime, route.observer)
-                : new CompositionPlan(
-                        route.id,
-                        route.target,
-                        route.splice,
-                        route.readAhead,
-                        System::nanoTime,
-                        route.observer,
-                        in.tally());
+        this.plan = new CompositionPlan(
+                route.id,
+                route.target,
+                route.splice,
+                route.readAhead,
+                System::nanoTime,
+                route.observer,
+                in.tally(),
+                delivery);
+        this.flatten = plan.flattensRelayed();
         int n = paths.length;
         this.parts = new Part[n];
         ClientRequest.Forwarding forwarding = in.forwarding();
@@ -177,8 +186,18 @@ final class Composition {
                     }
                 }
                 case FAIL -> failResponse();
-                case OPEN -> pendingKey = route.key(plan.part(), plan.first());
-                case NULL -> emit(Unpooled.wrappedBuffer(route.splice.key(plan.part(), plan.first()), NULL));
+                case OPEN ->
+                    pendingKey = plan.contentType() == null
+                            ? route.key(plan.part(), plan.first())
+                            : Unpooled.wrappedBuffer(plan.key());
+                case NULL -> emit(Unpooled.wrappedBuffer(plan.key(), NULL));
+                case CLOSE -> {
+                    if (pendingKey != null) { // a part that relayed no byte (a shaper kept none)
+                        emit(pendingKey);
+                        pendingKey = null;
+                    }
+                    emit(Unpooled.wrappedBuffer(plan.closer()));
+                }
                 case RELAY -> {
                     if (!channel.isWritable()) { // the gate calls drain() when it is again
                         armTimer();
@@ -186,6 +205,9 @@ final class Composition {
                     }
                     Part part = parts[plan.part()];
                     ByteBuf chunk = part.poll();
+                    if (flatten) {
+                        flatten(chunk);
+                    }
                     plan.relayed(part.index, chunk.readableBytes());
                     if (pendingKey != null) {
                         emit(pendingKey);
@@ -229,6 +251,12 @@ final class Composition {
         for (Map.Entry<String, String> set :
                 route.rules.composedResponseHeaders().entrySet()) {
             headers.set(set.getKey(), set.getValue());
+        }
+        if (plan.contentType() != null) {
+            headers.set(HttpHeaderNames.CONTENT_TYPE, plan.contentType());
+        }
+        if (plan.variesByAccept()) {
+            headers.add(HttpHeaderNames.VARY, "Accept");
         }
         if (gate != null) {
             gate.holdHead(); // the status line leaves with the first body bytes
@@ -285,6 +313,21 @@ final class Composition {
      * {@link #emit} for a part's bytes, which go back to the budget once written (or dropped): with
      * the turn's write when gathering, else with their own.
      */
+    /** NDJSON, SSE: the chunk's CR and LF become spaces, in place ({@link DeliveryFrames#flatten}); the chunk is this relay's. */
+    private static void flatten(ByteBuf chunk) {
+        if (chunk.hasArray()) {
+            int from = chunk.arrayOffset() + chunk.readerIndex();
+            DeliveryFrames.flatten(chunk.array(), from, from + chunk.readableBytes());
+            return;
+        }
+        for (int i = chunk.readerIndex(), end = chunk.writerIndex(); i < end; i++) {
+            byte b = chunk.getByte(i);
+            if (b == '\n' || b == '\r') {
+                chunk.setByte(i, ' ');
+            }
+        }
+    }
+
     private void emitPartBytes(ByteBuf chunk) {
         int n = chunk.readableBytes();
         if (!channel.isActive()) {
