@@ -208,6 +208,8 @@ public abstract class CompositionDeliveryContract extends ContractFixture {
             int before = upstream.exchanges();
             WireResponse refused = gw.wire().send(WireRequest.get("/page").header("Accept", "application/json"));
             assertThat(refused.status()).isEqualTo(406);
+            assertThat(refused.header("Vary")) // the refusal too depends on Accept: a cache must not reuse it
+                    .hasValueSatisfying(v -> assertThat(v).containsIgnoringCase("Accept"));
             assertThat(Json.object(refused.body()).get("error")).isEqualTo("not_acceptable");
             assertThat(upstream.exchanges()).isEqualTo(before);
             WireResponse any = gw.wire().send(WireRequest.get("/page").header("Accept", "*/*"));

@@ -10,11 +10,13 @@ import dev.sluice.config.PartConfig;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
+import dev.sluice.http.ErrorBody;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.RouteTable;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -73,9 +75,15 @@ final class ComposeRoute implements BlockingRoute {
     @Override
     public void handle(Request request, Response response, RouteTable.Result.Matched match, UpstreamEdits edits)
             throws Exception {
-        Delivery delivery = DeliveryNegotiation.choose(target, accept(request))
-                .orElseThrow(() -> new GatewayError(
-                        406, DeliveryNegotiation.NOT_ACCEPTABLE, DeliveryNegotiation.notAcceptableMessage(target)));
+        Delivery delivery = DeliveryNegotiation.choose(target, accept(request)).orElse(null);
+        if (delivery == null) {
+            response.setStatus(406);
+            response.getHeaders()
+                    .put(HttpHeader.VARY, HttpHeader.ACCEPT.asString()); // the refusal depends on Accept too
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
+            ClientOutput.send(response, true, ByteBuffer.wrap(DeliveryNegotiation.notAcceptableBody(target)));
+            return;
+        }
         ExchangeTally tally = Requests.tally(request);
         CompositionPlan plan =
                 new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer, tally, delivery);

@@ -99,7 +99,9 @@ final class ComposeRoute {
                 : null;
         Delivery delivery = DeliveryNegotiation.choose(target, accept).orElse(null);
         if (delivery == null) {
-            return Responses.error(response, 406, DeliveryNegotiation.notAcceptableBody(target));
+            response.responseHeaders().clear();
+            response.header(HttpHeaderNames.VARY, HttpHeaderNames.ACCEPT); // the refusal depends on Accept too
+            return Responses.send(response, 406, DeliveryNegotiation.notAcceptableBody(target));
         }
         String[] paths = new String[parts.size()];
         Map<String, String> query = in.query();
