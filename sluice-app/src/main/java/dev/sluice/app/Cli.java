@@ -289,6 +289,9 @@ public final class Cli {
                     }
                 }
             }
+            for (Problem warning : dev.sluice.config.ConfigWarnings.of(config)) { // unused upstreams, CORS vs 405
+                out.println("warning: " + warning);
+            }
             out.println("ok: " + config.routes().size() + " routes, "
                     + config.upstreams().size() + " upstreams");
             return 0;

@@ -38,6 +38,27 @@ class CheckCommandTest {
     }
 
     @Test
+    void anUnusedUpstreamAndACorsMethodTheRouteRefusesAreWarningsNotProblems() throws Exception {
+        Path file = write("warn.yaml", """
+        upstreams:
+          catalog: { url: "http://127.0.0.1:9001" }
+          spare: { url: "http://127.0.0.1:9002" }
+        routes:
+          - id: products
+            match: { path: "/products/**", methods: [GET] }
+            proxy: { upstream: catalog }
+            filters:
+              - cors: { allowed-origins: ["*"], allowed-methods: [GET, DELETE] }
+        """);
+        CliRunner.Result result = CliRunner.run("check", "-c", file.toString());
+        assertThat(result.exitCode()).isZero();
+        assertThat(result.out())
+                .startsWith("warning: upstreams.spare: no route uses this upstream\n"
+                        + "warning: routes[0].filters[0].cors.allowed-methods: DELETE is allowed")
+                .endsWith("ok: 1 routes, 2 upstreams\n");
+    }
+
+    @Test
     void theBundledDemoConfigurationChecksOk() throws Exception {
         Path file = write("demo.yaml", CliRunner.run("config").out());
         CliRunner.Result result = CliRunner.run("check", "--config=" + file);
