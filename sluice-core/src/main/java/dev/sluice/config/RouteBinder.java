@@ -1,6 +1,7 @@
 package dev.sluice.config;
 
 import dev.sluice.routing.PathPattern;
+import dev.sluice.routing.ValueMatch;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -10,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.PatternSyntaxException;
 
 /** Binds {@code routes:}, checks ids are unique and that no route is shadowed by an earlier one. */
 final class RouteBinder {
@@ -73,8 +75,8 @@ final class RouteBinder {
             }
         }
         Optional<RouteMatch> match = Optional.empty();
-        if (m.require("match", "a mapping with path and optional methods, host, headers")) {
-            match = m.mapping("match", "a mapping with path and optional methods, host, headers")
+        if (m.require("match", "a mapping with path and optional methods, host, headers, query, cookies")) {
+            match = m.mapping("match", "a mapping with path and optional methods, host, headers, query, cookies")
                     .flatMap(this::match);
         }
         match.ifPresent(rm ->
@@ -106,7 +108,7 @@ final class RouteBinder {
     }
 
     private Optional<RouteMatch> match(Mapping m) {
-        m.allowOnly("path", "methods", "host", "headers");
+        m.allowOnly("path", "methods", "host", "headers", "query", "cookies");
         int before = problems.size();
         Optional<PathPattern> path = m.requiredString("path", "a path such as /products/{id} or /orders/**")
                 .flatMap(p -> {
@@ -136,13 +138,118 @@ final class RouteBinder {
         if (host.isPresent() && !isHost(host.get())) {
             m.problem("host", "'" + host.get() + "' (expected: a host name without port, such as shop.example.com)");
         }
-        Map<String, String> headers = new LinkedHashMap<>();
-        m.mapping("headers", "a mapping of header name to value, or '*' for any value")
-                .ifPresent(h -> headers.putAll(Headers.values(h)));
+        Map<String, ValueMatch> headers = m.mapping("headers", "a mapping of header name to " + VALUE_EXPECTED)
+                .map(h -> valueMatches(h, Kind.HEADER))
+                .orElse(Map.of());
+        Map<String, ValueMatch> query = m.mapping("query", "a mapping of query parameter name to " + VALUE_EXPECTED)
+                .map(q -> valueMatches(q, Kind.QUERY))
+                .orElse(Map.of());
+        Map<String, ValueMatch> cookies = m.mapping("cookies", "a mapping of cookie name to " + VALUE_EXPECTED)
+                .map(c -> valueMatches(c, Kind.COOKIE))
+                .orElse(Map.of());
         if (path.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(new RouteMatch(path.get(), methods, host, headers));
+        return Optional.of(new RouteMatch(path.get(), methods, host, headers, query, cookies));
+    }
+
+    private static final String VALUE_EXPECTED =
+            "a value, present, absent, '*' (present), or one of {exact: v}, {prefix: p}, {regex: r}";
+
+    /** What a {@code match} value map names: headers (case ignored), query parameters, cookies. */
+    private enum Kind {
+        HEADER("a header name of letters, digits and !#$%&'*+-.^_`|~"),
+        QUERY("a non-empty query parameter name"),
+        COOKIE("a cookie name of letters, digits and !#$%&'*+-.^_`|~");
+
+        final String expected;
+
+        Kind(String expected) {
+            this.expected = expected;
+        }
+    }
+
+    /**
+     * A mapping of name → {@link ValueMatch}: a scalar is an exact value, except {@code present} (and
+     * today's {@code *}) and {@code absent}; a one-key mapping {@code exact}, {@code prefix} or {@code
+     * regex} (compiled here, once; full match). Header names are lower-cased.
+     */
+    private Map<String, ValueMatch> valueMatches(Mapping m, Kind kind) {
+        Map<String, ValueMatch> matches = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : m.entries()) {
+            String name = e.getKey();
+            boolean nameOk = kind == Kind.QUERY ? !name.isEmpty() : Headers.isToken(name);
+            if (!nameOk) {
+                m.problem(name, "'" + name + "' (expected: " + kind.expected + ")");
+                continue;
+            }
+            Optional<ValueMatch> match = valueMatch(m, name, e.getValue(), kind);
+            if (match.isEmpty()) {
+                continue;
+            }
+            String key = kind == Kind.HEADER ? name.toLowerCase(Locale.ROOT) : name;
+            if (matches.putIfAbsent(key, match.get()) != null) {
+                m.problem(name, "'" + name + "' is given twice, ignoring case (expected: each header once)");
+            }
+        }
+        return matches;
+    }
+
+    private Optional<ValueMatch> valueMatch(Mapping m, String name, Object value, Kind kind) {
+        if (value instanceof String || value instanceof Number || value instanceof Boolean) {
+            String text = String.valueOf(value);
+            return switch (text) {
+                case "present", "*" -> Optional.of(ValueMatch.Present.INSTANCE);
+                case "absent" -> Optional.of(ValueMatch.Absent.INSTANCE);
+                default -> checkedValue(m, name, text, kind).map(ValueMatch.Exact::new);
+            };
+        }
+        if (!(value instanceof Map<?, ?>)) {
+            m.problem(name, Mapping.describe(value) + " (expected: " + VALUE_EXPECTED + ")");
+            return Optional.empty();
+        }
+        Optional<Mapping> form = Mapping.of(value, m.child(name), VALUE_EXPECTED, problems);
+        if (form.isEmpty()) {
+            return Optional.empty();
+        }
+        Mapping f = form.get();
+        f.allowOnly("exact", "prefix", "regex");
+        List<String> keys = f.keys();
+        if (keys.size() != 1) {
+            problems.add(
+                    new Problem(f.path(), "" + keys.size() + " keys (expected: exactly one of exact, prefix, regex)"));
+            return Optional.empty();
+        }
+        String form1 = keys.get(0);
+        Optional<String> text = f.string(form1, "a string");
+        if (text.isEmpty()) {
+            return Optional.empty();
+        }
+        return switch (form1) {
+            case "exact" -> checkedValue(f, form1, text.get(), kind).map(ValueMatch.Exact::new);
+            case "prefix" -> checkedValue(f, form1, text.get(), kind).map(ValueMatch.Prefix::new);
+            case "regex" -> {
+                try {
+                    yield Optional.of(ValueMatch.Regex.of(text.get()));
+                } catch (PatternSyntaxException e) {
+                    f.problem(
+                            form1,
+                            "'" + text.get() + "' is not a valid regular expression: " + e.getDescription()
+                                    + " at index " + e.getIndex() + " (expected: a Java regular expression)");
+                    yield Optional.empty();
+                }
+            }
+            default -> Optional.empty(); // already a problem (allowOnly)
+        };
+    }
+
+    /** {@code text} when it can be a value of {@code kind}: a header's or cookie's has no control characters. */
+    private static Optional<String> checkedValue(Mapping m, String key, String text, Kind kind) {
+        if (kind != Kind.QUERY && !Headers.isValue(text)) {
+            m.problem(key, "'" + text + "' (expected: a value without control characters)");
+            return Optional.empty();
+        }
+        return Optional.of(text);
     }
 
     private void checkShadowing(List<Matched> routes) {
@@ -178,9 +285,16 @@ final class RouteBinder {
                         && later.host().get().equalsIgnoreCase(earlier.host().get()))) {
             return false;
         }
-        for (Map.Entry<String, String> e : earlier.headers().entrySet()) {
-            String mine = later.headers().get(e.getKey());
-            if (mine == null || (!e.getValue().equals("*") && !e.getValue().equals(mine))) {
+        return implied(earlier.headers(), later.headers())
+                && implied(earlier.query(), later.query())
+                && implied(earlier.cookies(), later.cookies());
+    }
+
+    /** Whether every request meeting {@code later}'s requirements meets {@code earlier}'s. */
+    private static boolean implied(Map<String, ValueMatch> earlier, Map<String, ValueMatch> later) {
+        for (Map.Entry<String, ValueMatch> e : earlier.entrySet()) {
+            ValueMatch mine = later.get(e.getKey());
+            if (mine == null || !mine.impliedBy(e.getValue())) {
                 return false;
             }
         }

@@ -38,6 +38,8 @@ public final class FrontDoor {
      * @param method the request method
      * @param version the protocol as the engine names it ({@code HTTP/1.1}, {@code HTTP/2.0})
      * @param path the raw path ({@link RouteTable} normalises it)
+     * @param query the raw query, without the '?', or null when the target has none (routes may match
+     *     on its parameters)
      * @param header the first value of a header by name (any case), or null
      * @param headers every value of a header by name (any case), an empty list when absent
      */
@@ -45,6 +47,7 @@ public final class FrontDoor {
             String method,
             String version,
             String path,
+            String query,
             Function<String, String> header,
             Function<String, List<String>> headers) {
         public Head {
@@ -53,6 +56,16 @@ public final class FrontDoor {
             requireNonNull(path, "path");
             requireNonNull(header, "header");
             requireNonNull(headers, "headers");
+        }
+
+        /** A head whose target has no query. */
+        public Head(
+                String method,
+                String version,
+                String path,
+                Function<String, String> header,
+                Function<String, List<String>> headers) {
+            this(method, version, path, null, header, headers);
         }
     }
 
@@ -123,7 +136,7 @@ public final class FrontDoor {
     public static <H> Admission<H> admit(GatewaySnapshot<H> snapshot, Head head) {
         String method = head.method();
         String path = head.path();
-        return switch (snapshot.match(method, head.header().apply("Host"), path, head.header())) {
+        return switch (snapshot.match(method, head.header().apply("Host"), path, head.query(), head.header())) {
             case RouteTable.Result.Matched matched -> {
                 GatewaySnapshot.Compiled<H> route = snapshot.route(matched);
                 if (route.maxBody() != dev.sluice.config.ServerLimits.UNLIMITED) {

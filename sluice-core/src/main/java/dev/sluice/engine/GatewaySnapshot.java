@@ -99,6 +99,12 @@ public final class GatewaySnapshot<H> {
         return table.match(method, host, rawPath, headers);
     }
 
+    /** Routes a request with its raw query (or null): see {@link RouteTable#match}. */
+    public RouteTable.Result match(
+            String method, String host, String rawPath, String rawQuery, Function<String, String> headers) {
+        return table.match(method, host, rawPath, rawQuery, headers);
+    }
+
     /** A route this snapshot matched, compiled: its handler and policies, in one look-up. */
     public Compiled<H> route(RouteTable.Result.Matched matched) {
         Compiled<H> route = routes.get(matched.route());

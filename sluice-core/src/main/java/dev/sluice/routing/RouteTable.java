@@ -3,6 +3,7 @@ package dev.sluice.routing;
 import dev.sluice.config.FilterConfig;
 import dev.sluice.config.RouteConfig;
 import dev.sluice.config.RouteMatch;
+import dev.sluice.http.QueryString;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -11,8 +12,10 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * Finds the route for a request: the first route, in declared order, whose path, host, headers and
- * method all match. The path is normalised first ({@link RequestPath}); one that cannot be is {@link
+ * Finds the route for a request: the first route, in declared order, whose path, host, headers,
+ * query parameters, cookies and method all match ({@link ValueMatch}: present, absent, exact, prefix,
+ * full-match regex). The query is read (decoded, {@link QueryString}) and the {@code Cookie} header
+ * parsed ({@link Cookies}) only when a route asks, so routes that match on neither cost nothing more. The path is normalised first ({@link RequestPath}); one that cannot be is {@link
  * Result.BadPath}. When some route matched everything but the method, the result is {@link
  * Result.MethodNotAllowed} with the methods that would have matched. A CORS preflight matches a route
  * with a {@code cors} filter by the method it announces, even when the route's methods lack {@code
@@ -31,13 +34,19 @@ public final class RouteTable {
         }
     }
 
+    /** {@link #match(String, String, String, String, Function)} for a request without a query. */
+    public Result match(String method, String host, String rawPath, Function<String, String> headers) {
+        return match(method, host, rawPath, null, headers);
+    }
+
     /**
      * @param method upper-case request method
      * @param host the Host header (port allowed), or null
      * @param rawPath the request path as the client sent it, without query
+     * @param rawQuery the query as the client sent it, without the '?', or null
      * @param headers header lookup by lower-case name, returning null when absent
      */
-    public Result match(String method, String host, String rawPath, Function<String, String> headers) {
+    public Result match(String method, String host, String rawPath, String rawQuery, Function<String, String> headers) {
         String path;
         switch (RequestPath.normalise(rawPath)) {
             case RequestPath.Normalised normalised -> path = normalised.path();
@@ -48,12 +57,26 @@ public final class RouteTable {
         java.util.SortedSet<String> allowed = null;
         Result.Matched preflightRoute = null; // the first cors route whose path matched a preflight
         String announced = null; // the method a CORS preflight asks about, when the request is one
+        Map<String, String> query = null; // the decoded query, once a route asks for it
+        String cookie = null; // the Cookie header ("" when absent), once a route asks for it
         for (int i = 0; i < routes.length; i++) {
             RouteConfig route = routes[i];
             RouteMatch m = route.match();
             var pathMatch = m.path().match(path);
-            if (pathMatch.isEmpty() || !hostMatches(m, host) || !headersMatch(m.headers(), headers)) {
+            if (pathMatch.isEmpty() || !hostMatches(m, host) || !valuesMatch(m.headers(), headers)) {
                 continue;
+            }
+            if (m.readsQueryOrCookies()) {
+                if (query == null && !m.query().isEmpty()) {
+                    query = QueryString.parameters(rawQuery); // parsed on its first get
+                }
+                if (cookie == null && !m.cookies().isEmpty()) {
+                    String header = headers.apply("cookie");
+                    cookie = header == null ? "" : header;
+                }
+                if ((query != null && !valuesMatch(m.query(), query::get)) || !cookiesMatch(m.cookies(), cookie)) {
+                    continue;
+                }
             }
             if (m.methods().isEmpty() || m.methods().contains(method)) {
                 PathPattern.Match pm = pathMatch.get();
@@ -110,10 +133,21 @@ public final class RouteTable {
         return name.toLowerCase(Locale.ROOT).equals(m.host().get().toLowerCase(Locale.ROOT));
     }
 
-    private static boolean headersMatch(Map<String, String> required, Function<String, String> headers) {
-        for (Map.Entry<String, String> e : required.entrySet()) {
-            String value = headers.apply(e.getKey());
-            if (value == null || (!e.getValue().equals("*") && !e.getValue().equals(value))) {
+    private static boolean valuesMatch(Map<String, ValueMatch> required, Function<String, String> values) {
+        if (required.isEmpty()) {
+            return true;
+        }
+        for (Map.Entry<String, ValueMatch> e : required.entrySet()) {
+            if (!e.getValue().test(values.apply(e.getKey()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean cookiesMatch(Map<String, ValueMatch> required, String cookie) {
+        for (Map.Entry<String, ValueMatch> e : required.entrySet()) {
+            if (!e.getValue().test(Cookies.value(cookie, e.getKey()))) {
                 return false;
             }
         }

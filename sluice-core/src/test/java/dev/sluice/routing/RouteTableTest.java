@@ -184,4 +184,102 @@ class RouteTableTest {
                 .as("a method no route takes: the first cors route, whose filter refuses it")
                 .isEqualTo("reads");
     }
+
+    static RouteConfig valueRoute(
+            String id,
+            Map<String, ValueMatch> headers,
+            Map<String, ValueMatch> query,
+            Map<String, ValueMatch> cookies) {
+        return new RouteConfig(
+                id,
+                new RouteMatch(PathPattern.parse("/v"), Set.of(), Optional.empty(), headers, query, cookies),
+                ProxyTarget.to("up"),
+                List.of());
+    }
+
+    static final ValueMatch PRESENT = ValueMatch.Present.INSTANCE;
+    static final ValueMatch ABSENT = ValueMatch.Absent.INSTANCE;
+
+    @Test
+    void headerValuesMatchExactPrefixFullRegexPresentAndAbsent() {
+        RouteTable table = new RouteTable(List.of(
+                valueRoute("exact", Map.of("x-env", new ValueMatch.Exact("canary")), Map.of(), Map.of()),
+                valueRoute("prefix", Map.of("x-env", new ValueMatch.Prefix("blue-")), Map.of(), Map.of()),
+                valueRoute("regex", Map.of("x-env", ValueMatch.Regex.of("v[0-9]+")), Map.of(), Map.of()),
+                valueRoute("absent", Map.of("x-env", ABSENT), Map.of(), Map.of()),
+                valueRoute("present", Map.of("x-env", PRESENT), Map.of(), Map.of())));
+        assertThat(matchedId(table.match("GET", null, "/v", Map.of("x-env", "canary")::get)))
+                .isEqualTo("exact");
+        assertThat(matchedId(table.match("GET", null, "/v", Map.of("x-env", "Canary")::get)))
+                .isEqualTo("present"); // values are compared case-sensitively
+        assertThat(matchedId(table.match("GET", null, "/v", Map.of("x-env", "blue-2")::get)))
+                .isEqualTo("prefix");
+        assertThat(matchedId(table.match("GET", null, "/v", Map.of("x-env", "v12")::get)))
+                .isEqualTo("regex");
+        assertThat(matchedId(table.match("GET", null, "/v", Map.of("x-env", "xv12")::get)))
+                .isEqualTo("present"); // full match, not find
+        assertThat(matchedId(table.match("GET", null, "/v", NO_HEADERS))).isEqualTo("absent");
+    }
+
+    @Test
+    void queryParametersMatchDecodedFirstValues() {
+        RouteTable table = new RouteTable(List.of(
+                valueRoute("v2", Map.of(), Map.of("version", new ValueMatch.Prefix("2")), Map.of()),
+                valueRoute("spaced", Map.of(), Map.of("q x", new ValueMatch.Exact("a b")), Map.of()),
+                valueRoute("modern", Map.of(), Map.of("legacy", ABSENT), Map.of()),
+                valueRoute("legacy", Map.of(), Map.of(), Map.of())));
+        assertThat(matchedId(table.match("GET", null, "/v", "version=2.1", NO_HEADERS)))
+                .isEqualTo("v2");
+        assertThat(matchedId(table.match("GET", null, "/v", "version=1&version=2", NO_HEADERS)))
+                .isEqualTo("modern"); // the first value counts
+        assertThat(matchedId(table.match("GET", null, "/v", "q%20x=a+b&legacy", NO_HEADERS)))
+                .isEqualTo("spaced");
+        assertThat(matchedId(table.match("GET", null, "/v", "legacy", NO_HEADERS)))
+                .isEqualTo("legacy"); // present without a value
+        assertThat(matchedId(table.match("GET", null, "/v", null, NO_HEADERS))).isEqualTo("modern");
+        assertThat(matchedId(table.match("GET", null, "/v", NO_HEADERS))).isEqualTo("modern");
+    }
+
+    @Test
+    void cookiesAreReadFromTheCookieHeader() {
+        RouteTable table = new RouteTable(List.of(
+                valueRoute("beta", Map.of(), Map.of(), Map.of("group", ValueMatch.Regex.of("beta-[0-9]+"))),
+                valueRoute("signed-in", Map.of(), Map.of(), Map.of("session", PRESENT)),
+                valueRoute("anonymous", Map.of(), Map.of(), Map.of("session", ABSENT))));
+        assertThat(matchedId(table.match("GET", null, "/v", Map.of("cookie", "a=1; group=beta-7; session=s")::get)))
+                .isEqualTo("beta");
+        assertThat(matchedId(table.match("GET", null, "/v", Map.of("cookie", "group=\"beta-7\"")::get)))
+                .isEqualTo("beta"); // a quoted value is read without its quotes
+        assertThat(matchedId(table.match("GET", null, "/v", Map.of("cookie", "xgroup=beta-7;session=")::get)))
+                .isEqualTo("signed-in");
+        assertThat(matchedId(table.match("GET", null, "/v", Map.of("cookie", "Session=s; group=alpha")::get)))
+                .isEqualTo("anonymous"); // names are case-sensitive
+        assertThat(matchedId(table.match("GET", null, "/v", NO_HEADERS))).isEqualTo("anonymous");
+    }
+
+    @Test
+    void aRouteFailingOnValuesFallsToTheNextOrNotFound() {
+        RouteTable table = new RouteTable(List.of(
+                valueRoute("first", Map.of(), Map.of("a", PRESENT), Map.of()),
+                valueRoute("second", Map.of(), Map.of("a", PRESENT, "b", PRESENT), Map.of()),
+                valueRoute("cookie", Map.of(), Map.of(), Map.of("c", new ValueMatch.Exact("1")))));
+        assertThat(matchedId(table.match("GET", null, "/v", "a&b", NO_HEADERS))).isEqualTo("first");
+        assertThat(matchedId(table.match("GET", null, "/v", "b", Map.of("cookie", "c=1")::get)))
+                .isEqualTo("cookie");
+        assertThat(table.match("GET", null, "/v", "b", Map.of("cookie", "c=2")::get))
+                .isSameAs(RouteTable.Result.NotFound.INSTANCE);
+    }
+
+    @Test
+    void noCookieHeaderIsReadWhenNoRouteMatchesOnCookies() {
+        RouteTable table =
+                new RouteTable(List.of(valueRoute("q", Map.of(), Map.of("a", PRESENT), Map.of()), route("rest", "/v")));
+        List<String> asked = new java.util.ArrayList<>();
+        assertThat(matchedId(table.match("GET", null, "/v", "b", name -> {
+                    asked.add(name);
+                    return null;
+                })))
+                .isEqualTo("rest");
+        assertThat(asked).doesNotContain("cookie");
+    }
 }

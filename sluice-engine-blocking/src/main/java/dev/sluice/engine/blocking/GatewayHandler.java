@@ -303,6 +303,7 @@ final class GatewayHandler extends Handler.Abstract {
                 request.getMethod(),
                 request.getConnectionMetaData().getHttpVersion().asString(),
                 request.getHttpURI().getPath(), // raw: RouteTable normalises it
+                request.getHttpURI().getQuery(), // raw, or null
                 headers::get,
                 headers::getValuesList);
     }

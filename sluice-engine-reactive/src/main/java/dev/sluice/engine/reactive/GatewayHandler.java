@@ -164,7 +164,8 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     /** What the core's front door reads of the request's head. */
     private static FrontDoor.Head head(ClientRequest in) {
         HttpHeaders headers = in.headers();
-        return new FrontDoor.Head(in.method, in.request.version().text(), in.path, headers::get, headers::getAll);
+        return new FrontDoor.Head(
+                in.method, in.request.version().text(), in.path, in.rawQuery, headers::get, headers::getAll);
     }
 
     private Mono<Void> answer(
