@@ -14,6 +14,7 @@ import dev.sluice.config.RouteMatch;
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.routing.PathPattern;
 import dev.sluice.routing.PathTemplate;
+import dev.sluice.routing.ValueMatch;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,7 +65,9 @@ public final class Routes {
         private final String path;
         private Set<String> methods = Set.of();
         private Optional<String> host = Optional.empty();
-        private final Map<String, String> headers = new LinkedHashMap<>();
+        private final Map<String, ValueMatch> headers = new LinkedHashMap<>();
+        private final Map<String, ValueMatch> query = new LinkedHashMap<>();
+        private final Map<String, ValueMatch> cookies = new LinkedHashMap<>();
 
         private MatchSpec(String path) {
             this.path = requireNonNull(path, "path");
@@ -82,12 +85,26 @@ public final class Routes {
 
         /** @param value the required value, or {@code *} for presence only */
         public MatchSpec header(String lowerCaseName, String value) {
-            headers.put(lowerCaseName, value);
+            return header(lowerCaseName, value.equals("*") ? ValueMatch.Present.INSTANCE : new ValueMatch.Exact(value));
+        }
+
+        public MatchSpec header(String lowerCaseName, ValueMatch requirement) {
+            headers.put(lowerCaseName, requirement);
+            return this;
+        }
+
+        public MatchSpec query(String name, ValueMatch requirement) {
+            query.put(name, requirement);
+            return this;
+        }
+
+        public MatchSpec cookie(String name, ValueMatch requirement) {
+            cookies.put(name, requirement);
             return this;
         }
 
         public RouteMatch build() {
-            return new RouteMatch(PathPattern.parse(path), methods, host, headers);
+            return new RouteMatch(PathPattern.parse(path), methods, host, headers, query, cookies);
         }
     }
 

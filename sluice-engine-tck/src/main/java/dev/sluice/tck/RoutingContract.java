@@ -5,6 +5,7 @@ import static dev.sluice.tck.Routes.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.http.ErrorBody;
+import dev.sluice.routing.ValueMatch;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
@@ -155,6 +156,53 @@ public abstract class RoutingContract extends ContractFixture {
             assertThat(error.get("message")).asString().startsWith("missing value for '{lang}': ");
 
             assertThat(inspected(get(gw, "/products/1?lang=en")).get("path")).isEqualTo("/inspect/catalog/1/en");
+        }
+    }
+
+    @Test
+    void queryValuesChooseARouteComparedDecoded() {
+        try (TestGateway gw = gateway()
+                .route("v2", on("/api").query("version", new ValueMatch.Prefix("2")), answering("v2"))
+                .route("spaced", on("/api").query("q", new ValueMatch.Exact("a b")), answering("spaced"))
+                .route("modern", on("/api").query("legacy", ValueMatch.Absent.INSTANCE), answering("modern"))
+                .route("legacy", on("/api"), answering("legacy"))
+                .start()) {
+            assertThat(text(get(gw, "/api?version=2.1&legacy"))).isEqualTo("v2");
+            assertThat(text(get(gw, "/api?q=a%20b&legacy=1"))).isEqualTo("spaced");
+            assertThat(text(get(gw, "/api?version=1"))).isEqualTo("modern");
+            assertThat(text(get(gw, "/api?legacy"))).isEqualTo("legacy");
+        }
+    }
+
+    @Test
+    void cookiesChooseARoute() {
+        try (TestGateway gw = gateway()
+                .route("beta", on("/app").cookie("group", ValueMatch.Regex.of("beta-[0-9]+")), answering("beta"))
+                .route("signed-in", on("/app").cookie("session", ValueMatch.Present.INSTANCE), answering("in"))
+                .route("anonymous", on("/app").cookie("session", ValueMatch.Absent.INSTANCE), answering("out"))
+                .start()) {
+            assertThat(text(send(gw, HttpRequest.newBuilder(gw.uri("/app")).header("Cookie", "a=1; group=beta-7"))))
+                    .isEqualTo("beta");
+            assertThat(text(send(
+                            gw, HttpRequest.newBuilder(gw.uri("/app")).header("Cookie", "group=beta-7x; session=s"))))
+                    .isEqualTo("in"); // the regex must match the whole value
+            assertThat(text(get(gw, "/app"))).isEqualTo("out");
+        }
+    }
+
+    @Test
+    void headerValuesChooseARouteAndANonMatchingRequestFallsThroughToNotFound() {
+        try (TestGateway gw = gateway()
+                .route("canary", on("/svc").header("x-env", new ValueMatch.Exact("canary")), answering("canary"))
+                .route("blue", on("/svc").header("x-env", new ValueMatch.Prefix("blue-")), answering("blue"))
+                .route("plain", on("/svc").header("x-env", ValueMatch.Absent.INSTANCE), answering("plain"))
+                .start()) {
+            assertThat(text(send(gw, HttpRequest.newBuilder(gw.uri("/svc")).header("X-Env", "canary"))))
+                    .isEqualTo("canary");
+            assertThat(text(send(gw, HttpRequest.newBuilder(gw.uri("/svc")).header("X-Env", "blue-3"))))
+                    .isEqualTo("blue");
+            assertThat(text(get(gw, "/svc"))).isEqualTo("plain");
+            assertError(send(gw, HttpRequest.newBuilder(gw.uri("/svc")).header("X-Env", "green")), 404, "not_found");
         }
     }
 }
