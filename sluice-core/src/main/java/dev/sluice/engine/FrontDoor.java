@@ -136,7 +136,8 @@ public final class FrontDoor {
     public static <H> Admission<H> admit(GatewaySnapshot<H> snapshot, Head head) {
         String method = head.method();
         String path = head.path();
-        return switch (snapshot.match(method, head.header().apply("Host"), path, head.query(), head.header())) {
+        return switch (snapshot.match(
+                method, head.header().apply("Host"), path, head.query(), routingHeaders(snapshot, head))) {
             case RouteTable.Result.Matched matched -> {
                 GatewaySnapshot.Compiled<H> route = snapshot.route(matched);
                 if (route.maxBody() != dev.sluice.config.ServerLimits.UNLIMITED) {
@@ -171,6 +172,20 @@ public final class FrontDoor {
             case RouteTable.Result.NotFound notFound -> Answer.error(404, ErrorBody.notFound(method, path), "");
             case RouteTable.Result.BadPath bad -> Answer.error(400, ErrorBody.badRequest(bad.reason()), "");
         };
+    }
+
+    /**
+     * The header lookup the route table reads: the head's, except that when a route matches on
+     * cookies the {@code cookie} header is every {@code Cookie} field joined (an HTTP/2 client may
+     * split them), so that both engines see the same cookies.
+     */
+    private static Function<String, String> routingHeaders(GatewaySnapshot<?> snapshot, Head head) {
+        if (!snapshot.readsCookies()) {
+            return head.header();
+        }
+        return name -> name.equalsIgnoreCase("cookie")
+                ? RouteTable.joinedCookies(head.headers().apply(name))
+                : head.header().apply(name);
     }
 
     /**

@@ -105,6 +105,11 @@ public final class GatewaySnapshot<H> {
         return table.match(method, host, rawPath, rawQuery, headers);
     }
 
+    /** Whether a route matches on cookies: see {@link RouteTable#readsCookies}. */
+    public boolean readsCookies() {
+        return table.readsCookies();
+    }
+
     /** A route this snapshot matched, compiled: its handler and policies, in one look-up. */
     public Compiled<H> route(RouteTable.Result.Matched matched) {
         Compiled<H> route = routes.get(matched.route());

@@ -25,6 +25,7 @@ public final class RouteTable {
 
     private final RouteConfig[] routes;
     private final boolean[] cors; // whether routes[i] has a cors filter
+    private final boolean readsCookies;
 
     public RouteTable(List<RouteConfig> routes) {
         this.routes = routes.toArray(RouteConfig[]::new);
@@ -32,6 +33,17 @@ public final class RouteTable {
         for (int i = 0; i < this.routes.length; i++) {
             cors[i] = this.routes[i].filters().stream().anyMatch(f -> f instanceof FilterConfig.Cors);
         }
+        this.readsCookies = routes.stream().anyMatch(r -> !r.match().cookies().isEmpty());
+    }
+
+    /**
+     * Whether some route matches on cookies, so that {@link #match} may ask for the {@code cookie}
+     * header: a caller whose request may carry several {@code Cookie} fields (HTTP/2 lets a client
+     * split them, RFC 9113 §8.2.3) then answers it with them joined by {@code "; "} (as {@link
+     * #joinedCookies}); one whose routes never ask pays nothing.
+     */
+    public boolean readsCookies() {
+        return readsCookies;
     }
 
     /** {@link #match(String, String, String, String, Function)} for a request without a query. */
@@ -152,6 +164,15 @@ public final class RouteTable {
             }
         }
         return true;
+    }
+
+    /** The {@code Cookie} fields of a request as one header value, or null when it has none. */
+    public static String joinedCookies(List<String> fields) {
+        return switch (fields.size()) {
+            case 0 -> null;
+            case 1 -> fields.getFirst();
+            default -> String.join("; ", fields);
+        };
     }
 
     /** What {@link #match} found. */

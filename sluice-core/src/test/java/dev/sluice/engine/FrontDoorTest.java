@@ -119,4 +119,34 @@ class FrontDoorTest {
         assertThat(upstream.body(null))
                 .isEqualTo(dev.sluice.http.ErrorBody.of(dev.sluice.http.UpstreamFailure.REFUSED, "app"));
     }
+
+    @Test
+    void routesSeeTheQueryAndEveryCookieFieldOfTheHead() throws dev.sluice.config.ConfigException {
+        GatewaySnapshot<String> values =
+                GatewaySnapshot.compile(ConfigLoader.parse("""
+                        upstreams:
+                          up: { url: "http://127.0.0.1:1" }
+                        routes:
+                          - id: beta
+                            match: { path: /v, query: { version: { prefix: "2" } }, cookies: { group: beta } }
+                            proxy: { upstream: up }
+                          - id: rest
+                            match: { path: /v }
+                            proxy: { upstream: up }
+                        """, "test.yaml"), route -> route.id());
+        assertThat(values.readsCookies()).isTrue();
+        assertThat(snapshot.readsCookies()).isFalse();
+        // HTTP/2 lets a client send its cookies as several fields
+        Map<String, List<String>> split = Map.of("cookie", List.of("a=1", "group=beta"));
+        FrontDoor.Head head = new FrontDoor.Head(
+                "GET",
+                "HTTP/2.0",
+                "/v",
+                "version=2.1",
+                name -> split.getOrDefault(name, List.of()).stream().findFirst().orElse(null),
+                name -> split.getOrDefault(name, List.of()));
+        assertThat(FrontDoor.admit(values, head).route()).isEqualTo("beta");
+        FrontDoor.Head noQuery = new FrontDoor.Head("GET", "HTTP/2.0", "/v", head.header(), head.headers());
+        assertThat(FrontDoor.admit(values, noQuery).route()).isEqualTo("rest");
+    }
 }

@@ -205,4 +205,40 @@ public abstract class RoutingContract extends ContractFixture {
             assertError(send(gw, HttpRequest.newBuilder(gw.uri("/svc")).header("X-Env", "green")), 404, "not_found");
         }
     }
+
+    /** HTTP/2 lets a client send its cookies as several fields (RFC 9113 §8.2.3): a route sees them all. */
+    @Test
+    void cookiesSplitAcrossHttp2FieldsChooseARoute() throws java.io.IOException {
+        try (TestGateway gw = gateway()
+                        .route(
+                                "beta",
+                                on("/app").cookie("group", new ValueMatch.Exact("beta")),
+                                proxy(APP).path(upstream.respond(203, "text/plain", "beta")))
+                        .route("other", on("/app"), answering("other"))
+                        .start();
+                H2Wire wire = H2Wire.connect(gw.port())) {
+            wire.headers(
+                    1,
+                    H2Wire.block(
+                            ":method",
+                            "GET",
+                            ":scheme",
+                            "http",
+                            ":authority",
+                            gw.authority(),
+                            ":path",
+                            "/app",
+                            "cookie",
+                            "a=1",
+                            "cookie",
+                            "group=beta"),
+                    true);
+            wire.flush();
+            H2Wire.Frame head = wire.readUntil(H2Wire.HEADERS).orElseThrow(() -> new AssertionError("closed"));
+            assertThat(head.stream()).isEqualTo(1);
+            assertThat(head.status())
+                    .as("the route taking group=beta (its upstream answers 203)")
+                    .isEqualTo(203);
+        }
+    }
 }
