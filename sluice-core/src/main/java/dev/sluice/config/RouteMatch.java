@@ -31,9 +31,9 @@ public record RouteMatch(
         requireNonNull(path, "path");
         methods = Set.copyOf(methods);
         requireNonNull(host, "host");
-        headers = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(headers));
-        query = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(query));
-        cookies = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(cookies));
+        headers = Map.copyOf(headers);
+        query = Map.copyOf(query);
+        cookies = Map.copyOf(cookies);
     }
 
     /**
