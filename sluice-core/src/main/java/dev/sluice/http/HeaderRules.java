@@ -76,6 +76,7 @@ public final class HeaderRules {
     // Every name never copied as it is, one lookup per header in any case: rewritten or framing names,
     // the route's drops and sets, and the hop-by-hop names.
     private HeaderNameSet requestBlocked;
+    private HeaderNameSet requestSetNames; // the route's request sets, for UpstreamHead
     private HeaderNameSet responseBlocked;
 
     private HeaderRules() {}
@@ -118,6 +119,7 @@ public final class HeaderRules {
         responseBlocked.addAll(rules.responseDrops);
         responseBlocked.addAll(HopByHop.names());
         rules.requestBlocked = new HeaderNameSet(requestBlocked);
+        rules.requestSetNames = new HeaderNameSet(rules.requestSets.keySet());
         rules.responseBlocked = new HeaderNameSet(responseBlocked);
         if (!rules.responseDrops.contains("content-type")) {
             rules.composedResponse.put("Content-Type", "application/json");
@@ -139,6 +141,11 @@ public final class HeaderRules {
     /** Headers the route sets on every upstream request (after the copied ones). */
     public Map<String, String> requestSets() {
         return requestSets;
+    }
+
+    /** Whether the route's {@code request-headers} set {@code name} (any case). */
+    public boolean setsRequest(CharSequence name) {
+        return !requestSets.isEmpty() && requestSetNames.contains(name);
     }
 
     /**

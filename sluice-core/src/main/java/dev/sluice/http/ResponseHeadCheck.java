@@ -33,6 +33,10 @@ public final class ResponseHeadCheck {
     private String problem;
     private String transferEncoding; // every Transfer-Encoding value, joined with ","
     private long contentLength = -1;
+    private boolean connectionClose; // a Connection field lists close
+    private boolean connectionKeepAlive; // a Connection field lists keep-alive
+
+    private static final String UNASKED_UPGRADE = "101 Switching Protocols to a request that asked for no upgrade";
 
     /** One header field as it arrived. */
     public void header(CharSequence name, CharSequence value) {
@@ -50,7 +54,11 @@ public final class ResponseHeadCheck {
                 return;
             }
         }
-        if (HeaderNameSet.equalsIgnoreCase("transfer-encoding", name)) {
+        if (HeaderNameSet.equalsIgnoreCase("connection", name)) {
+            String tokens = value.toString();
+            connectionClose |= HopByHop.listed("close", tokens);
+            connectionKeepAlive |= HopByHop.listed("keep-alive", tokens);
+        } else if (HeaderNameSet.equalsIgnoreCase("transfer-encoding", name)) {
             transferEncoding = transferEncoding == null ? value.toString() : transferEncoding + "," + value;
         } else if (HeaderNameSet.equalsIgnoreCase("content-length", name)) {
             // one field, one number: "4, 4" or a second field is refused even when equal, as Netty's
@@ -85,6 +93,30 @@ public final class ResponseHeadCheck {
         return status < 100 || status > 999 ? "status code " + status + " (expected: three digits)" : null;
     }
 
+    /** Whether a status is an interim (1xx) one: the final response follows it. */
+    public static boolean interim(int status) {
+        return status >= 100 && status < 200;
+    }
+
+    /**
+     * What is wrong with an interim response, or null when it is skipped and the final one awaited:
+     * a {@code 101} to a request that asked for no upgrade (Sluice asks none on a proxied request).
+     */
+    public static String interimProblem(int status) {
+        return status == 101 ? UNASKED_UPGRADE : null;
+    }
+
+    /**
+     * Whether the connection may carry another request after this response (RFC 9112 section 9.3),
+     * as its {@code Connection} fields say: an HTTP/1.1 one unless they list {@code close}, an
+     * HTTP/1.0 one only when they list {@code keep-alive}. The body's framing may still end it.
+     *
+     * @param minor the HTTP/1 version's minor number
+     */
+    public boolean keepsAlive(int minor) {
+        return minor == 0 ? connectionKeepAlive && !connectionClose : !connectionClose;
+    }
+
     /**
      * Whether a response has no body whatever its head says (RFC 9112 section 6.3): one to a HEAD
      * request, an interim (1xx) one, a 204 or a 304. Both engines frame a response by it.
@@ -105,7 +137,7 @@ public final class ResponseHeadCheck {
             return "HTTP/" + major + "." + minor + " (expected: HTTP/1.0 or HTTP/1.1)";
         }
         if (status == 101) {
-            return "101 Switching Protocols to a request that asked for no upgrade";
+            return UNASKED_UPGRADE;
         }
         if (transferEncoding != null) {
             if (minor == 0) {

@@ -56,4 +56,40 @@ class ResponseHeadCheckTest {
         assertThat(ResponseHeadCheck.bodyless(false, 206)).isFalse();
         assertThat(ResponseHeadCheck.bodyless(false, 404)).isFalse();
     }
+
+    @Test
+    void interimResponsesAreSkippedButAnUnasked101IsRefused() {
+        assertThat(ResponseHeadCheck.interim(100)).isTrue();
+        assertThat(ResponseHeadCheck.interim(103)).isTrue();
+        assertThat(ResponseHeadCheck.interim(199)).isTrue();
+        assertThat(ResponseHeadCheck.interim(200)).isFalse();
+        assertThat(ResponseHeadCheck.interim(99)).isFalse();
+        assertThat(ResponseHeadCheck.interimProblem(100)).isNull();
+        assertThat(ResponseHeadCheck.interimProblem(103)).isNull();
+        assertThat(ResponseHeadCheck.interimProblem(101)).contains("asked for no upgrade");
+        assertThat(new ResponseHeadCheck().verdict(1, 1, 101)).isEqualTo(ResponseHeadCheck.interimProblem(101));
+    }
+
+    @Test
+    void theConnectionFieldsDecideWhetherTheConnectionIsReused() {
+        assertThat(keepsAlive(1)).isTrue();
+        assertThat(keepsAlive(1, "close")).isFalse();
+        assertThat(keepsAlive(1, "Upgrade, CLOSE")).isFalse();
+        assertThat(keepsAlive(1, "keep-alive", " close ")).isFalse(); // a second field counts too
+        assertThat(keepsAlive(1, "closed")).isTrue(); // a token, not a prefix
+        assertThat(keepsAlive(0)).isFalse(); // HTTP/1.0 closes unless it says keep-alive
+        assertThat(keepsAlive(0, "Keep-Alive")).isTrue();
+        assertThat(keepsAlive(0, "foo,keep-alive")).isTrue();
+        assertThat(keepsAlive(0, "keep-alive, close")).isFalse();
+    }
+
+    private static boolean keepsAlive(int minor, String... connection) {
+        ResponseHeadCheck check = new ResponseHeadCheck();
+        check.header("Content-Type", "text/plain");
+        for (String value : connection) {
+            check.header("Connection", value);
+        }
+        assertThat(check.verdict(1, minor, 200)).isNull();
+        return check.keepsAlive(minor);
+    }
 }

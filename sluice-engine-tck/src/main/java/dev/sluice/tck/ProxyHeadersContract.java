@@ -7,13 +7,16 @@ import static dev.sluice.tck.Routes.requestHeaders;
 import static dev.sluice.tck.Routes.responseHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.config.FilterConfig;
 import dev.sluice.http.RequestId;
 import dev.sluice.http.TraceContext;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Headers through a proxy route: hop-by-hop, forwarding, Host, and the header filters. */
@@ -300,6 +303,53 @@ public abstract class ProxyHeadersContract extends ContractFixture {
             assertThat(response.headers().allValues("x-set")).containsExactly("s");
             assertThat(response.headers().allValues("x-remove-me")).isEmpty();
             assertThat(response.headers().allValues("x-kept")).containsExactly("k");
+        }
+    }
+
+    /**
+     * A header name the route's {@code request-headers} sets and a policy sets too (the {@code jwt}
+     * filter's {@code claims-to-headers}) reaches the upstream once, with the policy's value: the
+     * route's set is the same for every request, the policy's is decided for this one, after the route
+     * was chosen, so it is the later, more specific word (the policies' sets are applied after the
+     * route's). Before one core builder decided the head, the blocking engine sent both values.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aNameSetByTheRouteAndByAPolicyReachesTheUpstreamOnceWithThePolicysValue() {
+        try (JwksEndpoint idp = JwksEndpoint.start()) {
+            FilterConfig.Jwt jwt = new FilterConfig.Jwt(
+                    new FilterConfig.Jwt.JwksUrl(idp.url(), Duration.ofMinutes(5)),
+                    Optional.of(JwksEndpoint.ISSUER),
+                    List.of("shop"),
+                    List.of(),
+                    Duration.ofSeconds(60),
+                    FilterConfig.Jwt.ASYMMETRIC_DEFAULT,
+                    Map.of("sub", "x-user-id"));
+            FilterConfig.RequestHeaders routeSets = requestHeaders(Map.of("X-User-Id", "anonymous"), List.of());
+            try (TestGateway gw = gateway()
+                    .route("pass", on("/p/**"), proxy(APP).stripPrefix("/p"), routeSets, jwt)
+                    .route(
+                            "page",
+                            on("/page"),
+                            compose().part("a", APP, "/inspect/a").part("b", APP, "/inspect/b"),
+                            routeSets,
+                            jwt)
+                    .start()) {
+                String token = idp.token("alice", "shop", Map.of());
+                Map<String, Object> seen = inspected(gw.wire()
+                        .send(WireRequest.get("/p/inspect/twice")
+                                .header("Authorization", "Bearer " + token)
+                                .header("X-User-Id", "mallory")));
+                assertThat(headerValues(seen, "x-user-id")).containsExactly("alice");
+                Composed composed = Composed.of(gw.wire()
+                        .send(WireRequest.get("/page")
+                                .header("Authorization", "Bearer " + token)
+                                .header("X-User-Id", "mallory")));
+                for (String part : List.of("a", "b")) {
+                    Map<String, Object> partSeen = (Map<String, Object>) composed.part(part);
+                    assertThat(headerValues(partSeen, "x-user-id")).as(part).containsExactly("alice");
+                }
+            }
         }
     }
 }

@@ -6,6 +6,7 @@ import dev.sluice.http.HeaderRules;
 import dev.sluice.http.QueryString;
 import dev.sluice.http.RequestId;
 import dev.sluice.http.TraceContext;
+import dev.sluice.http.UpstreamHead;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.policy.UpstreamEdits;
 import java.util.Map;
@@ -35,6 +36,7 @@ final class Requests {
         private String requestId;
         private TraceContext trace;
         private ExchangeTally tally;
+        private UpstreamHead head;
 
         Exchange(Request request) {
             super(request);
@@ -128,39 +130,32 @@ final class Requests {
     }
 
     /**
-     * Host, X-Forwarded-*, the route's sets and the policies' sets, without copying any client header
-     * (composition parts).
+     * The headers the gateway adds ({@link UpstreamHead}), without copying any client header
+     * (composition parts). {@code Host} is written by the client once it has chosen the endpoint.
      */
     static void addForwarding(
             Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamEdits edits, UpstreamRequest out) {
-        HttpFields headers = request.getHeaders();
-        // Host: the client writes the authority of the endpoint the call goes to
-        out.header(RequestId.HEADER, requestId(request));
-        TraceContext trace = trace(request);
-        out.header(TraceContext.TRACEPARENT, trace.traceparent());
-        if (trace.tracestate() != null) {
-            out.header(TraceContext.TRACESTATE, trace.tracestate());
+        head(request).addTo(rules, edits.set(), null, out::header);
+    }
+
+    /** The exchange's {@link UpstreamHead}, made once from the client's headers. */
+    static UpstreamHead head(Request request) {
+        Exchange exchange = exchange(request);
+        UpstreamHead head = exchange.head;
+        if (head == null) {
+            HttpFields headers = request.getHeaders();
+            head = UpstreamHead.of(
+                    headers.get(UpstreamHead.X_FORWARDED_FOR),
+                    headers.get(UpstreamHead.X_FORWARDED_PROTO),
+                    headers.get(UpstreamHead.X_FORWARDED_HOST),
+                    headers.get(HttpHeader.HOST),
+                    request.getHttpURI().getScheme(),
+                    Request.getRemoteAddr(request),
+                    requestId(request),
+                    trace(request));
+            exchange.head = head;
         }
-        out.header(
-                "X-Forwarded-For",
-                HeaderRules.forwardedFor(headers.get("X-Forwarded-For"), Request.getRemoteAddr(request)));
-        String proto = headers.get("X-Forwarded-Proto");
-        out.header(
-                "X-Forwarded-Proto",
-                proto != null ? proto : request.getHttpURI().getScheme());
-        String host = headers.get("X-Forwarded-Host");
-        String clientHost = headers.get(HttpHeader.HOST);
-        if (host != null || clientHost != null) {
-            out.header("X-Forwarded-Host", host != null ? host : clientHost);
-        }
-        for (Map.Entry<String, String> set : rules.requestSets().entrySet()) {
-            out.header(set.getKey(), set.getValue());
-        }
-        if (!edits.isEmpty()) {
-            for (Map.Entry<String, String> set : edits.set().entrySet()) {
-                out.header(set.getKey(), set.getValue());
-            }
-        }
+        return head;
     }
 
     /** The request's decoded query parameters ({@link QueryString#parameters}). */

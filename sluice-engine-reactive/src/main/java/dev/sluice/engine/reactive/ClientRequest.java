@@ -4,6 +4,7 @@ import dev.sluice.http.HeaderRules;
 import dev.sluice.http.QueryString;
 import dev.sluice.http.RequestId;
 import dev.sluice.http.TraceContext;
+import dev.sluice.http.UpstreamHead;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.policy.UpstreamEdits;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -18,10 +19,6 @@ import reactor.netty.http.server.HttpServerRequest;
  * (decoded on first use), and the headers it sends upstream.
  */
 final class ClientRequest {
-
-    private static final String X_FORWARDED_FOR = "x-forwarded-for";
-    private static final String X_FORWARDED_PROTO = "x-forwarded-proto";
-    private static final String X_FORWARDED_HOST = "x-forwarded-host";
 
     final HttpServerRequest request;
     final String method;
@@ -90,56 +87,36 @@ final class ClientRequest {
         }
     }
 
-    /** Sets Host, the X-Forwarded-* trio and the route's request-header sets (proxy and parts). */
+    /** Writes the headers the gateway adds ({@link UpstreamHead}), Host included (proxy and parts). */
     void addForwarding(HeaderRules rules, String authority, HttpHeaders out) {
         forwarding().addTo(rules, authority, out);
     }
 
-    /** The X-Forwarded-* values of this request, computed once; safe to use from any thread. */
+    /** This request's {@link UpstreamHead} and policies' edits, made once; safe to use from any thread. */
     Forwarding forwarding() {
         Forwarding f = forwarding;
         if (f == null) {
             HttpHeaders in = request.requestHeaders();
-            String proto = in.get(X_FORWARDED_PROTO);
-            String host = in.get(X_FORWARDED_HOST);
-            if (host == null) {
-                host = in.get(HttpHeaderNames.HOST);
-            }
             f = new Forwarding(
-                    HeaderRules.forwardedFor(in.get(X_FORWARDED_FOR), clientAddress()),
-                    proto != null ? proto : request.scheme(),
-                    host,
-                    requestId(),
-                    trace(),
+                    UpstreamHead.of(
+                            in.get(UpstreamHead.X_FORWARDED_FOR),
+                            in.get(UpstreamHead.X_FORWARDED_PROTO),
+                            in.get(UpstreamHead.X_FORWARDED_HOST),
+                            in.get(HttpHeaderNames.HOST),
+                            request.scheme(),
+                            clientAddress(),
+                            requestId(),
+                            trace()),
                     edits);
             forwarding = f;
         }
         return f;
     }
 
-    /** The values a request sends upstream besides the client's own headers. */
-    record Forwarding(
-            String forwardedFor, String proto, String host, String requestId, TraceContext trace, UpstreamEdits edits) {
+    /** What a request's upstream requests carry besides the client's own headers. */
+    record Forwarding(UpstreamHead head, UpstreamEdits edits) {
         void addTo(HeaderRules rules, String authority, HttpHeaders out) {
-            out.set(HttpHeaderNames.HOST, authority);
-            out.set(RequestId.HEADER, requestId);
-            out.set(TraceContext.TRACEPARENT, trace.traceparent());
-            if (trace.tracestate() != null) {
-                out.set(TraceContext.TRACESTATE, trace.tracestate());
-            }
-            out.set(X_FORWARDED_FOR, forwardedFor);
-            out.set(X_FORWARDED_PROTO, proto);
-            if (host != null) {
-                out.set(X_FORWARDED_HOST, host);
-            }
-            for (Map.Entry<String, String> set : rules.requestSets().entrySet()) {
-                out.set(set.getKey(), set.getValue());
-            }
-            if (!edits.isEmpty()) {
-                for (Map.Entry<String, String> set : edits.set().entrySet()) {
-                    out.set(set.getKey(), set.getValue());
-                }
-            }
+            head.addTo(rules, edits.set(), authority, out::set);
         }
     }
 

@@ -297,11 +297,12 @@ final class Http1Exchange implements UpstreamResponse {
             if (code != null) {
                 throw new BadResponse(code);
             }
-            if (parser.status() >= 200) {
+            if (!ResponseHeadCheck.interim(parser.status())) {
                 break;
             }
-            if (parser.status() == 101) {
-                throw new BadResponse("101 Switching Protocols to a request that asked for no upgrade");
+            String refusal = ResponseHeadCheck.interimProblem(parser.status());
+            if (refusal != null) {
+                throw new BadResponse(refusal);
             }
             parser.reset(head); // interim response: the real one follows
         }
@@ -317,7 +318,7 @@ final class Http1Exchange implements UpstreamResponse {
         if (problem != null) {
             throw new BadResponse(problem);
         }
-        frame(head);
+        frame(head, check);
     }
 
     /**
@@ -372,19 +373,8 @@ final class Http1Exchange implements UpstreamResponse {
     }
 
     /** RFC 9112 section 6.3: how the body is delimited (the head passed the core's check). */
-    private void frame(boolean head) {
-        boolean close = parser.minor() == 0; // HTTP/1.0: closes unless it says keep-alive
-        for (int i = 0; i < parser.headerCount(); i++) {
-            if (parser.headerName(i).equalsIgnoreCase("connection")) {
-                String value = parser.headerValue(i);
-                if (parser.minor() == 0) {
-                    close &= !hasToken(value, "keep-alive");
-                } else {
-                    close |= hasToken(value, "close");
-                }
-            }
-        }
-        reusable = !close;
+    private void frame(boolean head, ResponseHeadCheck check) {
+        reusable = check.keepsAlive(parser.minor());
         if (ResponseHeadCheck.bodyless(head, status)) { // a final status here: interim ones are skipped
             framing = Framing.NONE;
             contentLength = 0;
@@ -398,15 +388,6 @@ final class Http1Exchange implements UpstreamResponse {
             framing = Framing.CLOSE;
             reusable = false;
         }
-    }
-
-    private static boolean hasToken(String value, String token) {
-        for (String part : value.split(",")) {
-            if (part.trim().equalsIgnoreCase(token)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override
