@@ -36,6 +36,9 @@ final class Substitution {
     private final java.util.Set<String> failed = new java.util.HashSet<>();
 
     private final List<Problem> own = new ArrayList<>();
+    /** The maps and lists being resolved, from the document down to the current one (by identity). */
+    private final java.util.Set<Object> enclosing =
+            java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     Substitution(Function<String, String> env, Path base, List<Problem> problems) {
         this.env = env;
@@ -45,6 +48,21 @@ final class Substitution {
 
     /** {@code node} (a parsed YAML document or part of one) with every reference replaced. */
     Object resolve(Object node, String path) {
+        if (!(node instanceof Map<?, ?>) && !(node instanceof List<?>)) {
+            return node instanceof String text && text.contains("${") ? variables(text, path) : node;
+        }
+        if (!enclosing.add(node)) { // an alias inside the value it names (&a [*a]): no configuration value is that
+            fail(new Problem(path, "a YAML alias names a value that contains it (expected: a value without cycles)"));
+            return null;
+        }
+        try {
+            return resolveContainer(node, path);
+        } finally {
+            enclosing.remove(node);
+        }
+    }
+
+    private Object resolveContainer(Object node, String path) {
         if (node instanceof Map<?, ?> map) {
             if (map.size() == 1 && map.get(SECRET_FILE) instanceof String file) {
                 return secretFile(file, path);
@@ -56,17 +74,12 @@ final class Substitution {
             }
             return resolved;
         }
-        if (node instanceof List<?> list) {
-            List<Object> resolved = new ArrayList<>(list.size());
-            for (int i = 0; i < list.size(); i++) {
-                resolved.add(resolve(list.get(i), path + "[" + i + "]"));
-            }
-            return resolved;
+        List<?> list = (List<?>) node;
+        List<Object> resolved = new ArrayList<>(list.size());
+        for (int i = 0; i < list.size(); i++) {
+            resolved.add(resolve(list.get(i), path + "[" + i + "]"));
         }
-        if (node instanceof String text && text.contains("${")) {
-            return variables(text, path);
-        }
-        return node;
+        return resolved;
     }
 
     private Object secretFile(String name, String path) {

@@ -107,4 +107,18 @@ class SubstitutionTest {
                 .anyMatch(m -> m.contains("${ADMIN_PORT}"));
         assertThat(e.getMessage()).doesNotContain("hunter2").doesNotContain("abc:def");
     }
+
+    /** Found by the fuzz test (corpus input c-recursive-alias): resolving walked the cycle until the stack overflowed. */
+    @Test
+    void anAliasInsideTheValueItNamesIsAProblemAtItsPathNotAStackOverflow() {
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> parse("""
+                server: { port: 8080 }
+                upstreams:
+                  catalog: &loop { url: "http://localhost:8081", tags: [a, *loop] }
+                """ + ROUTES, Map.of()));
+        assertThat(e).isNotNull();
+        assertThat(e.problems())
+                .anyMatch(p -> p.path().equals("upstreams.catalog.tags[1]")
+                        && p.message().contains("contains it"));
+    }
 }
