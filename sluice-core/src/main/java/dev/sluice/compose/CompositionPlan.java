@@ -102,32 +102,7 @@ public final class CompositionPlan {
      *     a smaller ring with {@link #answered(int, int, String, long)})
      * @param clock {@code System::nanoTime}, or a test's ticker
      * @param observer told of every part as it settles ({@link GatewayObserver#NONE}: nobody is)
-     */
-    public CompositionPlan(
-            String route,
-            ComposeTarget target,
-            JsonSplice splice,
-            int readAhead,
-            LongSupplier clock,
-            GatewayObserver observer) {
-        this(route, target, splice, readAhead, clock, observer, null);
-    }
-
-    /**
-     * @param tally the exchange's, given every part's outcome once all have settled
-     */
-    public CompositionPlan(
-            String route,
-            ComposeTarget target,
-            JsonSplice splice,
-            int readAhead,
-            LongSupplier clock,
-            GatewayObserver observer,
-            ExchangeTally tally) {
-        this(route, target, splice, readAhead, clock, observer, tally, Delivery.JSON);
-    }
-
-    /**
+     * @param tally the exchange's, given every part's outcome once all have settled (null: none)
      * @param delivery the format chosen by {@link DeliveryNegotiation#choose} for this request
      */
     public CompositionPlan(

@@ -37,7 +37,15 @@ class CompositionPlanTest {
         ComposeTarget target = new ComposeTarget(fanout, order, onError, Duration.ofSeconds(2), false, List.of(parts));
         JsonSplice splice =
                 new JsonSplice(target.parts().stream().map(PartConfig::name).toList());
-        return new CompositionPlan("", target, splice, 100, () -> now, dev.sluice.observe.GatewayObserver.NONE);
+        return new CompositionPlan(
+                "",
+                target,
+                splice,
+                100,
+                () -> now,
+                dev.sluice.observe.GatewayObserver.NONE,
+                null,
+                ComposeTarget.Delivery.JSON);
     }
 
     static PartConfig part(String name) {
@@ -262,7 +270,14 @@ class CompositionPlanTest {
         ComposeTarget target = new ComposeTarget(
                 Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, Duration.ofSeconds(2), true, List.of(part("a")));
         CompositionPlan plan = new CompositionPlan(
-                "", target, new JsonSplice(List.of("a")), 100, () -> now, dev.sluice.observe.GatewayObserver.NONE);
+                "",
+                target,
+                new JsonSplice(List.of("a")),
+                100,
+                () -> now,
+                dev.sluice.observe.GatewayObserver.NONE,
+                null,
+                ComposeTarget.Delivery.JSON);
         steps(plan);
         plan.answered(0, 200, JSON);
         byte[] body = "{\"x\":".getBytes(StandardCharsets.UTF_8);
@@ -295,8 +310,15 @@ class CompositionPlanTest {
         };
         ComposeTarget target = new ComposeTarget(
                 Fanout.PARALLEL, Order.ARRIVAL, OnError.PARTIAL, Duration.ofSeconds(2), false, List.of(part("a")));
-        CompositionPlan plan =
-                new CompositionPlan("page", target, new JsonSplice(List.of("a")), 100, () -> now, observer);
+        CompositionPlan plan = new CompositionPlan(
+                "page",
+                target,
+                new JsonSplice(List.of("a")),
+                100,
+                () -> now,
+                observer,
+                null,
+                ComposeTarget.Delivery.JSON);
         steps(plan);
         plan.answered(0, 200, JSON);
         plan.received(0, 10);
@@ -316,7 +338,15 @@ class CompositionPlanTest {
                 Duration.ofSeconds(2),
                 false,
                 List.of(part("a"), part("b")));
-        plan = new CompositionPlan("page", target, new JsonSplice(List.of("a", "b")), 100, () -> now, observer);
+        plan = new CompositionPlan(
+                "page",
+                target,
+                new JsonSplice(List.of("a", "b")),
+                100,
+                () -> now,
+                observer,
+                null,
+                ComposeTarget.Delivery.JSON);
         steps(plan);
         plan.answered(0, 200, JSON);
         plan.failed(1, UpstreamFailure.REFUSED, 0);
