@@ -95,7 +95,7 @@ final class ComposeRoute implements BlockingRoute {
             UpstreamClient client = clients[i];
             String path = client.config().basePath() + part.path().expand(match.variables(), query, match.remainder());
             UpstreamRequest out = new UpstreamRequest("GET", path).header("Accept", "application/json");
-            Requests.addForwarding(request, client.config(), rules, edits, out);
+            Requests.addForwarding(request, rules, edits, out);
             fetches[i] = new PartFetch(composition, i, part, client, out, readAhead, plan.validator(i), rings, budget);
             composition.add(fetches[i]);
         }

@@ -79,7 +79,7 @@ final class ProxyRoute implements BlockingRoute {
             return;
         }
         UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match, edits));
-        Requests.forwardHeaders(request, client.config(), rules, edits, out);
+        Requests.forwardHeaders(request, rules, edits, out);
         HttpFields headers = request.getHeaders();
         long length = RequestFraming.upstreamBody(
                 request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_2,

@@ -1,6 +1,5 @@
 package dev.sluice.engine.blocking;
 
-import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.QueryString;
@@ -117,8 +116,7 @@ final class Requests {
      * Copies the client's headers that cross the gateway (neither the route's rules nor its policies'
      * edits hold them back), then Host, X-Forwarded-*, the route's sets and the policies' sets.
      */
-    static void forwardHeaders(
-            Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamEdits edits, UpstreamRequest out) {
+    static void forwardHeaders(Request request, HeaderRules rules, UpstreamEdits edits, UpstreamRequest out) {
         HttpFields headers = request.getHeaders();
         String connection = headers.get(HttpHeader.CONNECTION);
         for (HttpField field : headers) {
@@ -126,15 +124,14 @@ final class Requests {
                 out.header(field.getName(), field.getValue());
             }
         }
-        addForwarding(request, upstream, rules, edits, out);
+        addForwarding(request, rules, edits, out);
     }
 
     /**
      * The headers the gateway adds ({@link UpstreamHead}), without copying any client header
      * (composition parts). {@code Host} is written by the client once it has chosen the endpoint.
      */
-    static void addForwarding(
-            Request request, UpstreamConfig upstream, HeaderRules rules, UpstreamEdits edits, UpstreamRequest out) {
+    static void addForwarding(Request request, HeaderRules rules, UpstreamEdits edits, UpstreamRequest out) {
         head(request).addTo(rules, edits.set(), null, out::header);
     }
 

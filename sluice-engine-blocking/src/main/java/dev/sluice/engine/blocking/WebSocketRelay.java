@@ -45,7 +45,7 @@ final class WebSocketRelay {
 
     void relay(Request request, Response response, String target, UpstreamEdits edits) throws Exception {
         UpstreamRequest out = new UpstreamRequest(request.getMethod(), target);
-        Requests.forwardHeaders(request, client.config(), rules, edits, out);
+        Requests.forwardHeaders(request, rules, edits, out);
         WebSocketUpgrade.UPSTREAM_HEADERS.forEach(out::header);
         long began = System.nanoTime();
         UpstreamConfig endpoint = client.config();
