@@ -1,5 +1,7 @@
 package dev.sluice.tck;
 
+import static dev.sluice.tck.ChunkedWire.chunk;
+import static dev.sluice.tck.ChunkedWire.line;
 import static dev.sluice.tck.Routes.compose;
 import static dev.sluice.tck.Routes.on;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -276,33 +278,6 @@ public abstract class CompositionDeliveryContract extends ContractFixture {
             head.append((char) b);
         }
         return head.toString();
-    }
-
-    /** The next chunk's data of a chunked body; empty for the last chunk. */
-    private static byte[] chunk(InputStream in) throws IOException {
-        String size = line(in);
-        if (size.isEmpty()) {
-            size = line(in);
-        }
-        int n = Integer.parseInt(size.split(";")[0].trim(), 16);
-        byte[] data = in.readNBytes(n);
-        if (n == 0) {
-            line(in); // the empty trailer
-        }
-        return data;
-    }
-
-    private static String line(InputStream in) throws IOException {
-        StringBuilder line = new StringBuilder();
-        for (int b = in.read(); b != '\n'; b = in.read()) {
-            if (b < 0) {
-                throw new IOException("the connection closed mid-line: " + line);
-            }
-            if (b != '\r') {
-                line.append((char) b);
-            }
-        }
-        return line.toString();
     }
 
     /** Decodes a gzip stream as its chunks come, for what has arrived so far. */

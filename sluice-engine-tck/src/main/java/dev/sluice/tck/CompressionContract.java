@@ -1,5 +1,7 @@
 package dev.sluice.tck;
 
+import static dev.sluice.tck.ChunkedWire.chunk;
+import static dev.sluice.tck.ChunkedWire.line;
 import static dev.sluice.tck.Routes.compose;
 import static dev.sluice.tck.Routes.on;
 import static dev.sluice.tck.Routes.proxy;
@@ -356,43 +358,6 @@ public abstract class CompressionContract extends ContractFixture {
                     line.substring(colon + 1).trim());
         }
         return head;
-    }
-
-    /**
-     * One chunk's data, returned as soon as it is in (the CRLF after it is taken before the next
-     * chunk's size: Jetty sends it with the next chunk); empty for the last chunk.
-     */
-    private static byte[] chunk(InputStream in) throws IOException {
-        String size = line(in);
-        if (size.isEmpty()) { // the CRLF that ended the previous chunk's data
-            size = line(in);
-        }
-        int semi = size.indexOf(';');
-        int n = Integer.parseInt((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
-        if (n == 0) {
-            while (!line(in).isEmpty()) {
-                // trailer fields, up to the empty line
-            }
-            return new byte[0];
-        }
-        byte[] data = in.readNBytes(n);
-        if (data.length != n) {
-            throw new IOException("the connection ended inside a chunk");
-        }
-        return data;
-    }
-
-    private static String line(InputStream in) throws IOException {
-        StringBuilder line = new StringBuilder();
-        for (int b = in.read(); b != '\n'; b = in.read()) {
-            if (b < 0) {
-                throw new IOException("the connection ended inside a line: " + line);
-            }
-            if (b != '\r') {
-                line.append((char) b);
-            }
-        }
-        return line.toString();
     }
 
     /** A gzip member decompressed as its bytes arrive, with the JDK's Inflater. */

@@ -1,0 +1,49 @@
+package dev.sluice.tck;
+
+import java.io.IOException;
+import java.io.InputStream;
+
+/** Reading an HTTP/1.1 chunked body off a raw socket a chunk at a time, as the contracts that watch parts arrive do. */
+final class ChunkedWire {
+
+    private ChunkedWire() {}
+
+    /**
+     * One chunk's data, returned as soon as it is in (the CRLF after it is taken before the next
+     * chunk's size: Jetty sends it with the next chunk); empty for the last chunk, whose trailer
+     * fields are read up to the empty line.
+     */
+    static byte[] chunk(InputStream in) throws IOException {
+        String size = line(in);
+        if (size.isEmpty()) { // the CRLF that ended the previous chunk's data
+            size = line(in);
+        }
+        int semi = size.indexOf(';');
+        int n = Integer.parseInt((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
+        if (n == 0) {
+            while (!line(in).isEmpty()) {
+                // trailer fields, up to the empty line
+            }
+            return new byte[0];
+        }
+        byte[] data = in.readNBytes(n);
+        if (data.length != n) {
+            throw new IOException("the connection ended inside a chunk");
+        }
+        return data;
+    }
+
+    /** One line, without its CR LF. */
+    static String line(InputStream in) throws IOException {
+        StringBuilder line = new StringBuilder();
+        for (int b = in.read(); b != '\n'; b = in.read()) {
+            if (b < 0) {
+                throw new IOException("the connection ended inside a line: " + line);
+            }
+            if (b != '\r') {
+                line.append((char) b);
+            }
+        }
+        return line.toString();
+    }
+}
