@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.config.PartConfig.Shaping;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -15,6 +16,8 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Fuzz targets for the JSON a composition relays and writes (run by {@code
@@ -174,6 +177,114 @@ public final class JsonFuzzTargets {
         List<String> listed = new ArrayList<>();
         meta.get("failed").forEach(n -> listed.add(n.asText()));
         check(listed.equals(failed), "_meta.failed is " + listed + ", expected " + failed, response);
+    }
+
+    /** The shapings {@link #shape} picks from; the last holds member names of at most 4 bytes. */
+    private static final List<Shaping> SHAPINGS = List.of(
+            new Shaping(List.of("a", "b.c", "d[*].a"), List.of(), Map.of(), Optional.empty(), 4096),
+            new Shaping(List.of(), List.of("a", "b.c"), Map.of(), Optional.empty(), 4096),
+            new Shaping(List.of("a", "b"), List.of(), Map.of("a", "z", "b.c", "y"), Optional.empty(), 4096),
+            new Shaping(List.of(), List.of("c"), Map.of("b", "a"), Optional.empty(), 4096),
+            new Shaping(List.of("a"), List.of(), Map.of(), Optional.of("/b"), 4096),
+            new Shaping(List.of(), List.of(), Map.of(), Optional.of("/d/0"), 4096),
+            new Shaping(List.of(), List.of(), Map.of(), Optional.of("/a~1b/~0"), 4096),
+            new Shaping(List.of("ab"), List.of(), Map.of(), Optional.empty(), 4));
+
+    /**
+     * Input: one byte whose low three bits pick a shaping and whose high bits a chunk and room size,
+     * then the bytes to shape. JsonShaper never throws; its output and verdict are the same however
+     * the input is split and however little room it is given; it fails exactly when JsonValidator
+     * does (or, valid input, for a member name over its bound); on valid UTF-8 JSON without escapes
+     * or repeated names, its output is what a tree filter over Jackson's tree gives.
+     */
+    public static void shape(byte[] data) throws IOException {
+        if (data.length == 0) {
+            return;
+        }
+        Shaping shaping = SHAPINGS.get(data[0] & 0x07);
+        int chunk = ((data[0] >> 3) & 0x07) + 1;
+        int room = ((data[0] >> 6) & 0x03) + 1;
+        byte[] json = java.util.Arrays.copyOfRange(data, 1, data.length);
+
+        String whole = shaped(shaping, json, json.length, json.length * 4 + 64);
+        String split = shaped(shaping, json, chunk, room);
+        String bound = "FAILED a member name longer than " + shaping.maxKeyBytes() + " bytes";
+        // Failing for a long name or for the JSON may come first in one split and second in another.
+        boolean eitherFailure = whole.startsWith("FAILED ")
+                && split.startsWith("FAILED ")
+                && (whole.startsWith(bound) || split.startsWith(bound));
+        check(
+                eitherFailure || split.equals(whole),
+                "shaping depends on the split (" + chunk + ", room " + room + "): " + split + " vs " + whole,
+                json);
+
+        JsonValidator validator = new JsonValidator();
+        validator.feed(json, 0, json.length);
+        boolean valid = validator.finish();
+        if (!valid) {
+            check(
+                    whole.equals("FAILED " + validator.error()) || whole.startsWith(bound),
+                    "invalid JSON (" + validator.error() + ") shaped as " + whole,
+                    json);
+            return;
+        }
+        if (whole.startsWith("FAILED ")) {
+            check(whole.startsWith(bound), "valid JSON failed: " + whole, json);
+            return;
+        }
+        if (!isUtf8(json) || contains(json, (byte) '\\')) {
+            return; // names are matched as written, Jackson's tree decodes escapes
+        }
+        JsonNode doc;
+        try {
+            doc = STRICT.readTree(new String(json, UTF_8));
+        } catch (IOException e) {
+            return; // a repeated member name: Jackson's tree keeps one
+        }
+        JsonNode want = JsonShaperTest.tree(shaping, doc);
+        if (want == null) {
+            check(whole.startsWith("ABSENT "), "a value at the take pointer was found: " + whole, json);
+            return;
+        }
+        check(!whole.startsWith("ABSENT "), "no value at the take pointer in " + doc, json);
+        JsonNode got = MAPPER.readTree(whole);
+        check(got.equals(want), "shaped " + got + ", a tree filter gives " + want, json);
+    }
+
+    private static final ObjectMapper STRICT =
+            new ObjectMapper(JSON.copy().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
+
+    /** Shapes {@code json} fed {@code chunk} bytes at a time into rooms of {@code room} bytes. */
+    private static String shaped(Shaping shaping, byte[] json, int chunk, int room) {
+        JsonShaper shaper = new JsonShaper(shaping);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[room];
+        int pos = 0;
+        while (pos < json.length || shaper.hasPending()) {
+            int end = Math.min(json.length, pos + chunk);
+            int used = shaper.shape(json, pos, end - pos, buffer, 0, room);
+            pos += used;
+            out.write(buffer, 0, shaper.produced());
+            if (used == 0 && shaper.produced() == 0 && !shaper.hasPending() && pos < json.length) {
+                throw new AssertionError("no progress at byte " + pos);
+            }
+        }
+        if (!shaper.finish()) {
+            return "FAILED " + shaper.error();
+        }
+        if (shaper.absent()) {
+            return "ABSENT " + shaper.error();
+        }
+        return out.toString(UTF_8);
+    }
+
+    private static boolean contains(byte[] bytes, byte b) {
+        for (byte x : bytes) {
+            if (x == b) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Null when Jackson reads exactly one JSON value (whitespace around it), else why not. */

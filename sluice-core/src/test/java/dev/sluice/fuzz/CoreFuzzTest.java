@@ -22,6 +22,7 @@ import java.util.Arrays;
  *   r  normalise, PathPattern, PathTemplate, ProxyPath RoutingFuzzTargets.route
  *   j  JsonValidator against Jackson                  JsonFuzzTargets.validate
  *   s  JsonSplice                                     JsonFuzzTargets.splice
+ *   x  JsonShaper against a tree filter               JsonFuzzTargets.shape
  *   c  ConfigLoader.parse                             ConfigFuzzTargets.parse
  *   h  ResponseHeadCheck                              HeadFuzzTargets.responseHead
  *   f  RequestFraming.check                           HeadFuzzTargets.requestFraming
@@ -29,7 +30,7 @@ import java.util.Arrays;
  */
 class CoreFuzzTest {
 
-    private static final String TARGETS = "prjschf";
+    private static final String TARGETS = "prjsxchf";
 
     @FuzzTest(maxDuration = "10s")
     void fuzz(byte[] input) throws Exception {
@@ -46,6 +47,7 @@ class CoreFuzzTest {
             case 'r' -> RoutingFuzzTargets.route(data);
             case 'j' -> JsonFuzzTargets.validate(data);
             case 's' -> JsonFuzzTargets.splice(data);
+            case 'x' -> JsonFuzzTargets.shape(data);
             case 'c' -> ConfigFuzzTargets.parse(data);
             case 'h' -> HeadFuzzTargets.responseHead(data);
             default -> HeadFuzzTargets.requestFraming(data);
