@@ -95,6 +95,18 @@ final class CustomPolicyBinder {
             }
         }
         List<PolicyFactory> named = factories.getOrDefault(name, List.of());
+        Optional<String> byClass = factories.values().stream()
+                .flatMap(List::stream)
+                .filter(f -> f.getClass().getName().equals(name))
+                .map(PolicyFactory::name)
+                .findFirst();
+        if (named.isEmpty() && byClass.isPresent()) { // the '- class: com.acme...' habit
+            m.problem(
+                    "policy",
+                    "'" + name + "' is the class of the policy named '" + byClass.get()
+                            + "' (expected: the policy's name, policy: " + byClass.get() + ")");
+            return Optional.empty();
+        }
         if (named.isEmpty()) {
             m.problem(
                     "policy",

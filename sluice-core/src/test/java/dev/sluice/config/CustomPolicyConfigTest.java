@@ -69,6 +69,13 @@ class CustomPolicyConfigTest {
     }
 
     @Test
+    void aFactorysClassNameIsAProblemThatSaysItsName() {
+        assertThat(problems(route("- custom: { policy: dev.sluice.spi.TestPolicies$Stamp }")))
+                .containsExactly("routes[0].filters[0].custom.policy: 'dev.sluice.spi.TestPolicies$Stamp' is the class"
+                        + " of the policy named 'test-stamp' (expected: the policy's name, policy: test-stamp)");
+    }
+
+    @Test
     void theFactorysRefusalOfASettingIsAProblemByPathListedWithTheOthers() {
         assertThat(problems(route("""
                         - custom: { policy: test-stamp, settings: { header: x-plan } }
