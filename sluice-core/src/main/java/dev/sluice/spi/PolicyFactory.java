@@ -19,8 +19,9 @@ public interface PolicyFactory {
 
     /**
      * The name a configuration calls the policy by ({@code custom.policy}); also what observers call
-     * it when it refuses (the {@code policy} label of {@code sluice_policy_refusals_total}). Letters,
-     * digits, '.', '_' and '-'; unique on the class path.
+     * it when it refuses (the {@code policy} label of {@code sluice_policy_refusals_total}): a short
+     * name such as {@code tenant}, unique on the class path (two factories of one name are a problem
+     * for a file that names it).
      */
     String name();
 
