@@ -311,6 +311,46 @@ public sealed interface FilterConfig {
     }
 
     /**
+     * A team's own inbound policy: {@code custom: {policy: tenant, settings: {..}}}, made by the
+     * {@link dev.sluice.spi.PolicyFactory} of that name the class path registers (found by {@link
+     * java.util.ServiceLoader} when the configuration loads). Each compiled snapshot gets instances of
+     * its own ({@code dev.sluice.policy.PolicyChain}).
+     *
+     * @param factory the factory the configuration named
+     * @param settings what the factory makes the policy from
+     */
+    record Custom(dev.sluice.spi.PolicyFactory factory, dev.sluice.spi.PolicySettings settings)
+            implements FilterConfig {
+        public Custom {
+            Objects.requireNonNull(factory, "factory");
+            Objects.requireNonNull(settings, "settings");
+        }
+
+        /** The policy's name: its factory's. */
+        public String policy() {
+            return factory.name();
+        }
+
+        /** The same policy with the same settings: the same factory class (a load makes new factories). */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Custom other
+                    && factory.getClass() == other.factory.getClass()
+                    && settings.equals(other.settings);
+        }
+
+        @Override
+        public int hashCode() {
+            return factory.getClass().hashCode() * 31 + settings.hashCode();
+        }
+
+        @Override
+        public String toString() {
+            return "Custom[policy=" + factory.name() + ", settings=" + settings + "]";
+        }
+    }
+
+    /**
      * Compresses the route's responses for clients that accept it: {@code compression: {types:
      * [application/json], min-size: 1KiB, level: 1, codings: [gzip], zstd-level: 3}} (see {@code
      * dev.sluice.compress.Compression}).

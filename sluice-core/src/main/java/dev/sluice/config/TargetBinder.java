@@ -21,6 +21,7 @@ final class TargetBinder {
 
     private final AuthBinder auth;
     private final CorsBinder cors;
+    private final CustomPolicyBinder custom;
 
     TargetBinder(Set<String> upstreams, java.nio.file.Path base, boolean redis, List<Problem> problems) {
         this.upstreams = upstreams;
@@ -28,6 +29,7 @@ final class TargetBinder {
         this.problems = problems;
         this.auth = new AuthBinder(base, problems);
         this.cors = new CorsBinder(problems);
+        this.custom = new CustomPolicyBinder(problems);
     }
 
     Optional<Target> proxy(Mapping m, Optional<PathPattern> routePath) {
@@ -305,6 +307,7 @@ final class TargetBinder {
                 case "rate-limit" -> rateLimit(body, at + "." + kind).ifPresent(filters::add);
                 case "ip-filter" -> ipFilter(body, at + "." + kind).ifPresent(filters::add);
                 case "cors" -> cors.cors(body, at + "." + kind).ifPresent(filters::add);
+                case "custom" -> custom.custom(body, at + "." + kind).ifPresent(filters::add);
                 case "compression" -> {
                     if (compression) {
                         problems.add(
@@ -319,7 +322,7 @@ final class TargetBinder {
                     problems.add(new Problem(
                             at + "." + kind,
                             "unknown filter (expected: one of request-headers, response-headers, concurrency,"
-                                    + " max-body, jwt, api-key, rate-limit, ip-filter, cors, compression)"));
+                                    + " max-body, jwt, api-key, rate-limit, ip-filter, cors, compression, custom)"));
             }
         }
         return filters;

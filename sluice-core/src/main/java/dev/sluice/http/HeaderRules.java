@@ -101,6 +101,7 @@ public final class HeaderRules {
                 case FilterConfig.RateLimit r -> {} // a policy: PolicyChain
                 case FilterConfig.IpFilter f -> {} // a policy: PolicyChain
                 case FilterConfig.Cors c -> {} // a policy: PolicyChain
+                case FilterConfig.Custom c -> {} // a policy: PolicyChain (its edits come with its Decision)
                 case FilterConfig.Compression c -> {} // applied to the response: Compression
                 case FilterConfig.ResponseHeaders h -> {
                     h.remove().forEach(n -> rules.responseDrops.add(n.toLowerCase(Locale.ROOT)));

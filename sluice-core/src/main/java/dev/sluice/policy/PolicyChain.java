@@ -42,7 +42,9 @@ public final class PolicyChain {
      * store). A {@code cors} filter is asked first wherever it is listed: a browser's preflight
      * carries no credentials, and a later refusal (a {@code 401}, a {@code 429}) must carry its
      * fields for a page to read it. Every policy that asks for the client's address gets the route's
-     * {@link ClientAddress}.
+     * {@link ClientAddress}. A {@code custom} filter's policy is made anew by its factory for each
+     * chain, that is for each snapshot ({@link CustomPolicy}): a reload's settings take effect in new
+     * instances.
      */
     public static PolicyChain of(RouteConfig route, PolicyResources resources) {
         List<InboundPolicy> policies = new ArrayList<>();
@@ -64,6 +66,7 @@ public final class PolicyChain {
                     }
                 }
                 case FilterConfig.Cors c -> policies.addFirst(new Cors(c)); // a preflight carries no credentials
+                case FilterConfig.Custom c -> policies.add(CustomPolicy.of(c, route.id()));
                 case FilterConfig.ResponseHeaders h -> {}
                 case FilterConfig.Compression c -> {}
             }
