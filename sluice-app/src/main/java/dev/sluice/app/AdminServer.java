@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.sluice.compose.JsonSplice;
 import dev.sluice.config.AdminConfig;
+import dev.sluice.config.AnswerTarget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
@@ -258,6 +259,11 @@ final class AdminServer implements AutoCloseable {
                             .collect(Collectors.joining(",")));
                     json.append('}');
                 }
+                case AnswerTarget.Redirect redirect ->
+                    json.append(",\"redirect\":")
+                            .append(JsonSplice.quote(redirect.location().toString()));
+                case AnswerTarget.Respond respond ->
+                    json.append(",\"respond\":").append(respond.status());
             }
             json.append('}');
         }

@@ -25,6 +25,7 @@ public final class ConfigWarnings {
             switch (route.target()) {
                 case ProxyTarget proxy -> used.add(proxy.upstream());
                 case ComposeTarget compose -> compose.parts().forEach(part -> used.add(part.upstream()));
+                case AnswerTarget answer -> {} // asks no upstream
             }
         }
         for (String name : config.upstreams().keySet()) {

@@ -1,6 +1,7 @@
 package dev.sluice.engine.blocking;
 
 import dev.sluice.compose.ReadAheadBudget;
+import dev.sluice.config.AnswerTarget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
@@ -104,6 +105,15 @@ final class GatewayHandler extends Handler.Abstract {
                         observer,
                         buffers,
                         timer);
+            case AnswerTarget answer -> // the core decides the answer; its policies ran first
+                (request, response, match, edits) -> render(
+                        request,
+                        response,
+                        FrontDoor.answered(
+                                answer,
+                                match,
+                                request.getHeaders().get(HttpHeader.HOST),
+                                request.getHttpURI().getQuery()));
         });
     }
 

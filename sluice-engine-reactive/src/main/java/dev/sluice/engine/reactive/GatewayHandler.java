@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.compose.ReadAheadBudget;
+import dev.sluice.config.AnswerTarget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
@@ -81,6 +82,11 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             case ProxyTarget proxy -> new ProxyRoute(route, proxy, upstreams.get(proxy.upstream()), observer)::handle;
             case ComposeTarget compose ->
                 new ComposeRoute(route, compose, upstreams, config.server().readAhead(), budget, observer)::handle;
+            case AnswerTarget answer -> // the core decides the answer; its policies ran first
+                (in, response, match, channel) -> render(
+                        in,
+                        response,
+                        FrontDoor.answered(answer, match, in.headers().get(HttpHeaderNames.HOST), in.rawQuery));
         });
     }
 
@@ -229,7 +235,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         }
         return given.contentType() == null
                 ? Responses.empty(response, given.status())
-                : Responses.send(response, given.status(), given.body());
+                : Responses.send(response, given.status(), given.contentType(), given.body());
     }
 
     /**

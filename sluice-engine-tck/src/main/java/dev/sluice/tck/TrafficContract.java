@@ -1,0 +1,93 @@
+package dev.sluice.tck;
+
+import static dev.sluice.tck.Routes.on;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.AnswerTarget;
+import dev.sluice.config.FilterConfig;
+import dev.sluice.routing.RedirectLocation;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Traffic management (issue 31): redirects and fixed responses the gateway gives itself, path
+ * rewriting and {@code preserve-host}, weighted routes and mirroring. Each decision is the core's;
+ * these tests hold every engine to it.
+ */
+public abstract class TrafficContract extends ContractFixture {
+
+    private static AnswerTarget.Redirect redirect(String to, int status, boolean keepQuery) {
+        return new AnswerTarget.Redirect(RedirectLocation.parse(to), status, keepQuery);
+    }
+
+    @Test
+    void redirectAnswersItsStatusWithTheTemplatedLocation() {
+        try (TestGateway gw = gateway()
+                .route("moved", on("/old/{id}/**"), redirect("https://{host}/new/{id}/{**}", 308, true))
+                .route("temp", on("/temp/{id}"), redirect("/elsewhere/{id}?from=old", 302, false))
+                .start()) {
+            WireResponse moved =
+                    gw.wire().send(WireRequest.get("/old/42/a/b?x=1&y=2").header("Host", "shop.test:8080"));
+            assertThat(moved.status()).isEqualTo(308);
+            assertThat(moved.header("Location")).contains("https://shop.test/new/42/a/b?x=1&y=2");
+            assertThat(moved.length()).isZero();
+
+            WireResponse temp = gw.wire().send(WireRequest.get("/temp/a%26b?dropped=1"));
+            assertThat(temp.status()).isEqualTo(302);
+            assertThat(temp.header("Location")).contains("/elsewhere/a%26b?from=old");
+        }
+    }
+
+    @Test
+    void httpsUpgradeKeepsPathAndQuery() {
+        try (TestGateway gw = gateway()
+                .route("upgrade", on("/**"), new AnswerTarget.Redirect(RedirectLocation.https(), 301, true))
+                .start()) {
+            WireResponse response =
+                    gw.wire().send(WireRequest.get("/a/./b/../c?q=1").header("Host", "secure.test"));
+            assertThat(response.status()).isEqualTo(301);
+            assertThat(response.header("Location")).contains("https://secure.test/a/c?q=1");
+        }
+    }
+
+    @Test
+    void redirectRefusesAHostThatWouldChangeTheLocationsShape() {
+        try (TestGateway gw = gateway()
+                .route("upgrade", on("/**"), new AnswerTarget.Redirect(RedirectLocation.https(), 301, true))
+                .start()) {
+            WireResponse response = gw.wire().send(WireRequest.get("/a").header("Host", "evil.test%2Fx"));
+            assertThat(response.status()).isEqualTo(400);
+            assertThat(response.header("Location")).isEmpty();
+        }
+    }
+
+    @Test
+    void respondAnswersTheFixedStatusBodyAndType() {
+        try (TestGateway gw = gateway()
+                .route("teapot", on("/brew"), new AnswerTarget.Respond(418, "short and stout", "text/plain"))
+                .route("gone", on("/gone"), new AnswerTarget.Respond(204, "", AnswerTarget.Respond.TEXT))
+                .start()) {
+            WireResponse teapot = gw.wire().send(WireRequest.of("POST", "/brew").body("ignored".getBytes()));
+            assertThat(teapot.status()).isEqualTo(418);
+            assertThat(teapot.header("Content-Type")).contains("text/plain");
+            assertThat(teapot.bodyText()).isEqualTo("short and stout");
+
+            WireResponse gone = gw.wire().send(WireRequest.get("/gone"));
+            assertThat(gone.status()).isEqualTo(204);
+            assertThat(gone.header("Content-Type")).isEmpty();
+        }
+    }
+
+    @Test
+    void respondRunsTheRoutesPoliciesFirst() {
+        try (TestGateway gw = gateway()
+                .route(
+                        "status",
+                        on("/status"),
+                        new AnswerTarget.Respond(200, "{\"up\":true}", "application/json"),
+                        new FilterConfig.IpFilter(List.of("192.0.2.0/24"), List.of(), List.of()))
+                .start()) {
+            assertError(gw.wire().send(WireRequest.get("/status")), 403, "forbidden");
+        }
+    }
+}
