@@ -1,6 +1,7 @@
 package dev.sluice.config;
 
 import dev.sluice.routing.PathPattern;
+import dev.sluice.routing.PathRewrite;
 import dev.sluice.routing.PathTemplate;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +32,7 @@ final class TargetBinder {
     }
 
     Optional<Target> proxy(Mapping m, Optional<PathPattern> routePath) {
-        m.allowOnly("upstream", "strip-prefix", "path", "timeout");
+        m.allowOnly("upstream", "strip-prefix", "path", "rewrite", "preserve-host", "timeout");
         int before = problems.size();
         Optional<String> upstream = upstream(m);
         Optional<String> stripPrefix = m.string("strip-prefix", "a path prefix such as /api");
@@ -43,11 +44,19 @@ final class TargetBinder {
         if (m.has("path")) {
             path = template(m, routePath);
         }
+        Optional<PathRewrite> rewrite = ProxyBinder.rewrite(m, problems);
+        if (rewrite.isPresent() && (path.isPresent() || stripPrefix.isPresent())) {
+            m.problem(
+                    "rewrite",
+                    "beside " + (path.isPresent() ? "path" : "strip-prefix")
+                            + " (expected: one of path, rewrite, strip-prefix)");
+        }
+        boolean preserveHost = m.bool("preserve-host", false);
         Optional<Duration> timeout = m.duration("timeout");
         if (upstream.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(new ProxyTarget(upstream.get(), stripPrefix, path, timeout));
+        return Optional.of(new ProxyTarget(upstream.get(), stripPrefix, path, timeout, rewrite, preserveHost));
     }
 
     Optional<Target> compose(Mapping m, Optional<PathPattern> routePath) {

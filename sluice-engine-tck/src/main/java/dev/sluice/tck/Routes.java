@@ -114,6 +114,8 @@ public final class Routes {
         private Optional<String> stripPrefix = Optional.empty();
         private Optional<PathTemplate> path = Optional.empty();
         private Optional<Duration> timeout = Optional.empty();
+        private Optional<dev.sluice.routing.PathRewrite> rewrite = Optional.empty();
+        private boolean preserveHost;
 
         private ProxySpec(String upstream) {
             this.upstream = requireNonNull(upstream, "upstream");
@@ -134,8 +136,18 @@ public final class Routes {
             return this;
         }
 
+        public ProxySpec rewrite(String regex, String replacement) {
+            this.rewrite = Optional.of(dev.sluice.routing.PathRewrite.of(regex, replacement));
+            return this;
+        }
+
+        public ProxySpec preserveHost() {
+            this.preserveHost = true;
+            return this;
+        }
+
         public ProxyTarget build() {
-            return new ProxyTarget(upstream, stripPrefix, path, timeout);
+            return new ProxyTarget(upstream, stripPrefix, path, timeout, rewrite, preserveHost);
         }
     }
 

@@ -1,12 +1,14 @@
 package dev.sluice.tck;
 
 import static dev.sluice.tck.Routes.on;
+import static dev.sluice.tck.Routes.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.config.AnswerTarget;
 import dev.sluice.config.FilterConfig;
 import dev.sluice.routing.RedirectLocation;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -88,6 +90,54 @@ public abstract class TrafficContract extends ContractFixture {
                         new FilterConfig.IpFilter(List.of("192.0.2.0/24"), List.of(), List.of()))
                 .start()) {
             assertError(gw.wire().send(WireRequest.get("/status")), 403, "forbidden");
+        }
+    }
+
+    @Test
+    void rewriteMakesTheUpstreamPathFromGroupsAndKeepsTheQuery() {
+        try (TestGateway gw = gateway()
+                .route(
+                        "api",
+                        on("/api/**"),
+                        proxy(APP).rewrite("^/api/(?<version>v[0-9]+)/(.*)$", "/inspect/${version}/svc/$2"))
+                .start()) {
+            Map<String, Object> seen = inspected(get(gw, "/api/v2/orders/7?x=1"));
+            assertThat(seen.get("path")).isEqualTo("/inspect/v2/svc/orders/7");
+            assertThat(seen.get("query")).isEqualTo("x=1");
+        }
+    }
+
+    @Test
+    void aCapturedGroupCannotInjectADotSegmentOrAQuery() {
+        try (TestGateway gw = gateway()
+                .route("dots", on("/a/**"), proxy(APP).rewrite("^/a/x([^/]*)", "/inspect/b/$1/c"))
+                .start()) {
+            assertThat(inspected(get(gw, "/a/xy")).get("path")).isEqualTo("/inspect/b/y/c");
+            // the group is "." or "..": the upstream path would climb; refused before any upstream is asked
+            assertError(gw.wire().send(WireRequest.get("/a/x.")), 400, "bad_request");
+            assertError(gw.wire().send(WireRequest.get("/a/x..")), 400, "bad_request");
+            assertError(gw.wire().send(WireRequest.get("/a/x%2E%2E")), 400, "bad_request");
+            // an encoded '?' stays encoded: it is part of the path, never a query
+            Map<String, Object> encoded = inspected(get(gw, "/a/x%3Fadmin=1"));
+            assertThat(encoded.get("path")).isEqualTo("/inspect/b/%3Fadmin=1/c");
+            assertThat(encoded.get("query")).isIn(null, Json.NULL);
+        }
+    }
+
+    @Test
+    void preserveHostSendsTheClientsHostUpstream() {
+        try (TestGateway gw = gateway()
+                .route("kept", on("/kept/**"), proxy(APP).path("/inspect/k").preserveHost())
+                .route("own", on("/own/**"), proxy(APP).path("/inspect/o"))
+                .start()) {
+            Map<String, Object> kept = Json.object(gw.wire()
+                    .send(WireRequest.get("/kept/x").header("Host", "shop.test:8443"))
+                    .body());
+            assertThat(headerValues(kept, "host")).containsExactly("shop.test:8443");
+            Map<String, Object> own = Json.object(gw.wire()
+                    .send(WireRequest.get("/own/x").header("Host", "shop.test:8443"))
+                    .body());
+            assertThat(headerValues(own, "host")).containsExactly(upstream.url().getAuthority());
         }
     }
 }
