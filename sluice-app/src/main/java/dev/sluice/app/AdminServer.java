@@ -251,7 +251,15 @@ final class AdminServer implements AutoCloseable {
                             .collect(Collectors.joining(",")))
                     .append(']');
             switch (route.target()) {
-                case ProxyTarget proxy -> json.append(",\"proxy\":").append(JsonSplice.quote(proxy.upstream()));
+                case ProxyTarget proxy -> {
+                    json.append(",\"proxy\":").append(JsonSplice.quote(proxy.upstream()));
+                    proxy.backends()
+                            .ifPresent(b -> json.append(",\"backends\":{")
+                                    .append(b.sides().stream()
+                                            .map(side -> JsonSplice.quote(side.upstream()) + ":" + side.weight())
+                                            .collect(Collectors.joining(",")))
+                                    .append('}'));
+                }
                 case ComposeTarget compose -> {
                     json.append(",\"compose\":{");
                     json.append(compose.parts().stream()

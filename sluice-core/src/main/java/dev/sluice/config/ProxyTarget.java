@@ -19,6 +19,8 @@ import java.util.Optional;
  * @param timeout optional bound on the whole exchange (beyond the upstream's read timeout) → 504
  * @param rewrite optional regex rewrite of the request path ({@link PathRewrite})
  * @param preserveHost the client's {@code Host} goes upstream instead of the upstream's own
+ * @param backends several upstreams sharing the traffic by weight; {@code upstream} is then the
+ *     first of them, and each side runs as {@link #side} of it
  */
 public record ProxyTarget(
         String upstream,
@@ -26,7 +28,8 @@ public record ProxyTarget(
         Optional<PathTemplate> path,
         Optional<Duration> timeout,
         Optional<PathRewrite> rewrite,
-        boolean preserveHost)
+        boolean preserveHost,
+        Optional<Backends> backends)
         implements Target {
     public ProxyTarget {
         requireNonNull(upstream, "upstream");
@@ -34,6 +37,27 @@ public record ProxyTarget(
         requireNonNull(path, "path");
         requireNonNull(timeout, "timeout");
         requireNonNull(rewrite, "rewrite");
+        requireNonNull(backends, "backends");
+        if (backends.isPresent()
+                && !backends.get().sides().getFirst().upstream().equals(upstream)) {
+            throw new IllegalArgumentException("upstream: " + upstream + " (expected: the first backend's)");
+        }
+    }
+
+    /** A target to one upstream, without backends. */
+    public ProxyTarget(
+            String upstream,
+            Optional<String> stripPrefix,
+            Optional<PathTemplate> path,
+            Optional<Duration> timeout,
+            Optional<PathRewrite> rewrite,
+            boolean preserveHost) {
+        this(upstream, stripPrefix, path, timeout, rewrite, preserveHost, Optional.empty());
+    }
+
+    /** This target to one of its backends: what an engine runs for the side a request was given. */
+    public ProxyTarget side(String backend) {
+        return new ProxyTarget(backend, stripPrefix, path, timeout, rewrite, preserveHost, Optional.empty());
     }
 
     /** A target without rewrite or preserve-host. */

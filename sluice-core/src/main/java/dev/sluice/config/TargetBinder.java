@@ -32,9 +32,22 @@ final class TargetBinder {
     }
 
     Optional<Target> proxy(Mapping m, Optional<PathPattern> routePath) {
-        m.allowOnly("upstream", "strip-prefix", "path", "rewrite", "preserve-host", "timeout");
+        m.allowOnly("upstream", "backends", "sticky", "strip-prefix", "path", "rewrite", "preserve-host", "timeout");
         int before = problems.size();
-        Optional<String> upstream = upstream(m);
+        Optional<Backends> backends = Optional.empty();
+        Optional<String> upstream;
+        if (m.has("backends")) {
+            if (m.has("upstream")) {
+                m.problem("backends", "beside upstream (expected: one of upstream, backends)");
+            }
+            backends = ProxyBinder.backends(m, upstreams, problems);
+            upstream = backends.map(b -> b.sides().getFirst().upstream());
+        } else {
+            if (m.has("sticky")) {
+                m.problem("sticky", "without backends (expected: sticky only beside backends)");
+            }
+            upstream = upstream(m);
+        }
         Optional<String> stripPrefix = m.string("strip-prefix", "a path prefix such as /api");
         if (stripPrefix.isPresent()
                 && (!stripPrefix.get().startsWith("/") || stripPrefix.get().length() < 2)) {
@@ -56,7 +69,8 @@ final class TargetBinder {
         if (upstream.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(new ProxyTarget(upstream.get(), stripPrefix, path, timeout, rewrite, preserveHost));
+        return Optional.of(
+                new ProxyTarget(upstream.get(), stripPrefix, path, timeout, rewrite, preserveHost, backends));
     }
 
     Optional<Target> compose(Mapping m, Optional<PathPattern> routePath) {

@@ -54,4 +54,41 @@ class ProxyTrafficConfigTest {
                 .extracting(Problem::path)
                 .containsExactly("routes[0].proxy.rewrite");
     }
+
+    @Test
+    void backendsBindWithTheFirstAsTheRoutesUpstream() throws ConfigException {
+        ProxyTarget target = bound(
+                "{ backends: [{ upstream: up, weight: 90 }, { upstream: v2, weight: 10 }], sticky: { cookie: canary } }");
+        assertThat(target.upstream()).isEqualTo("up");
+        assertThat(target.backends())
+                .contains(new Backends(
+                        List.of(new Backends.Backend("up", 90), new Backends.Backend("v2", 10)),
+                        java.util.Optional.of(new Backends.Sticky(Backends.Sticky.Kind.COOKIE, "canary"))));
+        assertThat(target.side("v2").upstream()).isEqualTo("v2");
+        assertThat(target.side("v2").backends()).isEmpty();
+    }
+
+    @Test
+    void badBackendsAreProblemsByPath() {
+        assertThat(problems("{ backends: [{ upstream: up, weight: 90 }, { upstream: nope, weight: 10 }] }"))
+                .extracting(Problem::path)
+                .containsExactly("routes[0].proxy.backends[1].upstream");
+        assertThat(problems("{ backends: [{ upstream: up, weight: 0 }, { upstream: v2, weight: 0 }] }"))
+                .containsExactly(
+                        new Problem("routes[0].proxy.backends", "every weight is 0 (expected: at least one above 0)"));
+        assertThat(problems("{ backends: [{ upstream: up, weight: -1 }, { upstream: up, weight: 1 }] }"))
+                .extracting(Problem::path)
+                .containsExactly("routes[0].proxy.backends[0].weight", "routes[0].proxy.backends[1].upstream");
+        assertThat(problems("{ upstream: up, backends: [{ upstream: up, weight: 1 }, { upstream: v2, weight: 1 }] }"))
+                .extracting(Problem::path)
+                .containsExactly("routes[0].proxy.backends");
+        assertThat(problems("{ upstream: up, sticky: { cookie: c } }"))
+                .extracting(Problem::path)
+                .containsExactly("routes[0].proxy.sticky");
+        assertThat(
+                        problems(
+                                "{ backends: [{ upstream: up, weight: 1 }, { upstream: v2, weight: 1 }], sticky: { cookie: c, header: h } }"))
+                .extracting(Problem::path)
+                .containsExactly("routes[0].proxy.sticky");
+    }
 }

@@ -116,6 +116,7 @@ public final class Routes {
         private Optional<Duration> timeout = Optional.empty();
         private Optional<dev.sluice.routing.PathRewrite> rewrite = Optional.empty();
         private boolean preserveHost;
+        private Optional<dev.sluice.config.Backends> backends = Optional.empty();
 
         private ProxySpec(String upstream) {
             this.upstream = requireNonNull(upstream, "upstream");
@@ -146,8 +147,14 @@ public final class Routes {
             return this;
         }
 
+        /** Weighted sides; the first must be this spec's upstream. */
+        public ProxySpec backends(dev.sluice.config.Backends backends) {
+            this.backends = Optional.of(backends);
+            return this;
+        }
+
         public ProxyTarget build() {
-            return new ProxyTarget(upstream, stripPrefix, path, timeout, rewrite, preserveHost);
+            return new ProxyTarget(upstream, stripPrefix, path, timeout, rewrite, preserveHost, backends);
         }
     }
 

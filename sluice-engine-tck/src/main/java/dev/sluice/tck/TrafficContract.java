@@ -5,10 +5,13 @@ import static dev.sluice.tck.Routes.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.config.AnswerTarget;
+import dev.sluice.config.Backends;
 import dev.sluice.config.FilterConfig;
 import dev.sluice.routing.RedirectLocation;
+import dev.sluice.routing.WeightedChoice;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -138,6 +141,78 @@ public abstract class TrafficContract extends ContractFixture {
                     .send(WireRequest.get("/own/x").header("Host", "shop.test:8443"))
                     .body());
             assertThat(headerValues(own, "host")).containsExactly(upstream.url().getAuthority());
+        }
+    }
+
+    private static Backends weights(int first, int second, Optional<Backends.Sticky> sticky) {
+        return new Backends(List.of(new Backends.Backend(APP, first), new Backends.Backend(CANARY, second)), sticky);
+    }
+
+    private static final String CANARY = "canary";
+
+    /** The authority of the upstream that answered an {@code /inspect} request: its Host. */
+    private static String side(WireResponse response) {
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+        return headerValues(Json.object(response.body()), "host").getFirst();
+    }
+
+    @Test
+    void aWeightOfZeroNeverGetsARequestAndEachSideIsReportedByItsUpstream() throws InterruptedException {
+        ObserverContract.Recorder recorder = new ObserverContract.Recorder();
+        try (TestUpstream canary = TestUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(CANARY, canary.url())
+                        .observer(recorder)
+                        .route(
+                                "all-app",
+                                on("/a/**"),
+                                proxy(APP).path("/inspect/a").backends(weights(100, 0, Optional.empty())))
+                        .route(
+                                "all-canary",
+                                on("/c/**"),
+                                proxy(APP).path("/inspect/c").backends(weights(0, 100, Optional.empty())))
+                        .start()) {
+            for (int i = 0; i < 10; i++) {
+                assertThat(side(gw.wire().send(WireRequest.get("/a/" + i))))
+                        .isEqualTo(upstream.url().getAuthority());
+                assertThat(recorder.nextCall().upstream()).isEqualTo(APP);
+                assertThat(side(gw.wire().send(WireRequest.get("/c/" + i))))
+                        .isEqualTo(canary.url().getAuthority());
+                assertThat(recorder.nextCall().upstream()).isEqualTo(CANARY);
+            }
+        }
+    }
+
+    @Test
+    void aStickyCookieKeepsAClientOnTheSideItsValueHashesTo() {
+        Backends backends = weights(50, 50, Optional.of(new Backends.Sticky(Backends.Sticky.Kind.COOKIE, "user")));
+        WeightedChoice core = WeightedChoice.of(backends, bound -> {
+            throw new AssertionError("a sticky value is never placed at random");
+        });
+        // one client the core places on each side
+        String[] onSide = new String[2];
+        for (int i = 0; onSide[0] == null || onSide[1] == null; i++) {
+            String user = "user-" + i;
+            onSide[core.pick(name -> name.equalsIgnoreCase("cookie") ? List.of("user=" + user) : List.of())] = user;
+        }
+        try (TestUpstream canary = TestUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(CANARY, canary.url())
+                        .route(
+                                "split",
+                                on("/s/**"),
+                                proxy(APP).path("/inspect/s").backends(backends))
+                        .start()) {
+            String[] authorities = {upstream.url().getAuthority(), canary.url().getAuthority()};
+            for (int round = 0; round < 5; round++) {
+                for (int s = 0; s < 2; s++) {
+                    WireResponse response =
+                            gw.wire().send(WireRequest.get("/s/x").header("Cookie", "theme=dark; user=" + onSide[s]));
+                    assertThat(side(response))
+                            .as("%s, round %d", onSide[s], round)
+                            .isEqualTo(authorities[s]);
+                }
+            }
         }
     }
 }

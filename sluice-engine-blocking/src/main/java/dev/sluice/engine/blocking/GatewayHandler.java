@@ -5,6 +5,7 @@ import dev.sluice.config.AnswerTarget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
+import dev.sluice.config.RouteConfig;
 import dev.sluice.config.ServerLimits;
 import dev.sluice.engine.FrontDoor;
 import dev.sluice.engine.GatewaySnapshot;
@@ -24,6 +25,7 @@ import dev.sluice.policy.PolicyResources;
 import dev.sluice.policy.RoutedRequest;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.RouteTable;
+import dev.sluice.routing.WeightedChoice;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Optional;
@@ -84,15 +86,14 @@ final class GatewayHandler extends Handler.Abstract {
 
     private GatewaySnapshot<BlockingRoute> compile(GatewayConfig config, Map<String, UpstreamClient> clients) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
-            case ProxyTarget proxy ->
-                new ProxyRoute(
-                        route,
-                        proxy,
-                        clients.get(proxy.upstream()),
-                        timer,
-                        BodyLimit.of(route, config.server().limits()),
-                        observer,
-                        buffers);
+            case ProxyTarget proxy
+            when proxy.backends().isPresent() -> // a side per backend; the core picks
+                new WeightedRoute(
+                        WeightedChoice.of(proxy.backends().get()),
+                        proxy.backends().get().sides().stream()
+                                .map(side -> proxy(config, clients, route, proxy.side(side.upstream())))
+                                .toArray(BlockingRoute[]::new));
+            case ProxyTarget proxy -> proxy(config, clients, route, proxy);
             case ComposeTarget compose ->
                 new ComposeRoute(
                         route,
@@ -115,6 +116,18 @@ final class GatewayHandler extends Handler.Abstract {
                                 request.getHeaders().get(HttpHeader.HOST),
                                 request.getHttpURI().getQuery()));
         });
+    }
+
+    private ProxyRoute proxy(
+            GatewayConfig config, Map<String, UpstreamClient> clients, RouteConfig route, ProxyTarget proxy) {
+        return new ProxyRoute(
+                route,
+                proxy,
+                clients.get(proxy.upstream()),
+                timer,
+                BodyLimit.of(route, config.server().limits()),
+                observer,
+                buffers);
     }
 
     /** The budget every composition of this gateway reads ahead within. */

@@ -20,6 +20,7 @@ import dev.sluice.policy.PolicyChain;
 import dev.sluice.policy.PolicyResources;
 import dev.sluice.policy.RoutedRequest;
 import dev.sluice.routing.RouteTable;
+import dev.sluice.routing.WeightedChoice;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -79,6 +80,15 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             GatewayObserver observer,
             ReadAheadBudget budget) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
+            case ProxyTarget proxy
+            when proxy.backends().isPresent() -> // a side per backend; the core picks
+                new WeightedRoute(
+                        WeightedChoice.of(proxy.backends().get()),
+                        proxy.backends().get().sides().stream()
+                                .map(side -> proxy.side(side.upstream()))
+                                .map(side -> (ReactiveRoute)
+                                        new ProxyRoute(route, side, upstreams.get(side.upstream()), observer)::handle)
+                                .toArray(ReactiveRoute[]::new));
             case ProxyTarget proxy -> new ProxyRoute(route, proxy, upstreams.get(proxy.upstream()), observer)::handle;
             case ComposeTarget compose ->
                 new ComposeRoute(route, compose, upstreams, config.server().readAhead(), budget, observer)::handle;
