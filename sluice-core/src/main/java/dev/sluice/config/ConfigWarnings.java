@@ -26,6 +26,7 @@ public final class ConfigWarnings {
                 case ProxyTarget proxy -> {
                     used.add(proxy.upstream());
                     proxy.backends().ifPresent(b -> b.sides().forEach(side -> used.add(side.upstream())));
+                    proxy.mirror().ifPresent(mirror -> used.add(mirror.upstream()));
                 }
                 case ComposeTarget compose -> compose.parts().forEach(part -> used.add(part.upstream()));
                 case AnswerTarget answer -> {} // asks no upstream

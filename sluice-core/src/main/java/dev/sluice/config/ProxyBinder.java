@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-/** Binds the traffic keys of a route's {@code proxy:}: {@code rewrite}, {@code backends} and {@code sticky}. */
+/** Binds the traffic keys of a route's {@code proxy:}: {@code rewrite}, {@code backends}, {@code sticky}, {@code mirror}. */
 final class ProxyBinder {
 
     private ProxyBinder() {}
@@ -117,5 +117,39 @@ final class ProxyBinder {
         }
         return Optional.of(new Backends.Sticky(
                 kind.equals("cookie") ? Backends.Sticky.Kind.COOKIE : Backends.Sticky.Kind.HEADER, name.get()));
+    }
+
+    private static final String MIRROR_EXPECTED = "a mapping with upstream and optional percent, max-in-flight";
+
+    /** {@code mirror: {upstream, percent, max-in-flight}}. */
+    static Optional<MirrorConfig> mirror(Mapping proxy, Set<String> upstreams, List<Problem> problems) {
+        Optional<Mapping> section = proxy.mapping("mirror", MIRROR_EXPECTED);
+        if (section.isEmpty()) {
+            return Optional.empty();
+        }
+        Mapping m = section.get();
+        m.allowOnly("upstream", "percent", "max-in-flight");
+        int before = problems.size();
+        Optional<String> name = m.requiredString("upstream", "the name of a declared upstream");
+        if (name.isPresent() && !upstreams.contains(name.get())) {
+            m.problem(
+                    "upstream",
+                    "'" + name.get() + "' is not a declared upstream (expected: one of " + String.join(", ", upstreams)
+                            + ")");
+        }
+        double percent = 100;
+        if (m.has("percent")) {
+            Object value = m.raw("percent");
+            if (value instanceof Number n && n.doubleValue() >= 0 && n.doubleValue() <= 100) {
+                percent = n.doubleValue();
+            } else {
+                m.problem("percent", Mapping.describe(value) + " (expected: a share of requests from 0 to 100)");
+            }
+        }
+        int maxInFlight = m.integer("max-in-flight", 16, 1, 100_000, "a whole number from 1 to 100000");
+        if (name.isEmpty() || problems.size() != before) {
+            return Optional.empty();
+        }
+        return Optional.of(new MirrorConfig(name.get(), percent, maxInFlight));
     }
 }

@@ -21,6 +21,7 @@ import java.util.Optional;
  * @param preserveHost the client's {@code Host} goes upstream instead of the upstream's own
  * @param backends several upstreams sharing the traffic by weight; {@code upstream} is then the
  *     first of them, and each side runs as {@link #side} of it
+ * @param mirror a copy of a share of the requests to another upstream ({@link MirrorConfig})
  */
 public record ProxyTarget(
         String upstream,
@@ -29,7 +30,8 @@ public record ProxyTarget(
         Optional<Duration> timeout,
         Optional<PathRewrite> rewrite,
         boolean preserveHost,
-        Optional<Backends> backends)
+        Optional<Backends> backends,
+        Optional<MirrorConfig> mirror)
         implements Target {
     public ProxyTarget {
         requireNonNull(upstream, "upstream");
@@ -38,6 +40,7 @@ public record ProxyTarget(
         requireNonNull(timeout, "timeout");
         requireNonNull(rewrite, "rewrite");
         requireNonNull(backends, "backends");
+        requireNonNull(mirror, "mirror");
         if (backends.isPresent()
                 && !backends.get().sides().getFirst().upstream().equals(upstream)) {
             throw new IllegalArgumentException("upstream: " + upstream + " (expected: the first backend's)");
@@ -52,12 +55,16 @@ public record ProxyTarget(
             Optional<Duration> timeout,
             Optional<PathRewrite> rewrite,
             boolean preserveHost) {
-        this(upstream, stripPrefix, path, timeout, rewrite, preserveHost, Optional.empty());
+        this(upstream, stripPrefix, path, timeout, rewrite, preserveHost, Optional.empty(), Optional.empty());
     }
 
-    /** This target to one of its backends: what an engine runs for the side a request was given. */
+    /**
+     * This target to one upstream, without backends or mirror: what an engine runs for the side a
+     * request was given, or beside a mirror.
+     */
     public ProxyTarget side(String backend) {
-        return new ProxyTarget(backend, stripPrefix, path, timeout, rewrite, preserveHost, Optional.empty());
+        return new ProxyTarget(
+                backend, stripPrefix, path, timeout, rewrite, preserveHost, Optional.empty(), Optional.empty());
     }
 
     /** A target without rewrite or preserve-host. */

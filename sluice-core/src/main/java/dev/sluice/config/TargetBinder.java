@@ -32,7 +32,16 @@ final class TargetBinder {
     }
 
     Optional<Target> proxy(Mapping m, Optional<PathPattern> routePath) {
-        m.allowOnly("upstream", "backends", "sticky", "strip-prefix", "path", "rewrite", "preserve-host", "timeout");
+        m.allowOnly(
+                "upstream",
+                "backends",
+                "sticky",
+                "mirror",
+                "strip-prefix",
+                "path",
+                "rewrite",
+                "preserve-host",
+                "timeout");
         int before = problems.size();
         Optional<Backends> backends = Optional.empty();
         Optional<String> upstream;
@@ -65,12 +74,13 @@ final class TargetBinder {
                             + " (expected: one of path, rewrite, strip-prefix)");
         }
         boolean preserveHost = m.bool("preserve-host", false);
+        Optional<MirrorConfig> mirror = ProxyBinder.mirror(m, upstreams, problems);
         Optional<Duration> timeout = m.duration("timeout");
         if (upstream.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
         return Optional.of(
-                new ProxyTarget(upstream.get(), stripPrefix, path, timeout, rewrite, preserveHost, backends));
+                new ProxyTarget(upstream.get(), stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror));
     }
 
     Optional<Target> compose(Mapping m, Optional<PathPattern> routePath) {

@@ -91,4 +91,20 @@ class ProxyTrafficConfigTest {
                 .extracting(Problem::path)
                 .containsExactly("routes[0].proxy.sticky");
     }
+
+    @Test
+    void mirrorBindsWithItsDefaultsAndABadOneIsAProblemByPath() throws ConfigException {
+        assertThat(bound("{ upstream: up, mirror: { upstream: v2, percent: 12.5 } }")
+                        .mirror())
+                .contains(new MirrorConfig("v2", 12.5, 16));
+        assertThat(bound("{ upstream: up, mirror: { upstream: v2, max-in-flight: 4 } }")
+                        .mirror())
+                .contains(new MirrorConfig("v2", 100, 4));
+        assertThat(problems("{ upstream: up, mirror: { upstream: v2, percent: 101, max-in-flight: 0 } }"))
+                .extracting(Problem::path)
+                .containsExactly("routes[0].proxy.mirror.percent", "routes[0].proxy.mirror.max-in-flight");
+        assertThat(problems("{ upstream: up, mirror: { upstream: nope } }"))
+                .extracting(Problem::path)
+                .containsExactly("routes[0].proxy.mirror.upstream");
+    }
 }

@@ -117,6 +117,7 @@ public final class Routes {
         private Optional<dev.sluice.routing.PathRewrite> rewrite = Optional.empty();
         private boolean preserveHost;
         private Optional<dev.sluice.config.Backends> backends = Optional.empty();
+        private Optional<dev.sluice.config.MirrorConfig> mirror = Optional.empty();
 
         private ProxySpec(String upstream) {
             this.upstream = requireNonNull(upstream, "upstream");
@@ -153,8 +154,13 @@ public final class Routes {
             return this;
         }
 
+        public ProxySpec mirror(String upstream, double percent, int maxInFlight) {
+            this.mirror = Optional.of(new dev.sluice.config.MirrorConfig(upstream, percent, maxInFlight));
+            return this;
+        }
+
         public ProxyTarget build() {
-            return new ProxyTarget(upstream, stripPrefix, path, timeout, rewrite, preserveHost, backends);
+            return new ProxyTarget(upstream, stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror);
         }
     }
 

@@ -7,11 +7,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.config.AnswerTarget;
 import dev.sluice.config.Backends;
 import dev.sluice.config.FilterConfig;
+import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.MirrorEvent;
 import dev.sluice.routing.RedirectLocation;
 import dev.sluice.routing.WeightedChoice;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -212,6 +221,86 @@ public abstract class TrafficContract extends ContractFixture {
                             .as("%s, round %d", onSide[s], round)
                             .isEqualTo(authorities[s]);
                 }
+            }
+        }
+    }
+
+    /** Keeps the mirror events, for the test thread to take. */
+    private static final class MirrorEvents implements GatewayObserver {
+        final LinkedBlockingQueue<MirrorEvent> events = new LinkedBlockingQueue<>();
+
+        @Override
+        public void mirror(MirrorEvent event) {
+            events.add(event);
+        }
+
+        MirrorEvent next() throws InterruptedException {
+            MirrorEvent event = events.poll(10, TimeUnit.SECONDS);
+            assertThat(event).as("a mirror event within 10 s").isNotNull();
+            return event;
+        }
+    }
+
+    private static final String SHADOW = "shadow";
+
+    @Test
+    void theMirrorGetsACopyOfTheHeadAndABodyIsNeverCopied() throws InterruptedException {
+        MirrorEvents observed = new MirrorEvents();
+        try (RecordingUpstream shadow = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(SHADOW, shadow.url())
+                        .observer(observed)
+                        .route("mirrored", on("/inspect/**"), proxy(APP).mirror(SHADOW, 100, 16))
+                        .start()) {
+            WireResponse answer =
+                    gw.wire().send(WireRequest.get("/inspect/m?q=1").header("X-Test", "copied"));
+            assertThat(answer.status()).isEqualTo(200);
+            assertThat(Json.object(answer.body()).get("path")).isEqualTo("/inspect/m");
+
+            RecordingUpstream.Received copy = shadow.next(Duration.ofSeconds(10));
+            assertThat(copy).as("a copy within 10 s").isNotNull();
+            assertThat(copy.head()).startsWith("GET /inspect/m?q=1 HTTP/1.1\r\n");
+            assertThat(copy.head().toLowerCase(java.util.Locale.ROOT))
+                    .contains("\r\nx-test: copied\r\n")
+                    .contains("\r\nhost: " + shadow.url().getAuthority() + "\r\n");
+            assertThat(copy.body()).isEmpty();
+
+            WireResponse posted = gw.wire()
+                    .send(WireRequest.of("POST", "/inspect/p").body("payload".getBytes(StandardCharsets.UTF_8)));
+            assertThat(((Number) Json.object(posted.body()).get("length")).intValue())
+                    .isEqualTo(7);
+            assertThat(observed.next())
+                    .isEqualTo(new MirrorEvent("mirrored", SHADOW, MirrorEvent.Outcome.SKIPPED_BODY));
+        }
+    }
+
+    @Test
+    void aMirrorThatNeverAnswersOrRefusesLeavesTheClientsAnswerAloneAndCopiesBeyondTheBoundAreDropped()
+            throws Exception {
+        MirrorEvents observed = new MirrorEvents();
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                TestGateway gw = gateway()
+                        .upstream(Routes.upstream(SHADOW, URI.create("http://127.0.0.1:" + silent.getLocalPort()))
+                                .readTimeout(Duration.ofMinutes(5)))
+                        .upstream("refusing", RefusingPort.shared().url())
+                        .observer(observed)
+                        .route("silent", on("/inspect/s/**"), proxy(APP).mirror(SHADOW, 100, 2))
+                        .route("refused", on("/inspect/r/**"), proxy(APP).mirror("refusing", 100, 1))
+                        .start()) {
+            for (int i = 0; i < 4; i++) {
+                WireResponse answer = gw.wire().send(WireRequest.get("/inspect/s/" + i));
+                assertThat(answer.status()).isEqualTo(200);
+                assertThat(answer.totalMillis())
+                        .as("the client's answer does not wait for the mirror's")
+                        .isLessThan(5_000);
+            }
+            // two copies wait on the silent mirror: the third and fourth are dropped, and counted
+            assertThat(observed.next()).isEqualTo(new MirrorEvent("silent", SHADOW, MirrorEvent.Outcome.DROPPED));
+            assertThat(observed.next()).isEqualTo(new MirrorEvent("silent", SHADOW, MirrorEvent.Outcome.DROPPED));
+            for (int i = 0; i < 3; i++) {
+                WireResponse answer = gw.wire().send(WireRequest.get("/inspect/r/" + i));
+                assertThat(answer.status()).isEqualTo(200);
+                assertThat(Json.object(answer.body()).get("path")).isEqualTo("/inspect/r/" + i);
             }
         }
     }

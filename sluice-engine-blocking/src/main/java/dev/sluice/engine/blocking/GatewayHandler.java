@@ -26,6 +26,7 @@ import dev.sluice.policy.RoutedRequest;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.RouteTable;
 import dev.sluice.routing.WeightedChoice;
+import dev.sluice.upstream.Mirror;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Optional;
@@ -86,13 +87,6 @@ final class GatewayHandler extends Handler.Abstract {
 
     private GatewaySnapshot<BlockingRoute> compile(GatewayConfig config, Map<String, UpstreamClient> clients) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
-            case ProxyTarget proxy
-            when proxy.backends().isPresent() -> // a side per backend; the core picks
-                new WeightedRoute(
-                        WeightedChoice.of(proxy.backends().get()),
-                        proxy.backends().get().sides().stream()
-                                .map(side -> proxy(config, clients, route, proxy.side(side.upstream())))
-                                .toArray(BlockingRoute[]::new));
             case ProxyTarget proxy -> proxy(config, clients, route, proxy);
             case ComposeTarget compose ->
                 new ComposeRoute(
@@ -118,7 +112,35 @@ final class GatewayHandler extends Handler.Abstract {
         });
     }
 
-    private ProxyRoute proxy(
+    /** A proxy route: to one upstream, to weighted sides the core picks among, with a mirror or not. */
+    private BlockingRoute proxy(
+            GatewayConfig config, Map<String, UpstreamClient> clients, RouteConfig route, ProxyTarget proxy) {
+        if (proxy.mirror().isPresent()) { // the core decides each copy
+            return new MirroredRoute(
+                    Mirror.of(proxy.mirror().get(), route.id(), observer),
+                    sides(config, clients, route, proxy),
+                    proxy,
+                    clients.get(proxy.mirror().get().upstream()),
+                    dev.sluice.http.HeaderRules.of(route),
+                    route.id(),
+                    observer);
+        }
+        return sides(config, clients, route, proxy);
+    }
+
+    private BlockingRoute sides(
+            GatewayConfig config, Map<String, UpstreamClient> clients, RouteConfig route, ProxyTarget proxy) {
+        if (proxy.backends().isEmpty()) {
+            return side(config, clients, route, proxy);
+        }
+        return new WeightedRoute( // a side per backend; the core picks
+                WeightedChoice.of(proxy.backends().get()),
+                proxy.backends().get().sides().stream()
+                        .map(side -> side(config, clients, route, proxy.side(side.upstream())))
+                        .toArray(BlockingRoute[]::new));
+    }
+
+    private ProxyRoute side(
             GatewayConfig config, Map<String, UpstreamClient> clients, RouteConfig route, ProxyTarget proxy) {
         return new ProxyRoute(
                 route,
