@@ -86,6 +86,10 @@ public abstract class TrafficContract extends ContractFixture {
             assertThat(teapot.header("Content-Type")).contains("text/plain");
             assertThat(teapot.bodyText()).isEqualTo("short and stout");
 
+            WireResponse head = gw.wire().send(WireRequest.of("HEAD", "/brew"));
+            assertThat(head.status()).isEqualTo(418);
+            assertThat(head.length()).isZero();
+
             WireResponse gone = gw.wire().send(WireRequest.get("/gone"));
             assertThat(gone.status()).isEqualTo(204);
             assertThat(gone.header("Content-Type")).isEmpty();
