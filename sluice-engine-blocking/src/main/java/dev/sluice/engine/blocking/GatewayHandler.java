@@ -5,7 +5,6 @@ import dev.sluice.config.AnswerTarget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
-import dev.sluice.config.RouteConfig;
 import dev.sluice.config.ServerLimits;
 import dev.sluice.engine.FrontDoor;
 import dev.sluice.engine.GatewaySnapshot;
@@ -25,8 +24,6 @@ import dev.sluice.policy.PolicyResources;
 import dev.sluice.policy.RoutedRequest;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.RouteTable;
-import dev.sluice.routing.WeightedChoice;
-import dev.sluice.upstream.Mirror;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Optional;
@@ -87,7 +84,20 @@ final class GatewayHandler extends Handler.Abstract {
 
     private GatewaySnapshot<BlockingRoute> compile(GatewayConfig config, Map<String, UpstreamClient> clients) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
-            case ProxyTarget proxy -> proxy(config, clients, route, proxy);
+            case ProxyTarget proxy ->
+                TrafficRoute.of(
+                        route,
+                        proxy,
+                        clients,
+                        p -> new ProxyRoute(
+                                route,
+                                p,
+                                clients.get(p.upstream()),
+                                timer,
+                                BodyLimit.of(route, config.server().limits()),
+                                observer,
+                                buffers),
+                        observer);
             case ComposeTarget compose ->
                 new ComposeRoute(
                         route,
@@ -110,46 +120,6 @@ final class GatewayHandler extends Handler.Abstract {
                                 request.getHeaders().get(HttpHeader.HOST),
                                 request.getHttpURI().getQuery()));
         });
-    }
-
-    /** A proxy route: to one upstream, to weighted sides the core picks among, with a mirror or not. */
-    private BlockingRoute proxy(
-            GatewayConfig config, Map<String, UpstreamClient> clients, RouteConfig route, ProxyTarget proxy) {
-        if (proxy.mirror().isPresent()) { // the core decides each copy
-            return new MirroredRoute(
-                    Mirror.of(proxy.mirror().get(), route.id(), observer),
-                    sides(config, clients, route, proxy),
-                    proxy,
-                    clients.get(proxy.mirror().get().upstream()),
-                    dev.sluice.http.HeaderRules.of(route),
-                    route.id(),
-                    observer);
-        }
-        return sides(config, clients, route, proxy);
-    }
-
-    private BlockingRoute sides(
-            GatewayConfig config, Map<String, UpstreamClient> clients, RouteConfig route, ProxyTarget proxy) {
-        if (proxy.backends().isEmpty()) {
-            return side(config, clients, route, proxy);
-        }
-        return new WeightedRoute( // a side per backend; the core picks
-                WeightedChoice.of(proxy.backends().get()),
-                proxy.backends().get().sides().stream()
-                        .map(side -> side(config, clients, route, proxy.side(side.upstream())))
-                        .toArray(BlockingRoute[]::new));
-    }
-
-    private ProxyRoute side(
-            GatewayConfig config, Map<String, UpstreamClient> clients, RouteConfig route, ProxyTarget proxy) {
-        return new ProxyRoute(
-                route,
-                proxy,
-                clients.get(proxy.upstream()),
-                timer,
-                BodyLimit.of(route, config.server().limits()),
-                observer,
-                buffers);
     }
 
     /** The budget every composition of this gateway reads ahead within. */

@@ -5,7 +5,6 @@ import dev.sluice.config.AnswerTarget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
-import dev.sluice.config.RouteConfig;
 import dev.sluice.config.ServerLimits;
 import dev.sluice.engine.FrontDoor;
 import dev.sluice.engine.GatewaySnapshot;
@@ -21,8 +20,6 @@ import dev.sluice.policy.PolicyChain;
 import dev.sluice.policy.PolicyResources;
 import dev.sluice.policy.RoutedRequest;
 import dev.sluice.routing.RouteTable;
-import dev.sluice.routing.WeightedChoice;
-import dev.sluice.upstream.Mirror;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -82,7 +79,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             GatewayObserver observer,
             ReadAheadBudget budget) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
-            case ProxyTarget proxy -> proxy(route, proxy, upstreams, observer);
+            case ProxyTarget proxy -> TrafficRoute.of(route, proxy, upstreams, observer);
             case ComposeTarget compose ->
                 new ComposeRoute(route, compose, upstreams, config.server().readAhead(), budget, observer)::handle;
             case AnswerTarget answer -> // the core decides the answer; its policies ran first
@@ -91,34 +88,6 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                         response,
                         FrontDoor.answered(answer, match, in.headers().get(HttpHeaderNames.HOST), in.rawQuery));
         });
-    }
-
-    /** A proxy route: to one upstream, to weighted sides the core picks among, with a mirror or not. */
-    private static ReactiveRoute proxy(
-            RouteConfig route, ProxyTarget proxy, Map<String, Upstream> upstreams, GatewayObserver observer) {
-        ReactiveRoute sides;
-        if (proxy.backends().isEmpty()) {
-            sides = new ProxyRoute(route, proxy, upstreams.get(proxy.upstream()), observer)::handle;
-        } else { // a side per backend; the core picks
-            sides = new WeightedRoute(
-                    WeightedChoice.of(proxy.backends().get()),
-                    proxy.backends().get().sides().stream()
-                            .map(side -> proxy.side(side.upstream()))
-                            .map(side -> (ReactiveRoute)
-                                    new ProxyRoute(route, side, upstreams.get(side.upstream()), observer)::handle)
-                            .toArray(ReactiveRoute[]::new));
-        }
-        if (proxy.mirror().isEmpty()) {
-            return sides;
-        }
-        return new MirroredRoute( // the core decides each copy
-                Mirror.of(proxy.mirror().get(), route.id(), observer),
-                sides,
-                proxy,
-                upstreams.get(proxy.mirror().get().upstream()),
-                dev.sluice.http.HeaderRules.of(route),
-                route.id(),
-                observer);
     }
 
     /** The budget every composition of this gateway reads ahead within. */
