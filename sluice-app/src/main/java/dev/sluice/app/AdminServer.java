@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.sluice.compose.JsonSplice;
 import dev.sluice.config.AdminConfig;
+import dev.sluice.config.AnswerTarget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
@@ -250,7 +251,15 @@ final class AdminServer implements AutoCloseable {
                             .collect(Collectors.joining(",")))
                     .append(']');
             switch (route.target()) {
-                case ProxyTarget proxy -> json.append(",\"proxy\":").append(JsonSplice.quote(proxy.upstream()));
+                case ProxyTarget proxy -> {
+                    json.append(",\"proxy\":").append(JsonSplice.quote(proxy.upstream()));
+                    proxy.backends()
+                            .ifPresent(b -> json.append(",\"backends\":{")
+                                    .append(b.sides().stream()
+                                            .map(side -> JsonSplice.quote(side.upstream()) + ":" + side.weight())
+                                            .collect(Collectors.joining(",")))
+                                    .append('}'));
+                }
                 case ComposeTarget compose -> {
                     json.append(",\"compose\":{");
                     json.append(compose.parts().stream()
@@ -258,6 +267,11 @@ final class AdminServer implements AutoCloseable {
                             .collect(Collectors.joining(",")));
                     json.append('}');
                 }
+                case AnswerTarget.Redirect redirect ->
+                    json.append(",\"redirect\":")
+                            .append(JsonSplice.quote(redirect.location().toString()));
+                case AnswerTarget.Respond respond ->
+                    json.append(",\"respond\":").append(respond.status());
             }
             json.append('}');
         }

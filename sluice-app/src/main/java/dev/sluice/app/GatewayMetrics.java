@@ -8,6 +8,7 @@ import dev.sluice.engine.RunningGateway;
 import dev.sluice.observe.ClientProtocolError;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.MirrorEvent;
 import dev.sluice.observe.PartEvent;
 import dev.sluice.observe.UpstreamEvent;
 import dev.sluice.upstream.Endpoint;
@@ -67,6 +68,9 @@ final class GatewayMetrics implements GatewayObserver {
     private record FirstByteKey(String route, String upstream) {}
 
     private record RefusalKey(String route, String policy, int status) {}
+
+    private final java.util.concurrent.ConcurrentHashMap<MirrorEvent, Counter> mirrors =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     private final MeterRegistry registry;
     private final MultiGauge pools;
@@ -201,6 +205,21 @@ final class GatewayMetrics implements GatewayObserver {
     private double readAhead(java.util.function.ToLongFunction<ReadAheadBudget> reading) {
         RunningGateway g = gateway.get();
         return g == null ? 0 : g.readAheadBudget().map(reading::applyAsLong).orElse(0L);
+    }
+
+    @Override
+    public void mirror(MirrorEvent event) {
+        mirrors.computeIfAbsent(
+                        event,
+                        e -> Counter.builder("sluice.mirror.not.copied")
+                                .description(
+                                        "requests a route's mirror would have copied but did not: dropped"
+                                                + " (max-in-flight copies outstanding) or skipped_body (the request has a body)")
+                                .tag("route", e.route())
+                                .tag("upstream", e.upstream())
+                                .tag("reason", e.outcome().label())
+                                .register(registry))
+                .increment();
     }
 
     @Override

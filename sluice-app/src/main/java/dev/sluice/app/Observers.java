@@ -3,6 +3,7 @@ package dev.sluice.app;
 import dev.sluice.observe.ClientProtocolError;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.MirrorEvent;
 import dev.sluice.observe.PartEvent;
 import dev.sluice.observe.UpstreamEvent;
 import java.util.Arrays;
@@ -40,6 +41,13 @@ final class Observers {
                     public void upstream(UpstreamEvent event) {
                         for (GatewayObserver o : all) {
                             o.upstream(event);
+                        }
+                    }
+
+                    @Override
+                    public void mirror(MirrorEvent event) {
+                        for (GatewayObserver o : all) {
+                            o.mirror(event);
                         }
                     }
 

@@ -23,8 +23,13 @@ public final class ConfigWarnings {
         Set<String> used = new LinkedHashSet<>();
         for (RouteConfig route : config.routes()) {
             switch (route.target()) {
-                case ProxyTarget proxy -> used.add(proxy.upstream());
+                case ProxyTarget proxy -> {
+                    used.add(proxy.upstream());
+                    proxy.backends().ifPresent(b -> b.sides().forEach(side -> used.add(side.upstream())));
+                    proxy.mirror().ifPresent(mirror -> used.add(mirror.upstream()));
+                }
                 case ComposeTarget compose -> compose.parts().forEach(part -> used.add(part.upstream()));
+                case AnswerTarget answer -> {} // asks no upstream
             }
         }
         for (String name : config.upstreams().keySet()) {

@@ -27,6 +27,9 @@ final class RouteBinder {
         this.targets = new TargetBinder(upstreams, base, redis, problems);
     }
 
+    private static final List<String> TARGETS = List.of("proxy", "compose", "redirect", "respond");
+    private static final String TARGET_NAMES = "proxy, compose, redirect, respond";
+
     /** A route whose match bound, kept for the shadowing check. */
     private record Matched(int index, String name, RouteMatch match) {}
 
@@ -60,7 +63,7 @@ final class RouteBinder {
     }
 
     private Optional<RouteConfig> route(int index, Mapping m, Map<String, Integer> ids, List<Matched> matched) {
-        m.allowOnly("id", "match", "proxy", "compose", "filters");
+        m.allowOnly("id", "match", "proxy", "compose", "redirect", "respond", "filters");
         int before = problems.size();
         Optional<String> id = m.requiredString("id", ID_EXPECTED);
         if (id.isPresent()) {
@@ -83,20 +86,30 @@ final class RouteBinder {
                 matched.add(new Matched(index, id.map(s -> "'" + s + "'").orElse("routes[" + index + "]"), rm)));
         Optional<PathPattern> routePath = match.map(RouteMatch::path);
         Optional<Target> target = Optional.empty();
-        boolean proxy = m.has("proxy");
-        boolean compose = m.has("compose");
-        if (proxy && compose) {
-            problems.add(new Problem(m.path(), "both proxy and compose (expected: exactly one of proxy, compose)"));
-        } else if (proxy) {
-            target = m.mapping("proxy", "a mapping with upstream and optional strip-prefix, path, timeout")
-                    .flatMap(p -> targets.proxy(p, routePath));
-        } else if (compose) {
-            target = m.mapping(
-                            "compose",
-                            "a mapping with parts and optional fanout, order, on-error, timeout, validate-json")
-                    .flatMap(c -> targets.compose(c, routePath));
+        List<String> kinds = TARGETS.stream().filter(m::has).toList();
+        if (kinds.size() > 1) {
+            problems.add(new Problem(
+                    m.path(),
+                    "both " + String.join(" and ", kinds) + " (expected: exactly one of " + TARGET_NAMES + ")"));
+        } else if (kinds.isEmpty()) {
+            problems.add(new Problem(m.path(), "none of " + TARGET_NAMES + " (expected: exactly one of them)"));
         } else {
-            problems.add(new Problem(m.path(), "neither proxy nor compose (expected: exactly one of proxy, compose)"));
+            target = switch (kinds.get(0)) {
+                case "proxy" ->
+                    m.mapping("proxy", "a mapping with upstream and optional strip-prefix, path, rewrite, timeout")
+                            .flatMap(p -> targets.proxy(p, routePath));
+                case "compose" ->
+                    m.mapping(
+                                    "compose",
+                                    "a mapping with parts and optional fanout, order, on-error, timeout, validate-json")
+                            .flatMap(c -> targets.compose(c, routePath));
+                case "redirect" ->
+                    m.mapping("redirect", "a mapping with to (or https: true) and optional status, keep-query")
+                            .flatMap(r -> AnswerBinder.redirect(r, routePath, problems));
+                default ->
+                    m.mapping("respond", "a mapping with status and optional body, content-type")
+                            .flatMap(r -> AnswerBinder.respond(r, problems));
+            };
         }
         List<FilterConfig> filters = m.list("filters", "a list of filters such as '- request-headers: {set: {x-a: b}}'")
                 .map(list -> targets.filters(list, m.child("filters")))

@@ -1,6 +1,7 @@
 package dev.sluice.config;
 
 import dev.sluice.routing.PathPattern;
+import dev.sluice.routing.PathRewrite;
 import dev.sluice.routing.PathTemplate;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,9 +34,31 @@ final class TargetBinder {
     }
 
     Optional<Target> proxy(Mapping m, Optional<PathPattern> routePath) {
-        m.allowOnly("upstream", "strip-prefix", "path", "timeout");
+        m.allowOnly(
+                "upstream",
+                "backends",
+                "sticky",
+                "mirror",
+                "strip-prefix",
+                "path",
+                "rewrite",
+                "preserve-host",
+                "timeout");
         int before = problems.size();
-        Optional<String> upstream = upstream(m);
+        Optional<Backends> backends = Optional.empty();
+        Optional<String> upstream;
+        if (m.has("backends")) {
+            if (m.has("upstream")) {
+                m.problem("backends", "beside upstream (expected: one of upstream, backends)");
+            }
+            backends = ProxyBinder.backends(m, upstreams, problems);
+            upstream = backends.map(b -> b.sides().getFirst().upstream());
+        } else {
+            if (m.has("sticky")) {
+                m.problem("sticky", "without backends (expected: sticky only beside backends)");
+            }
+            upstream = upstream(m);
+        }
         Optional<String> stripPrefix = m.string("strip-prefix", "a path prefix such as /api");
         if (stripPrefix.isPresent()
                 && (!stripPrefix.get().startsWith("/") || stripPrefix.get().length() < 2)) {
@@ -45,11 +68,21 @@ final class TargetBinder {
         if (m.has("path")) {
             path = template(m, routePath);
         }
+        Optional<PathRewrite> rewrite = ProxyBinder.rewrite(m, problems);
+        if (rewrite.isPresent() && (path.isPresent() || stripPrefix.isPresent())) {
+            m.problem(
+                    "rewrite",
+                    "beside " + (path.isPresent() ? "path" : "strip-prefix")
+                            + " (expected: one of path, rewrite, strip-prefix)");
+        }
+        boolean preserveHost = m.bool("preserve-host", false);
+        Optional<MirrorConfig> mirror = ProxyBinder.mirror(m, upstreams, problems);
         Optional<Duration> timeout = m.duration("timeout");
         if (upstream.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(new ProxyTarget(upstream.get(), stripPrefix, path, timeout));
+        return Optional.of(
+                new ProxyTarget(upstream.get(), stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror));
     }
 
     Optional<Target> compose(Mapping m, Optional<PathPattern> routePath) {

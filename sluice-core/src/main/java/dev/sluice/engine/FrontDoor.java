@@ -2,6 +2,7 @@ package dev.sluice.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.config.AnswerTarget;
 import dev.sluice.http.BodyLimit;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
@@ -79,30 +80,43 @@ public final class FrontDoor {
      * An answer the gateway gives itself, before or instead of a route.
      *
      * @param status the status
-     * @param body the JSON error body ({@link ErrorBody#CONTENT_TYPE}), or empty: no body and no
-     *     content type (a policy's answer, a CORS preflight's)
-     * @param headers header fields to set (405's {@code Allow}, a policy's)
+     * @param body the body: a JSON error body ({@link ErrorBody#CONTENT_TYPE}) or a {@code respond}
+     *     route's; empty for none (a policy's answer, a CORS preflight's, a redirect)
+     * @param headers header fields to set (405's {@code Allow}, a policy's, a redirect's {@code Location})
      * @param closes the connection closes after it: the request's body is left unread
      * @param route the matched route's id, empty when no route matched
      * @param refusedBy the policy that refused the request, or empty
+     * @param contentType the content type of {@link #body}, or null when it has none
      */
     public record Answer<H>(
-            int status, byte[] body, Map<String, String> headers, boolean closes, String route, String refusedBy)
+            int status,
+            byte[] body,
+            Map<String, String> headers,
+            boolean closes,
+            String route,
+            String refusedBy,
+            String contentType)
             implements Admission<H> {
         public Answer {
             requireNonNull(body, "body");
             headers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
             requireNonNull(route, "route");
             requireNonNull(refusedBy, "refusedBy");
+            if (body.length == 0) {
+                contentType = null;
+            } else {
+                requireNonNull(contentType, "contentType");
+            }
+        }
+
+        /** An answer whose body, if any, is a JSON error body. */
+        public Answer(
+                int status, byte[] body, Map<String, String> headers, boolean closes, String route, String refusedBy) {
+            this(status, body, headers, closes, route, refusedBy, ErrorBody.CONTENT_TYPE);
         }
 
         static <H> Answer<H> error(int status, byte[] body, String route) {
             return new Answer<>(status, body, Map.of(), false, route, "");
-        }
-
-        /** The content type of {@link #body}, or null when it has none. */
-        public String contentType() {
-            return body.length == 0 ? null : ErrorBody.CONTENT_TYPE;
         }
     }
 
@@ -186,6 +200,40 @@ public final class FrontDoor {
         return name -> name.equalsIgnoreCase("cookie")
                 ? RouteTable.joinedCookies(head.headers().apply(name))
                 : head.header().apply(name);
+    }
+
+    /**
+     * The answer of a route the gateway answers itself ({@link AnswerTarget}), once its policies let
+     * the request through: a redirect's status and {@code Location} ({@link
+     * dev.sluice.routing.RedirectLocation}), or a {@code respond} route's status and body.
+     *
+     * @param host the client's {@code Host} (or {@code :authority}), or null
+     * @param rawQuery the client's query as sent, or null
+     * @throws dev.sluice.routing.PathTemplate.ExpansionException when the location cannot be made
+     *     from this request (400)
+     */
+    public static <H> Answer<H> answered(
+            AnswerTarget target, RouteTable.Result.Matched match, String host, String rawQuery) {
+        String route = match.route().id();
+        return switch (target) {
+            case AnswerTarget.Redirect redirect ->
+                new Answer<>(
+                        redirect.status(),
+                        new byte[0],
+                        Map.of("Location", redirect.location().expand(match, host, rawQuery, redirect.keepQuery())),
+                        false,
+                        route,
+                        "");
+            case AnswerTarget.Respond respond ->
+                new Answer<>(
+                        respond.status(),
+                        respond.body().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        Map.of(),
+                        false,
+                        route,
+                        "",
+                        respond.contentType());
+        };
     }
 
     /**

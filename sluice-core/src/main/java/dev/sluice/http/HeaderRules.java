@@ -79,7 +79,21 @@ public final class HeaderRules {
     private HeaderNameSet requestSetNames; // the route's request sets, for UpstreamHead
     private HeaderNameSet responseBlocked;
 
+    private boolean preservesHost;
+
     private HeaderRules() {}
+
+    /** The rules of {@code route}: its filters' header edits, and its proxy's {@code preserve-host}. */
+    public static HeaderRules of(dev.sluice.config.RouteConfig route) {
+        HeaderRules rules = of(route.filters());
+        rules.preservesHost = route.target() instanceof dev.sluice.config.ProxyTarget proxy && proxy.preserveHost();
+        return rules;
+    }
+
+    /** Whether the client's {@code Host} goes upstream ({@code preserve-host}): {@link UpstreamHead} decides. */
+    public boolean preservesHost() {
+        return preservesHost;
+    }
 
     /** The rules of a route with these filters. */
     public static HeaderRules of(List<FilterConfig> filters) {

@@ -34,13 +34,16 @@ public final class UpstreamHead {
     private final String forwardedFor;
     private final String proto;
     private final String host; // null: neither X-Forwarded-Host nor Host came
+    private final String clientHost; // null: no Host came
     private final String requestId;
     private final TraceContext trace;
 
-    private UpstreamHead(String forwardedFor, String proto, String host, String requestId, TraceContext trace) {
+    private UpstreamHead(
+            String forwardedFor, String proto, String host, String clientHost, String requestId, TraceContext trace) {
         this.forwardedFor = forwardedFor;
         this.proto = proto;
         this.host = host;
+        this.clientHost = clientHost;
         this.requestId = requestId;
         this.trace = trace;
     }
@@ -70,6 +73,7 @@ public final class UpstreamHead {
                 HeaderRules.forwardedFor(forwardedFor, clientAddress),
                 forwardedProto != null ? forwardedProto : scheme,
                 forwardedHost != null ? forwardedHost : clientHost,
+                clientHost,
                 requestId,
                 trace);
     }
@@ -80,13 +84,16 @@ public final class UpstreamHead {
      * @param rules the route's header rules (its {@code request-headers} sets)
      * @param policySets the policies' sets ({@code UpstreamEdits.set()}), empty when none
      * @param authority the endpoint's {@code host:port}, or null when the engine's client writes
-     *     {@code Host} itself once it has chosen the endpoint ({@link #HOST})
+     *     {@code Host} itself once it has chosen the endpoint ({@link #HOST}); on a {@code
+     *     preserve-host} route ({@link HeaderRules#preservesHost}) the client's {@code Host} is written
+     *     instead, either way
      */
     public void addTo(HeaderRules rules, Map<String, String> policySets, String authority, Sink out) {
         Map<String, String> routeSets = rules.requestSets();
         boolean plain = routeSets.isEmpty() && policySets.isEmpty(); // the common route: nothing to weigh
-        if (authority != null && (plain || !setLater(HOST, rules, policySets))) {
-            out.add(HOST, authority);
+        String hostField = rules.preservesHost() && clientHost != null ? clientHost : authority;
+        if (hostField != null && (plain || !setLater(HOST, rules, policySets))) {
+            out.add(HOST, hostField);
         }
         add(RequestId.HEADER, requestId, plain, rules, policySets, out);
         add(TraceContext.TRACEPARENT, trace.traceparent(), plain, rules, policySets, out);

@@ -119,7 +119,7 @@ public final class WebSocketUpgrade {
             case VALID ->
                 target instanceof ProxyTarget
                         ? null
-                        : "a WebSocket upgrade is relayed on proxy routes only, not on a composition";
+                        : "a WebSocket upgrade is relayed on proxy routes only, not on a composition or an answered route";
         };
     }
 

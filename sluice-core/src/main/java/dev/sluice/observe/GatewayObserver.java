@@ -22,6 +22,9 @@ public interface GatewayObserver {
     /** An upstream call ended: answered (its status line came) or failed. */
     default void upstream(UpstreamEvent event) {}
 
+    /** A route's mirror copy was dropped or skipped ({@link MirrorEvent}). */
+    default void mirror(MirrorEvent event) {}
+
     /**
      * A client's protocol error (plain HTTP on a TLS port, a failed handshake, a refused
      * renegotiation, an h2 protocol error…), reported through {@link ClientProtocolErrors}.

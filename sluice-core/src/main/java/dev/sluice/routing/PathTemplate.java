@@ -248,7 +248,7 @@ public final class PathTemplate {
 
     /** A value the template cannot take from this request: the client gets a 400 with the message. */
     public abstract static sealed class ExpansionException extends RuntimeException
-            permits MissingVariableException, UnsafeValueException {
+            permits MissingVariableException, UnsafeValueException, RefusedValueException {
         private final String variable;
 
         ExpansionException(String variable, String message) {
@@ -272,6 +272,16 @@ public final class PathTemplate {
     public static final class UnsafeValueException extends ExpansionException {
         public UnsafeValueException(String variable) {
             super(variable, "the value of '{" + variable + "}' would make an empty, '.' or '..' path segment");
+        }
+    }
+
+    /**
+     * A value that would change what the result names: a redirect to another host, a rewritten path
+     * with a dot-segment or a query ({@link RedirectLocation}, {@link PathRewrite}).
+     */
+    public static final class RefusedValueException extends ExpansionException {
+        public RefusedValueException(String variable, String why) {
+            super(variable, "the value of '" + variable + "' " + why);
         }
     }
 }

@@ -5,7 +5,8 @@ import java.util.Map;
 
 /**
  * Where a proxied request goes upstream: decided here, once, for every engine (see {@link
- * ProxyTarget} for the precedence of {@code path}, {@code strip-prefix} and the request path).
+ * ProxyTarget} for the precedence of {@code path}, {@code rewrite}, {@code strip-prefix} and the
+ * request path).
  */
 public final class ProxyPath {
 
@@ -21,7 +22,8 @@ public final class ProxyPath {
      *     so an engine may pass a map that parses on first use
      * @param rawQuery the request's query string as the client sent it, or null when it had none;
      *     kept as it is unless a template decides the target
-     * @throws PathTemplate.ExpansionException when a template lacks a value or a value is unsafe
+     * @throws PathTemplate.ExpansionException when a template lacks a value or a value is unsafe, or
+     *     a rewrite would make a path that is not normalised
      */
     public static String target(
             ProxyTarget target,
@@ -33,7 +35,9 @@ public final class ProxyPath {
             return basePath + target.path().get().expand(match.variables(), query, match.remainder());
         }
         String path = match.path();
-        if (target.stripPrefix().isPresent()) {
+        if (target.rewrite().isPresent()) {
+            path = target.rewrite().get().apply(path);
+        } else if (target.stripPrefix().isPresent()) {
             String prefix = target.stripPrefix().get();
             if (path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/')) {
                 path = path.length() == prefix.length() ? "/" : path.substring(prefix.length());

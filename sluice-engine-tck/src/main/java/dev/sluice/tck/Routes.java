@@ -114,6 +114,10 @@ public final class Routes {
         private Optional<String> stripPrefix = Optional.empty();
         private Optional<PathTemplate> path = Optional.empty();
         private Optional<Duration> timeout = Optional.empty();
+        private Optional<dev.sluice.routing.PathRewrite> rewrite = Optional.empty();
+        private boolean preserveHost;
+        private Optional<dev.sluice.config.Backends> backends = Optional.empty();
+        private Optional<dev.sluice.config.MirrorConfig> mirror = Optional.empty();
 
         private ProxySpec(String upstream) {
             this.upstream = requireNonNull(upstream, "upstream");
@@ -134,8 +138,29 @@ public final class Routes {
             return this;
         }
 
+        public ProxySpec rewrite(String regex, String replacement) {
+            this.rewrite = Optional.of(dev.sluice.routing.PathRewrite.of(regex, replacement));
+            return this;
+        }
+
+        public ProxySpec preserveHost() {
+            this.preserveHost = true;
+            return this;
+        }
+
+        /** Weighted sides; the first must be this spec's upstream. */
+        public ProxySpec backends(dev.sluice.config.Backends backends) {
+            this.backends = Optional.of(backends);
+            return this;
+        }
+
+        public ProxySpec mirror(String upstream, double percent, int maxInFlight) {
+            this.mirror = Optional.of(new dev.sluice.config.MirrorConfig(upstream, percent, maxInFlight));
+            return this;
+        }
+
         public ProxyTarget build() {
-            return new ProxyTarget(upstream, stripPrefix, path, timeout);
+            return new ProxyTarget(upstream, stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.sluice.engine.blocking;
 
 import dev.sluice.compose.ReadAheadBudget;
+import dev.sluice.config.AnswerTarget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
@@ -84,14 +85,19 @@ final class GatewayHandler extends Handler.Abstract {
     private GatewaySnapshot<BlockingRoute> compile(GatewayConfig config, Map<String, UpstreamClient> clients) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
             case ProxyTarget proxy ->
-                new ProxyRoute(
+                TrafficRoute.of(
                         route,
                         proxy,
-                        clients.get(proxy.upstream()),
-                        timer,
-                        BodyLimit.of(route, config.server().limits()),
-                        observer,
-                        buffers);
+                        clients,
+                        p -> new ProxyRoute(
+                                route,
+                                p,
+                                clients.get(p.upstream()),
+                                timer,
+                                BodyLimit.of(route, config.server().limits()),
+                                observer,
+                                buffers),
+                        observer);
             case ComposeTarget compose ->
                 new ComposeRoute(
                         route,
@@ -104,6 +110,15 @@ final class GatewayHandler extends Handler.Abstract {
                         observer,
                         buffers,
                         timer);
+            case AnswerTarget answer -> // the core decides the answer; its policies ran first
+                (request, response, match, edits) -> render(
+                        request,
+                        response,
+                        FrontDoor.answered(
+                                answer,
+                                match,
+                                request.getHeaders().get(HttpHeader.HOST),
+                                request.getHttpURI().getQuery()));
         });
     }
 

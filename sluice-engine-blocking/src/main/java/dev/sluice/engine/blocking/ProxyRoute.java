@@ -65,7 +65,7 @@ final class ProxyRoute implements BlockingRoute {
         this.observer = observer;
         this.target = target;
         this.client = client;
-        this.rules = HeaderRules.of(route.filters());
+        this.rules = HeaderRules.of(route);
         this.basePath = client.config().basePath();
         this.timer = timer;
     }

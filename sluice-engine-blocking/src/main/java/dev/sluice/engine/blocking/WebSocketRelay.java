@@ -61,7 +61,9 @@ final class WebSocketRelay {
             }
             endpoint = endpoint.endpoint(attempt.endpoint().index());
         }
-        out.header("Host", endpoint.authority());
+        if (!rules.preservesHost()) { // else UpstreamHead wrote the client's
+            out.header("Host", endpoint.authority());
+        }
         UpgradeCall call;
         try {
             call = UpgradeCall.open(endpoint, out);

@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.compose.ReadAheadBudget;
+import dev.sluice.config.AnswerTarget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.ProxyTarget;
@@ -78,9 +79,14 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             GatewayObserver observer,
             ReadAheadBudget budget) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
-            case ProxyTarget proxy -> new ProxyRoute(route, proxy, upstreams.get(proxy.upstream()), observer)::handle;
+            case ProxyTarget proxy -> TrafficRoute.of(route, proxy, upstreams, observer);
             case ComposeTarget compose ->
                 new ComposeRoute(route, compose, upstreams, config.server().readAhead(), budget, observer)::handle;
+            case AnswerTarget answer -> // the core decides the answer; its policies ran first
+                (in, response, match, channel) -> render(
+                        in,
+                        response,
+                        FrontDoor.answered(answer, match, in.headers().get(HttpHeaderNames.HOST), in.rawQuery));
         });
     }
 
@@ -229,7 +235,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         }
         return given.contentType() == null
                 ? Responses.empty(response, given.status())
-                : Responses.send(response, given.status(), given.body());
+                : Responses.send(response, given.status(), given.contentType(), given.body());
     }
 
     /**

@@ -69,7 +69,7 @@ final class ProxyRoute {
         this.observer = observer;
         this.target = target;
         this.upstream = upstream;
-        this.rules = HeaderRules.of(route.filters());
+        this.rules = HeaderRules.of(route);
         this.timeoutNanos = target.timeout().map(Duration::toNanos).orElse(0L);
     }
 

@@ -27,7 +27,12 @@ final class Responses {
 
     /** Answers an error with a JSON {@link ErrorBody}, keeping the headers set so far (such as Allow). */
     static Mono<Void> send(HttpServerResponse response, int status, byte[] body) {
-        response.status(status).header(HttpHeaderNames.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
+        return send(response, status, ErrorBody.CONTENT_TYPE, body);
+    }
+
+    /** Answers {@code status} with a whole body of {@code contentType}. */
+    static Mono<Void> send(HttpServerResponse response, int status, String contentType, byte[] body) {
+        response.status(status).header(HttpHeaderNames.CONTENT_TYPE, contentType);
         return response.sendObject(Unpooled.wrappedBuffer(body)).then();
     }
 

@@ -1,0 +1,311 @@
+package dev.sluice.tck;
+
+import static dev.sluice.tck.Routes.on;
+import static dev.sluice.tck.Routes.proxy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.AnswerTarget;
+import dev.sluice.config.Backends;
+import dev.sluice.config.FilterConfig;
+import dev.sluice.observe.GatewayObserver;
+import dev.sluice.observe.MirrorEvent;
+import dev.sluice.routing.RedirectLocation;
+import dev.sluice.routing.WeightedChoice;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Traffic management (issue 31): redirects and fixed responses the gateway gives itself, path
+ * rewriting and {@code preserve-host}, weighted routes and mirroring. Each decision is the core's;
+ * these tests hold every engine to it.
+ */
+public abstract class TrafficContract extends ContractFixture {
+
+    private static AnswerTarget.Redirect redirect(String to, int status, boolean keepQuery) {
+        return new AnswerTarget.Redirect(RedirectLocation.parse(to), status, keepQuery);
+    }
+
+    @Test
+    void redirectAnswersItsStatusWithTheTemplatedLocation() {
+        try (TestGateway gw = gateway()
+                .route("moved", on("/old/{id}/**"), redirect("https://{host}/new/{id}/{**}", 308, true))
+                .route("temp", on("/temp/{id}"), redirect("/elsewhere/{id}?from=old", 302, false))
+                .start()) {
+            WireResponse moved =
+                    gw.wire().send(WireRequest.get("/old/42/a/b?x=1&y=2").header("Host", "shop.test:8080"));
+            assertThat(moved.status()).isEqualTo(308);
+            assertThat(moved.header("Location")).contains("https://shop.test/new/42/a/b?x=1&y=2");
+            assertThat(moved.length()).isZero();
+
+            WireResponse temp = gw.wire().send(WireRequest.get("/temp/a%26b?dropped=1"));
+            assertThat(temp.status()).isEqualTo(302);
+            assertThat(temp.header("Location")).contains("/elsewhere/a%26b?from=old");
+        }
+    }
+
+    @Test
+    void httpsUpgradeKeepsPathAndQuery() {
+        try (TestGateway gw = gateway()
+                .route("upgrade", on("/**"), new AnswerTarget.Redirect(RedirectLocation.https(), 301, true))
+                .start()) {
+            WireResponse response =
+                    gw.wire().send(WireRequest.get("/a/./b/../c?q=1").header("Host", "secure.test"));
+            assertThat(response.status()).isEqualTo(301);
+            assertThat(response.header("Location")).contains("https://secure.test/a/c?q=1");
+        }
+    }
+
+    @Test
+    void redirectRefusesAHostThatWouldChangeTheLocationsShape() {
+        try (TestGateway gw = gateway()
+                .route("upgrade", on("/**"), new AnswerTarget.Redirect(RedirectLocation.https(), 301, true))
+                .start()) {
+            WireResponse response = gw.wire().send(WireRequest.get("/a").header("Host", "evil.test%2Fx"));
+            assertThat(response.status()).isEqualTo(400);
+            assertThat(response.header("Location")).isEmpty();
+        }
+    }
+
+    @Test
+    void respondAnswersTheFixedStatusBodyAndType() {
+        try (TestGateway gw = gateway()
+                .route("teapot", on("/brew"), new AnswerTarget.Respond(418, "short and stout", "text/plain"))
+                .route("gone", on("/gone"), new AnswerTarget.Respond(204, "", AnswerTarget.Respond.TEXT))
+                .start()) {
+            WireResponse teapot = gw.wire().send(WireRequest.of("POST", "/brew").body("ignored".getBytes()));
+            assertThat(teapot.status()).isEqualTo(418);
+            assertThat(teapot.header("Content-Type")).contains("text/plain");
+            assertThat(teapot.bodyText()).isEqualTo("short and stout");
+
+            WireResponse head = gw.wire().send(WireRequest.of("HEAD", "/brew"));
+            assertThat(head.status()).isEqualTo(418);
+            assertThat(head.length()).isZero();
+
+            WireResponse gone = gw.wire().send(WireRequest.get("/gone"));
+            assertThat(gone.status()).isEqualTo(204);
+            assertThat(gone.header("Content-Type")).isEmpty();
+        }
+    }
+
+    @Test
+    void respondRunsTheRoutesPoliciesFirst() {
+        try (TestGateway gw = gateway()
+                .route(
+                        "status",
+                        on("/status"),
+                        new AnswerTarget.Respond(200, "{\"up\":true}", "application/json"),
+                        new FilterConfig.IpFilter(List.of("192.0.2.0/24"), List.of(), List.of()))
+                .start()) {
+            assertError(gw.wire().send(WireRequest.get("/status")), 403, "forbidden");
+        }
+    }
+
+    @Test
+    void rewriteMakesTheUpstreamPathFromGroupsAndKeepsTheQuery() {
+        try (TestGateway gw = gateway()
+                .route(
+                        "api",
+                        on("/api/**"),
+                        proxy(APP).rewrite("^/api/(?<version>v[0-9]+)/(.*)$", "/inspect/${version}/svc/$2"))
+                .start()) {
+            Map<String, Object> seen = inspected(get(gw, "/api/v2/orders/7?x=1"));
+            assertThat(seen.get("path")).isEqualTo("/inspect/v2/svc/orders/7");
+            assertThat(seen.get("query")).isEqualTo("x=1");
+        }
+    }
+
+    @Test
+    void aCapturedGroupCannotInjectADotSegmentOrAQuery() {
+        try (TestGateway gw = gateway()
+                .route("dots", on("/a/**"), proxy(APP).rewrite("^/a/x([^/]*)", "/inspect/b/$1/c"))
+                .start()) {
+            assertThat(inspected(get(gw, "/a/xy")).get("path")).isEqualTo("/inspect/b/y/c");
+            // the group is "." or "..": the upstream path would climb; refused before any upstream is asked
+            assertError(gw.wire().send(WireRequest.get("/a/x.")), 400, "bad_request");
+            assertError(gw.wire().send(WireRequest.get("/a/x..")), 400, "bad_request");
+            assertError(gw.wire().send(WireRequest.get("/a/x%2E%2E")), 400, "bad_request");
+            // an encoded '?' stays encoded: it is part of the path, never a query
+            Map<String, Object> encoded = inspected(get(gw, "/a/x%3Fadmin=1"));
+            assertThat(encoded.get("path")).isEqualTo("/inspect/b/%3Fadmin=1/c");
+            assertThat(encoded.get("query")).isIn(null, Json.NULL);
+        }
+    }
+
+    @Test
+    void preserveHostSendsTheClientsHostUpstream() {
+        try (TestGateway gw = gateway()
+                .route("kept", on("/kept/**"), proxy(APP).path("/inspect/k").preserveHost())
+                .route("own", on("/own/**"), proxy(APP).path("/inspect/o"))
+                .start()) {
+            Map<String, Object> kept = Json.object(gw.wire()
+                    .send(WireRequest.get("/kept/x").header("Host", "shop.test:8443"))
+                    .body());
+            assertThat(headerValues(kept, "host")).containsExactly("shop.test:8443");
+            Map<String, Object> own = Json.object(gw.wire()
+                    .send(WireRequest.get("/own/x").header("Host", "shop.test:8443"))
+                    .body());
+            assertThat(headerValues(own, "host")).containsExactly(upstream.url().getAuthority());
+        }
+    }
+
+    private static Backends weights(int first, int second, Optional<Backends.Sticky> sticky) {
+        return new Backends(List.of(new Backends.Backend(APP, first), new Backends.Backend(CANARY, second)), sticky);
+    }
+
+    private static final String CANARY = "canary";
+
+    /** The authority of the upstream that answered an {@code /inspect} request: its Host. */
+    private static String side(WireResponse response) {
+        assertThat(response.status()).as(response.toString()).isEqualTo(200);
+        return headerValues(Json.object(response.body()), "host").getFirst();
+    }
+
+    @Test
+    void aWeightOfZeroNeverGetsARequestAndEachSideIsReportedByItsUpstream() throws InterruptedException {
+        ObserverContract.Recorder recorder = new ObserverContract.Recorder();
+        try (TestUpstream canary = TestUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(CANARY, canary.url())
+                        .observer(recorder)
+                        .route(
+                                "all-app",
+                                on("/a/**"),
+                                proxy(APP).path("/inspect/a").backends(weights(100, 0, Optional.empty())))
+                        .route(
+                                "all-canary",
+                                on("/c/**"),
+                                proxy(APP).path("/inspect/c").backends(weights(0, 100, Optional.empty())))
+                        .start()) {
+            for (int i = 0; i < 10; i++) {
+                assertThat(side(gw.wire().send(WireRequest.get("/a/" + i))))
+                        .isEqualTo(upstream.url().getAuthority());
+                assertThat(recorder.nextCall().upstream()).isEqualTo(APP);
+                assertThat(side(gw.wire().send(WireRequest.get("/c/" + i))))
+                        .isEqualTo(canary.url().getAuthority());
+                assertThat(recorder.nextCall().upstream()).isEqualTo(CANARY);
+            }
+        }
+    }
+
+    @Test
+    void aStickyCookieKeepsAClientOnTheSideItsValueHashesTo() {
+        Backends backends = weights(50, 50, Optional.of(new Backends.Sticky(Backends.Sticky.Kind.COOKIE, "user")));
+        WeightedChoice core = WeightedChoice.of(backends, bound -> {
+            throw new AssertionError("a sticky value is never placed at random");
+        });
+        // one client the core places on each side
+        String[] onSide = new String[2];
+        for (int i = 0; onSide[0] == null || onSide[1] == null; i++) {
+            String user = "user-" + i;
+            onSide[core.pick(name -> name.equalsIgnoreCase("cookie") ? List.of("user=" + user) : List.of())] = user;
+        }
+        try (TestUpstream canary = TestUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(CANARY, canary.url())
+                        .route(
+                                "split",
+                                on("/s/**"),
+                                proxy(APP).path("/inspect/s").backends(backends))
+                        .start()) {
+            String[] authorities = {upstream.url().getAuthority(), canary.url().getAuthority()};
+            for (int round = 0; round < 5; round++) {
+                for (int s = 0; s < 2; s++) {
+                    WireResponse response =
+                            gw.wire().send(WireRequest.get("/s/x").header("Cookie", "theme=dark; user=" + onSide[s]));
+                    assertThat(side(response))
+                            .as("%s, round %d", onSide[s], round)
+                            .isEqualTo(authorities[s]);
+                }
+            }
+        }
+    }
+
+    /** Keeps the mirror events, for the test thread to take. */
+    private static final class MirrorEvents implements GatewayObserver {
+        final LinkedBlockingQueue<MirrorEvent> events = new LinkedBlockingQueue<>();
+
+        @Override
+        public void mirror(MirrorEvent event) {
+            events.add(event);
+        }
+
+        MirrorEvent next() throws InterruptedException {
+            MirrorEvent event = events.poll(10, TimeUnit.SECONDS);
+            assertThat(event).as("a mirror event within 10 s").isNotNull();
+            return event;
+        }
+    }
+
+    private static final String SHADOW = "shadow";
+
+    @Test
+    void theMirrorGetsACopyOfTheHeadAndABodyIsNeverCopied() throws InterruptedException {
+        MirrorEvents observed = new MirrorEvents();
+        try (RecordingUpstream shadow = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(SHADOW, shadow.url())
+                        .observer(observed)
+                        .route("mirrored", on("/inspect/**"), proxy(APP).mirror(SHADOW, 100, 16))
+                        .start()) {
+            WireResponse answer =
+                    gw.wire().send(WireRequest.get("/inspect/m?q=1").header("X-Test", "copied"));
+            assertThat(answer.status()).isEqualTo(200);
+            assertThat(Json.object(answer.body()).get("path")).isEqualTo("/inspect/m");
+
+            RecordingUpstream.Received copy = shadow.next(Duration.ofSeconds(10));
+            assertThat(copy).as("a copy within 10 s").isNotNull();
+            assertThat(copy.head()).startsWith("GET /inspect/m?q=1 HTTP/1.1\r\n");
+            assertThat(copy.head().toLowerCase(java.util.Locale.ROOT))
+                    .contains("\r\nx-test: copied\r\n")
+                    .contains("\r\nhost: " + shadow.url().getAuthority() + "\r\n");
+            assertThat(copy.body()).isEmpty();
+
+            WireResponse posted = gw.wire()
+                    .send(WireRequest.of("POST", "/inspect/p").body("payload".getBytes(StandardCharsets.UTF_8)));
+            assertThat(((Number) Json.object(posted.body()).get("length")).intValue())
+                    .isEqualTo(7);
+            assertThat(observed.next())
+                    .isEqualTo(new MirrorEvent("mirrored", SHADOW, MirrorEvent.Outcome.SKIPPED_BODY));
+        }
+    }
+
+    @Test
+    void aMirrorThatNeverAnswersOrRefusesLeavesTheClientsAnswerAloneAndCopiesBeyondTheBoundAreDropped()
+            throws Exception {
+        MirrorEvents observed = new MirrorEvents();
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                TestGateway gw = gateway()
+                        .upstream(Routes.upstream(SHADOW, URI.create("http://127.0.0.1:" + silent.getLocalPort()))
+                                .readTimeout(Duration.ofMinutes(5)))
+                        .upstream("refusing", RefusingPort.shared().url())
+                        .observer(observed)
+                        .route("silent", on("/inspect/s/**"), proxy(APP).mirror(SHADOW, 100, 2))
+                        .route("refused", on("/inspect/r/**"), proxy(APP).mirror("refusing", 100, 1))
+                        .start()) {
+            for (int i = 0; i < 4; i++) {
+                WireResponse answer = gw.wire().send(WireRequest.get("/inspect/s/" + i));
+                assertThat(answer.status()).isEqualTo(200);
+                assertThat(answer.totalMillis())
+                        .as("the client's answer does not wait for the mirror's")
+                        .isLessThan(5_000);
+            }
+            // two copies wait on the silent mirror: the third and fourth are dropped, and counted
+            assertThat(observed.next()).isEqualTo(new MirrorEvent("silent", SHADOW, MirrorEvent.Outcome.DROPPED));
+            assertThat(observed.next()).isEqualTo(new MirrorEvent("silent", SHADOW, MirrorEvent.Outcome.DROPPED));
+            for (int i = 0; i < 3; i++) {
+                WireResponse answer = gw.wire().send(WireRequest.get("/inspect/r/" + i));
+                assertThat(answer.status()).isEqualTo(200);
+                assertThat(Json.object(answer.body()).get("path")).isEqualTo("/inspect/r/" + i);
+            }
+        }
+    }
+}
