@@ -51,7 +51,16 @@ final class TargetBinder {
     }
 
     Optional<Target> compose(Mapping m, Optional<PathPattern> routePath) {
-        m.allowOnly("fanout", "order", "on-error", "timeout", "validate-json", "delivery", "parts");
+        m.allowOnly(
+                "fanout",
+                "order",
+                "on-error",
+                "timeout",
+                "validate-json",
+                "delivery",
+                "parts",
+                "status-from",
+                "require");
         int before = problems.size();
         String fanout = m.choice("fanout", "parallel", "parallel", "sequential");
         String order = m.choice("order", "arrival", "arrival", "declared");
@@ -71,6 +80,11 @@ final class TargetBinder {
                 }
             });
         }
+        Requirements requirements = Requirements.bind(
+                m,
+                parts.stream()
+                        .map(PartConfig::name)
+                        .collect(java.util.stream.Collectors.toCollection(java.util.LinkedHashSet::new)));
         if (parts.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
@@ -81,7 +95,8 @@ final class TargetBinder {
                 timeout,
                 validateJson,
                 parts,
-                delivery));
+                delivery,
+                requirements));
     }
 
     private static final String DELIVERY_EXPECTED =

@@ -148,8 +148,22 @@ public final class Routes {
         private boolean validateJson;
         private List<ComposeTarget.Delivery> delivery = List.of(ComposeTarget.Delivery.JSON);
         private final List<PartConfig> parts = new ArrayList<>();
+        private Optional<String> statusFrom = Optional.empty();
+        private List<String> require = List.of();
 
         private ComposeSpec() {}
+
+        /** {@code status-from:} the response's status follows this part when it fails. */
+        public ComposeSpec statusFrom(String part) {
+            this.statusFrom = Optional.of(part);
+            return this;
+        }
+
+        /** {@code require:} all or nothing for these parts. */
+        public ComposeSpec require(String... parts) {
+            this.require = List.of(parts);
+            return this;
+        }
 
         public ComposeSpec fanout(Fanout fanout) {
             this.fanout = fanout;
@@ -205,7 +219,15 @@ public final class Routes {
         }
 
         public ComposeTarget build() {
-            return new ComposeTarget(fanout, order, onError, timeout, validateJson, parts, delivery);
+            return new ComposeTarget(
+                    fanout,
+                    order,
+                    onError,
+                    timeout,
+                    validateJson,
+                    parts,
+                    delivery,
+                    new dev.sluice.config.Requirements(statusFrom, require));
         }
     }
 
