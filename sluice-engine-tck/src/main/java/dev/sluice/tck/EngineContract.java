@@ -119,6 +119,19 @@ public abstract class EngineContract {
     }
 
     @Nested
+    class Head extends HeadContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
     class CompositionFailures extends CompositionFailuresContract {
         @Override
         protected EngineMode mode() {

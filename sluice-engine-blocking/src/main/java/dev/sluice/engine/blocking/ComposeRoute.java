@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.compose.ComposedHead;
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.DeliveryNegotiation;
 import dev.sluice.compose.JsonSplice;
@@ -82,6 +83,13 @@ final class ComposeRoute implements BlockingRoute {
                     .put(HttpHeader.VARY, HttpHeader.ACCEPT.asString()); // the refusal depends on Accept too
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
             ClientOutput.send(response, true, ByteBuffer.wrap(DeliveryNegotiation.notAcceptableBody(target)));
+            return;
+        }
+        if (ComposedHead.asked(request.getMethod())) { // the head alone: no part is called
+            response.setStatus(200);
+            ComposedHead.headers(target, delivery, rules).forEach(response.getHeaders()::put);
+            ClientOutput.send(response, false, ByteBuffer.allocate(0)); // committed unsized, as a GET's would be
+            ClientOutput.send(response, true, ByteBuffer.allocate(0));
             return;
         }
         ExchangeTally tally = Requests.tally(request);

@@ -1,5 +1,6 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.compose.ComposedHead;
 import dev.sluice.compose.DeliveryNegotiation;
 import dev.sluice.compose.JsonSplice;
 import dev.sluice.compose.ReadAheadBudget;
@@ -102,6 +103,10 @@ final class ComposeRoute {
             response.responseHeaders().clear();
             response.header(HttpHeaderNames.VARY, HttpHeaderNames.ACCEPT); // the refusal depends on Accept too
             return Responses.send(response, 406, DeliveryNegotiation.notAcceptableBody(target));
+        }
+        if (ComposedHead.asked(in.method)) { // the head alone: no part is called
+            ComposedHead.headers(target, delivery, rules).forEach(response::header);
+            return Responses.empty(response, 200);
         }
         String[] paths = new String[parts.size()];
         Map<String, String> query = in.query();
