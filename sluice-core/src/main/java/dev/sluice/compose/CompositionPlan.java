@@ -287,9 +287,14 @@ public final class CompositionPlan {
         }
     }
 
+    /** Part {@code i} is answered from the {@link PartCache}, not its upstream ({@code _meta}: {@code "cached": true}). */
+    public void cached(int i) {
+        parts[i].cached = true;
+    }
+
     /** Part {@code i}'s upstream call was tried {@code n} times so far ({@code _meta} says so past 1). */
     public void attempts(int i, int n) {
-        parts[i].attempts = n;
+        parts[i].attempts = Math.max(1, n); // 0 for a part answered from the cache: no call was tried
     }
 
     /** The engine wrote {@code n} of part {@code i}'s buffered bytes to the client. */

@@ -145,16 +145,27 @@ final class TargetBinder {
             return Optional.empty();
         }
         Mapping m = section.get();
-        m.allowOnly("upstream", "path", "optional", "timeout", "select", "exclude", "rename", "take", "max-key-bytes");
+        m.allowOnly(
+                "upstream",
+                "path",
+                "optional",
+                "timeout",
+                "select",
+                "exclude",
+                "rename",
+                "take",
+                "max-key-bytes",
+                "cache");
         Optional<String> upstream = upstream(m);
         Optional<PathTemplate> path = m.require("path", TEMPLATE_EXPECTED) ? template(m, routePath) : Optional.empty();
         boolean optional = m.bool("optional", false);
         Optional<Duration> timeout = m.duration("timeout");
         Optional<PartConfig.Shaping> shaping = shaping(m);
+        Optional<PartCaching> cache = PartCachingBinder.cache(m);
         if (upstream.isEmpty() || path.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(new PartConfig(name, upstream.get(), path.get(), optional, timeout, shaping));
+        return Optional.of(new PartConfig(name, upstream.get(), path.get(), optional, timeout, shaping, cache));
     }
 
     /** A part's {@code select}, {@code exclude}, {@code rename}, {@code take} and {@code max-key-bytes}. */

@@ -132,6 +132,19 @@ public abstract class EngineContract {
     }
 
     @Nested
+    class CompositionCache extends CompositionCacheContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
     class CompositionFailures extends CompositionFailuresContract {
         @Override
         protected EngineMode mode() {

@@ -213,6 +213,19 @@ public final class Routes {
             return this;
         }
 
+        /** A part whose answers the part cache may keep ({@code cache:}). */
+        public ComposeSpec cachedPart(String name, String upstream, String path, dev.sluice.config.PartCaching cache) {
+            parts.add(new PartConfig(
+                    name,
+                    upstream,
+                    PathTemplate.parse(path),
+                    false,
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.of(cache)));
+            return this;
+        }
+
         public ComposeSpec optionalPart(String name, String upstream, String path) {
             parts.add(new PartConfig(name, upstream, PathTemplate.parse(path), true, Optional.empty()));
             return this;

@@ -116,6 +116,16 @@ final class Composition {
         }
     }
 
+    /** Part {@code i} is answered from the part cache. */
+    void cached(int i) {
+        lock.lock();
+        try {
+            plan.cached(i);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void failed(PartFetch part, UpstreamFailure failure, int status) {
         lock.lock();
         try {

@@ -3,6 +3,7 @@ package dev.sluice.engine.reactive;
 import dev.sluice.compose.ComposedHead;
 import dev.sluice.compose.DeliveryNegotiation;
 import dev.sluice.compose.JsonSplice;
+import dev.sluice.compose.PartCache;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.ComposeTarget.Delivery;
@@ -31,6 +32,7 @@ final class ComposeRoute {
     final HeaderRules rules;
     final int readAhead;
     final ReadAheadBudget budget; // the gateway's, shared by every composition
+    final PartCache partCache; // the gateway's, or null: none
     final String id;
     final GatewayObserver observer;
     final String[] fixedPaths; // by part index, base path included; null when the part's path has placeholders
@@ -43,7 +45,9 @@ final class ComposeRoute {
             Map<String, Upstream> upstreams,
             int readAhead,
             ReadAheadBudget budget,
-            GatewayObserver observer) {
+            GatewayObserver observer,
+            PartCache partCache) {
+        this.partCache = partCache;
         this.id = route.id();
         this.budget = budget;
         this.observer = observer;

@@ -60,6 +60,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     private final ServerLimits limits;
 
     private final ReadAheadBudget budget; // every composition's, across reloads (server.limits cannot change)
+    private final dev.sluice.compose.PartCache partCache; // null: max-part-cache 0; across reloads as the budget
 
     GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
         this.observer = observer;
@@ -68,7 +69,10 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         this.limits = config.server().limits();
         this.resources = PolicyResources.of(config);
         this.budget = ReadAheadBudget.of(config.server());
-        this.snapshots = new GatewaySnapshot.Holder<>(compile(config, resources, upstreams, observer, budget));
+        this.partCache =
+                dev.sluice.compose.PartCache.of(config.server().limits()).orElse(null);
+        this.snapshots =
+                new GatewaySnapshot.Holder<>(compile(config, resources, upstreams, observer, budget, partCache));
     }
 
     private static GatewaySnapshot<ReactiveRoute> compile(
@@ -76,12 +80,19 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             PolicyResources resources,
             Map<String, Upstream> upstreams,
             GatewayObserver observer,
-            ReadAheadBudget budget) {
+            ReadAheadBudget budget,
+            dev.sluice.compose.PartCache partCache) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
             case ProxyTarget proxy -> new ProxyRoute(route, proxy, upstreams.get(proxy.upstream()), observer)::handle;
             case ComposeTarget compose ->
-                new ComposeRoute(route, compose, upstreams, config.server().readAhead(), budget, observer)::handle;
+                new ComposeRoute(route, compose, upstreams, config.server().readAhead(), budget, observer, partCache)
+                        ::handle;
         });
+    }
+
+    /** The part cache every composition of this gateway shares, or empty. */
+    java.util.Optional<dev.sluice.compose.PartCache> partCache() {
+        return java.util.Optional.ofNullable(partCache);
     }
 
     /** The budget every composition of this gateway reads ahead within. */
@@ -91,7 +102,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
 
     /** Compiles {@code next} on {@code upstreams} and makes it the snapshot new requests run on. */
     void reload(GatewayConfig next, Map<String, Upstream> upstreams) {
-        snapshots.swap(compile(next, resources, upstreams, observer, budget));
+        snapshots.swap(compile(next, resources, upstreams, observer, budget, partCache));
     }
 
     /** Frees what the route policies hold (a Redis connection): when the gateway stops. */
