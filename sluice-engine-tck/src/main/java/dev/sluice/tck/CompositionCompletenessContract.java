@@ -131,6 +131,59 @@ public abstract class CompositionCompletenessContract extends ContractFixture {
     }
 
     @Test
+    void onHttp2TheTrailerIsAHeadersFrameThatEndsTheStream() throws Exception {
+        try (TestGateway gw = gateway()
+                        .route(
+                                "page",
+                                on("/page"),
+                                compose()
+                                        .part("fast", APP, "/json/10")
+                                        .part("late", APP, "/json/10?delay=600000", Duration.ofMillis(500)))
+                        .start();
+                H2Wire wire = H2Wire.connect(gw.port())) {
+            wire.get(1, gw.authority(), "/page");
+            wire.flush();
+            H2Wire.Frame head = wire.readUntil(H2Wire.HEADERS).orElseThrow();
+            assertThat(head.stream()).isEqualTo(1);
+            assertThat(head.status()).isEqualTo(200);
+            assertThat(head.header("trailer")).isEqualToIgnoringCase(COMPLETED);
+            H2Wire.Frame frame = head;
+            H2Wire.Frame trailer = null;
+            while (!frame.endsStream()) {
+                frame = wire.read().orElseThrow(() -> new AssertionError("closed before the stream's end"));
+                assertThat(frame.type()).as("no reset of stream 1").isNotEqualTo(H2Wire.RST_STREAM);
+                if (frame.type() == H2Wire.HEADERS && frame.stream() == 1) {
+                    trailer = frame;
+                }
+            }
+            assertThat(trailer).as("a trailer HEADERS frame").isNotNull();
+            assertThat(trailer.endsStream()).isTrue();
+            assertThat(trailer.header(COMPLETED)).isEqualTo("false");
+        }
+    }
+
+    @Test
+    void aCompressedCompositionKeepsItsTrailer() throws Exception {
+        try (TestGateway gw = gateway()
+                .route(
+                        "page",
+                        on("/page"),
+                        compose()
+                                .part("fast", APP, "/json/4000")
+                                .part("late", APP, "/json/10?delay=600000", Duration.ofMillis(500)),
+                        new dev.sluice.config.FilterConfig.Compression(java.util.List.of("application/json"), 1024, 6))
+                .start()) {
+            WireResponse response = gw.wire().send(WireRequest.get("/page").header("Accept-Encoding", "gzip"));
+            assertThat(response.header("content-encoding")).as("%s", response).contains("gzip");
+            assertThat(response.complete()).as("%s", response).isTrue();
+            assertThat(response.trailer(COMPLETED)).as("%s", response).contains("false");
+            byte[] json =
+                    new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(response.body())).readAllBytes();
+            assertThat(Json.object(json).get("late")).isEqualTo(Json.NULL);
+        }
+    }
+
+    @Test
     void aWholeCompositionSaysTrueInItsTrailerOrItsHeader() {
         try (TestGateway gw = gateway()
                 .route("some", on("/some"), compose().part("a", APP, "/json/10").part("b", APP, "/json/20"))
