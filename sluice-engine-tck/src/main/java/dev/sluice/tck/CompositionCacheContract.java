@@ -55,6 +55,38 @@ public abstract class CompositionCacheContract extends ContractFixture {
     }
 
     @Test
+    void aHitDeliveredAsNdjsonLeavesTheCachedBytesAsTheUpstreamSentThem() {
+        String pretty = upstream.respond(
+                200,
+                "application/json",
+                "{\n  \"name\": \"lamp\",\n  \"price\": 12\n}".getBytes(StandardCharsets.UTF_8),
+                Map.of("Cache-Control", "max-age=60"));
+        try (TestGateway gw = gateway()
+                .route(
+                        "lines",
+                        on("/lines"),
+                        compose()
+                                .delivery(dev.sluice.config.ComposeTarget.Delivery.NDJSON)
+                                .cachedPart("p", APP, pretty, PartCaching.upstreamOnly()))
+                .route("page", on("/page"), compose().cachedPart("p", APP, pretty, PartCaching.upstreamOnly()))
+                .start()) {
+            int before = upstream.exchanges();
+            for (int i = 0; i < 2; i++) { // a line break becomes a space in a line, never in the cache
+                WireResponse lines = gw.wire().get("/lines");
+                assertThat(lines.bodyText().lines().count())
+                        .as("%s", lines.bodyText())
+                        .isEqualTo(2);
+            }
+            Composed page = Composed.of(gw.wire().get("/page"));
+            assertThat(cached(page, "p")).isTrue();
+            assertThat(page.response().bodyText()).contains("{\n  \"name\": \"lamp\"");
+            assertThat(upstream.exchanges() - before)
+                    .as("one upstream request for three")
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
     void anotherRequestIsAMiss() {
         try (TestGateway gw = gateway()
                 .route(
