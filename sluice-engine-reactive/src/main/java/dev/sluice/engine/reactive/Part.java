@@ -212,6 +212,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         connection = null;
         between = true;
         outstanding = false;
+        recorder = null; // a dropped try's answer is never kept
         if (asked > 0) {
             afterGrant = NOTHING; // a grant during the wait before the next try only adds to the share
         }
