@@ -2,6 +2,7 @@ package dev.sluice.app;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.compose.PartCache;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.engine.PoolStats;
 import dev.sluice.engine.RunningGateway;
@@ -199,6 +200,25 @@ final class GatewayMetrics implements GatewayObserver {
         Gauge.builder("sluice.read.ahead.waiting", this, m -> m.readAhead(ReadAheadBudget::waiting))
                 .description("composition parts waiting, unread, for bytes of the spent read-ahead budget")
                 .register(registry);
+        FunctionCounter.builder("sluice.part.cache.hits", this, m -> m.partCache(PartCache::hits))
+                .description("composition parts answered from the part cache, their upstream not called")
+                .register(registry);
+        FunctionCounter.builder("sluice.part.cache.misses", this, m -> m.partCache(PartCache::misses))
+                .description("lookups of parts with cache: that found no fresh answer")
+                .register(registry);
+        FunctionCounter.builder("sluice.part.cache.evictions", this, m -> m.partCache(PartCache::evictions))
+                .description("part cache entries removed past their freshness or for room (max-part-cache)")
+                .register(registry);
+        Gauge.builder("sluice.part.cache.size", this, m -> m.partCache(PartCache::bytes))
+                .description("what the part cache holds (server.limits.max-part-cache bounds it)")
+                .baseUnit("bytes")
+                .register(registry);
+    }
+
+    /** One reading of the running gateway's part cache, at scrape time; 0 without one. */
+    private double partCache(java.util.function.ToLongFunction<PartCache> reading) {
+        RunningGateway g = gateway.get();
+        return g == null ? 0 : g.partCache().map(reading::applyAsLong).orElse(0L);
     }
 
     /** One reading of the running gateway's read-ahead budget, at scrape time; 0 without one. */

@@ -89,7 +89,7 @@ class AdminListenerTest {
               match: { path: "/page/{id}", methods: [GET] }
               compose:
                 parts:
-                  product:  { upstream: catalog, path: "/products/{id}" }
+                  product:  { upstream: catalog, path: "/products/{id}", cache: { ttl: 30s } }
                   customer: { upstream: people,  path: "/customers/{id}" }
             - id: catalog
               match: { path: "/products/**" }
@@ -158,7 +158,11 @@ class AdminListenerTest {
                                 // composition is answered, no part waiting
                                 "sluice_read_ahead_limit_bytes 2097152.0",
                                 "sluice_read_ahead_held_bytes 0.0",
-                                "sluice_read_ahead_waiting 0.0");
+                                "sluice_read_ahead_waiting 0.0",
+                                // the part cache: the product's first lookup missed, nothing expired yet
+                                "sluice_part_cache_misses_total 1.0",
+                                "sluice_part_cache_hits_total 0.0",
+                                "sluice_part_cache_evictions_total 0.0");
                         String text = metrics.body();
                         long counted = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
                         while (!expected.stream().allMatch(text::contains) && System.nanoTime() < counted) {

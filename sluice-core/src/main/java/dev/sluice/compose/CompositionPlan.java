@@ -72,7 +72,7 @@ public final class CompositionPlan {
     private final LongSupplier clock;
     private final boolean sequential;
     private final boolean declared;
-    private final boolean failFast;
+    private final Completeness completeness;
     private final boolean commitsWhenFull;
     private final PartState[] parts;
     private final int[] ready; // arrival order: a FIFO of part indexes, each enqueued once
@@ -88,6 +88,7 @@ public final class CompositionPlan {
     private int relaying = -1;
     private int closing = -1; // a part whose frame is to be closed before anything else is written
     private String abortReason;
+    private String completed; // X-Sluice-Completed at COMMIT, or null: in a trailer at FINISH
     private PartState failedPart;
     private int part = -1;
     private boolean first;
@@ -122,7 +123,7 @@ public final class CompositionPlan {
         this.clock = clock;
         this.sequential = target.fanout() == ComposeTarget.Fanout.SEQUENTIAL;
         this.declared = target.relaysInDeclaredOrder();
-        this.failFast = target.onError() == ComposeTarget.OnError.FAIL;
+        this.completeness = new Completeness(target);
         this.commitsWhenFull = target.commitsWhenAPartIsFull();
         long start = clock.getAsLong();
         this.start = start;
@@ -286,9 +287,14 @@ public final class CompositionPlan {
         }
     }
 
+    /** Part {@code i} is answered from the {@link PartCache}, not its upstream ({@code _meta}: {@code "cached": true}). */
+    public void cached(int i) {
+        parts[i].cached = true;
+    }
+
     /** Part {@code i}'s upstream call was tried {@code n} times so far ({@code _meta} says so past 1). */
     public void attempts(int i, int n) {
-        parts[i].attempts = n;
+        parts[i].attempts = Math.max(1, n); // 0 for a part answered from the cache: no call was tried
     }
 
     /** The engine wrote {@code n} of part {@code i}'s buffered bytes to the client. */
@@ -376,9 +382,9 @@ public final class CompositionPlan {
     }
 
     private Step commit() {
-        if (failFast) {
+        if (completeness.holdsHead()) {
             for (PartState p : parts) {
-                if (p.failed && !p.config.optional()) {
+                if (completeness.refuses(p)) {
                     failedPart = p;
                     over = true;
                     report.closeOut("not relayed: the response failed");
@@ -388,7 +394,7 @@ public final class CompositionPlan {
             boolean waiting = false;
             boolean blocked = false;
             for (PartState p : parts) {
-                waiting |= !p.answered && !p.failed;
+                waiting |= !p.answered && !p.failed && completeness.holdsHeadFor(p);
                 blocked |= p.isBlocked();
             }
             if (waiting && !(blocked && commitsWhenFull)) {
@@ -398,6 +404,7 @@ public final class CompositionPlan {
             return Step.WAIT;
         }
         committed = true;
+        completed = completeness.atCommit(parts);
         return Step.COMMIT;
     }
 
@@ -471,9 +478,32 @@ public final class CompositionPlan {
         return frames != null && frames.flattens();
     }
 
-    /** For FAIL: 504 when the failed part timed out, else 502. */
+    /**
+     * For COMMIT: the status, 200 unless the {@code status-from} part failed ({@link Completeness}).
+     */
+    public int status() {
+        return completeness.status(parts);
+    }
+
+    /**
+     * For COMMIT: the value of {@link Completeness#HEADER} when it is known now, or null: announce it
+     * ({@code Trailer: X-Sluice-Completed}) and send {@link #completedTrailer()} after the body.
+     */
+    public String completedHeader() {
+        return completed;
+    }
+
+    /** For FINISH, when {@link #completedHeader()} was null: the trailer's value. */
+    public String completedTrailer() {
+        return Completeness.trailer(parts);
+    }
+
+    /**
+     * For FAIL: a required part's status (its upstream's 4xx/5xx, 504 for a timeout, else 502); with
+     * {@code on-error: fail}, 504 when the failed part timed out, else 502.
+     */
     public int failureStatus() {
-        return failedPart.kind == PartKind.TIMEOUT ? 504 : 502;
+        return completeness.failureStatus(failedPart);
     }
 
     /** For FAIL: {@code part_timeout} or {@code part_failed}. */
@@ -561,9 +591,10 @@ public final class CompositionPlan {
     }
 
     private void fail(PartState p, String reason, PartKind kind) {
-        if (p.relayStarted) {
+        if (p.relayStarted || (committed && completeness.abortsAfterCommit(p))) {
             if (abortReason == null) {
-                abortReason = "part '" + p.config.name() + "': " + reason + " after bytes were relayed";
+                abortReason = "part '" + p.config.name() + "': " + reason
+                        + (p.relayStarted ? " after bytes were relayed" : " after the head was sent (required)");
             }
             return;
         }

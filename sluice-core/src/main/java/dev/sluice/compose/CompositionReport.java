@@ -70,6 +70,9 @@ final class CompositionReport {
                         ? PartOutcome.failed(p.config.name(), p.status, p.error, p.endNanos - start)
                         : PartOutcome.ok(p.config.name(), p.status, p.endNanos - start, p.relayed))
                 .withAttempts(p.attempts);
+        if (p.cached) {
+            p.outcome = p.outcome.fromCache();
+        }
         settled++;
         if (observer.listens()) {
             tell(p, p.failed ? p.kind : PartKind.OK);

@@ -69,6 +69,9 @@ public final class JsonSplice {
             if (o.attempts() > 1) {
                 sb.append(",\"attempts\":").append(o.attempts());
             }
+            if (o.cached()) {
+                sb.append(",\"cached\":true");
+            }
             if (o.error().isPresent()) {
                 sb.append(",\"error\":").append(quote(o.error().get()));
             }

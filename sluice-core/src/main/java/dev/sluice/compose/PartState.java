@@ -31,6 +31,7 @@ final class PartState {
     boolean queued;
     int attempts = 1;
     boolean relayStarted;
+    boolean cached; // answered from the part cache
     boolean successorStarted;
     PartOutcome outcome;
     PartEvent event; // told to the observer, when one listens

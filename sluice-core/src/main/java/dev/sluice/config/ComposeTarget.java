@@ -20,6 +20,7 @@ import java.util.List;
  * @param delivery the formats the route serves, in preference order (default {@code [JSON]}): one
  *     format is served whatever {@code Accept} says; several are negotiated by {@code Accept} (see
  *     {@code dev.sluice.compose.DeliveryNegotiation})
+ * @param requirements {@code status-from} and {@code require} ({@link Requirements#NONE}: neither)
  */
 public record ComposeTarget(
         Fanout fanout,
@@ -28,7 +29,8 @@ public record ComposeTarget(
         Duration timeout,
         boolean validateJson,
         List<PartConfig> parts,
-        List<Delivery> delivery)
+        List<Delivery> delivery,
+        Requirements requirements)
         implements Target {
 
     /** How the parts reach the client. */
@@ -65,6 +67,18 @@ public record ComposeTarget(
             int semi = contentType.indexOf(';');
             return semi < 0 ? contentType : contentType.substring(0, semi);
         }
+    }
+
+    /** A composition without {@code status-from} or {@code require}. */
+    public ComposeTarget(
+            Fanout fanout,
+            Order order,
+            OnError onError,
+            Duration timeout,
+            boolean validateJson,
+            List<PartConfig> parts,
+            List<Delivery> delivery) {
+        this(fanout, order, onError, timeout, validateJson, parts, delivery, Requirements.NONE);
     }
 
     /** A composition delivered as one JSON object. */
@@ -106,6 +120,7 @@ public record ComposeTarget(
         if (delivery.isEmpty() || delivery.stream().distinct().count() != delivery.size()) {
             throw new IllegalArgumentException("delivery: " + delivery + " (expected: distinct formats, at least one)");
         }
+        requireNonNull(requirements, "requirements");
     }
 
     /** Whether {@code Accept} chooses the format (the route serves several): the response then varies by it. */

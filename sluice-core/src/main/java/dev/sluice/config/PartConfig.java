@@ -16,6 +16,7 @@ import java.util.Optional;
  *     on-error: fail}
  * @param timeout optional bound on this part alone (the route's timeout bounds all parts)
  * @param shaping how the part's JSON is filtered as it streams, when it is
+ * @param cache whether and how its answers are kept in the part cache ({@code cache:})
  */
 public record PartConfig(
         String name,
@@ -23,13 +24,26 @@ public record PartConfig(
         PathTemplate path,
         boolean optional,
         Optional<Duration> timeout,
-        Optional<Shaping> shaping) {
+        Optional<Shaping> shaping,
+        Optional<PartCaching> cache) {
     public PartConfig {
         requireNonNull(name, "name");
         requireNonNull(upstream, "upstream");
         requireNonNull(path, "path");
         requireNonNull(timeout, "timeout");
         requireNonNull(shaping, "shaping");
+        requireNonNull(cache, "cache");
+    }
+
+    /** A part that is never cached. */
+    public PartConfig(
+            String name,
+            String upstream,
+            PathTemplate path,
+            boolean optional,
+            Optional<Duration> timeout,
+            Optional<Shaping> shaping) {
+        this(name, upstream, path, optional, timeout, shaping, Optional.empty());
     }
 
     /** A part relayed as its upstream sends it. */

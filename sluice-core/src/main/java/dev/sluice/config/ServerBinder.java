@@ -77,7 +77,8 @@ final class ServerBinder {
                 "max-connections",
                 "max-requests",
                 "websocket-idle-timeout",
-                "max-read-ahead");
+                "max-read-ahead",
+                "max-part-cache");
         int requestLine =
                 m.size("max-request-line", d.maxRequestLine(), 256, "a size from 256 bytes, such as 8KiB (414 beyond)");
         int headerBytes =
@@ -99,6 +100,8 @@ final class ServerBinder {
         long maxReadAhead = m.has("max-read-ahead") && "auto".equals(m.raw("max-read-ahead"))
                 ? ServerLimits.AUTO
                 : m.longSize("max-read-ahead", d.maxReadAhead(), readAheadFloor, readAheadExpected);
+        long maxPartCache =
+                m.longSize("max-part-cache", d.maxPartCache(), 0, "a size such as 32MiB, or 0 for no part cache");
         return new ServerLimits(
                 requestLine,
                 headerBytes,
@@ -109,6 +112,7 @@ final class ServerBinder {
                 connections,
                 requests,
                 websocketIdle,
-                maxReadAhead);
+                maxReadAhead,
+                maxPartCache);
     }
 }

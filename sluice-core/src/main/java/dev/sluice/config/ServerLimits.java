@@ -28,6 +28,8 @@ import java.time.Duration;
  * @param maxReadAhead most bytes all compositions together may hold read ahead of their clients
  *     ({@code max-read-ahead}; {@link dev.sluice.compose.ReadAheadBudget}); {@link #AUTO} for a share
  *     of the JVM's memory
+ * @param maxPartCache most bytes the part cache may hold ({@code max-part-cache}; {@link
+ *     dev.sluice.compose.PartCache}), shared by every part with {@code cache:}; {@code 0}: no cache
  */
 public record ServerLimits(
         int maxRequestLine,
@@ -39,13 +41,17 @@ public record ServerLimits(
         int maxConnections,
         int maxRequests,
         Duration websocketIdleTimeout,
-        long maxReadAhead) {
+        long maxReadAhead,
+        long maxPartCache) {
 
     /** No bound on a request body. */
     public static final long UNLIMITED = -1;
 
     /** {@code max-read-ahead: auto}: the budget is a share of the JVM's memory ({@link dev.sluice.compose.ReadAheadBudget#auto}). */
     public static final long AUTO = 0;
+
+    /** {@code max-part-cache}'s default: 32 MiB. */
+    public static final long DEFAULT_PART_CACHE = 32L * 1024 * 1024;
 
     /** The smallest {@link #maxReadAhead} a configuration may set: a few compositions' parts at once. */
     public static final long MIN_READ_AHEAD = 256 * 1024;
@@ -54,9 +60,38 @@ public record ServerLimits(
         if (maxReadAhead < 0) {
             throw new IllegalArgumentException("maxReadAhead: " + maxReadAhead + " (expected: AUTO, or bytes)");
         }
+        if (maxPartCache < 0) {
+            throw new IllegalArgumentException("maxPartCache: " + maxPartCache + " (expected: >= 0)");
+        }
         requireNonNull(headerTimeout, "headerTimeout");
         requireNonNull(idleTimeout, "idleTimeout");
         requireNonNull(websocketIdleTimeout, "websocketIdleTimeout");
+    }
+
+    /** The limits with the default {@link #maxPartCache}. */
+    public ServerLimits(
+            int maxRequestLine,
+            int maxHeaderBytes,
+            int maxHeaders,
+            long maxBody,
+            Duration headerTimeout,
+            Duration idleTimeout,
+            int maxConnections,
+            int maxRequests,
+            Duration websocketIdleTimeout,
+            long maxReadAhead) {
+        this(
+                maxRequestLine,
+                maxHeaderBytes,
+                maxHeaders,
+                maxBody,
+                headerTimeout,
+                idleTimeout,
+                maxConnections,
+                maxRequests,
+                websocketIdleTimeout,
+                maxReadAhead,
+                DEFAULT_PART_CACHE);
     }
 
     /** The limits with the default {@link #maxReadAhead} ({@link #AUTO}). */
@@ -120,7 +155,24 @@ public record ServerLimits(
                 maxConnections,
                 maxRequests,
                 timeout,
-                maxReadAhead);
+                maxReadAhead,
+                maxPartCache);
+    }
+
+    /** These limits with another {@link #maxPartCache} (bytes, 0: none). */
+    public ServerLimits withMaxPartCache(long bytes) {
+        return new ServerLimits(
+                maxRequestLine,
+                maxHeaderBytes,
+                maxHeaders,
+                maxBody,
+                headerTimeout,
+                idleTimeout,
+                maxConnections,
+                maxRequests,
+                websocketIdleTimeout,
+                maxReadAhead,
+                bytes);
     }
 
     /** These limits with another {@link #maxReadAhead} ({@link #AUTO}, or bytes). */
@@ -135,7 +187,8 @@ public record ServerLimits(
                 maxConnections,
                 maxRequests,
                 websocketIdleTimeout,
-                bytes);
+                bytes,
+                maxPartCache);
     }
 
     public static ServerLimits defaults() {

@@ -86,7 +86,16 @@ final class TargetBinder {
     }
 
     Optional<Target> compose(Mapping m, Optional<PathPattern> routePath) {
-        m.allowOnly("fanout", "order", "on-error", "timeout", "validate-json", "delivery", "parts");
+        m.allowOnly(
+                "fanout",
+                "order",
+                "on-error",
+                "timeout",
+                "validate-json",
+                "delivery",
+                "parts",
+                "status-from",
+                "require");
         int before = problems.size();
         String fanout = m.choice("fanout", "parallel", "parallel", "sequential");
         String order = m.choice("order", "arrival", "arrival", "declared");
@@ -106,6 +115,11 @@ final class TargetBinder {
                 }
             });
         }
+        Requirements requirements = Requirements.bind(
+                m,
+                parts.stream()
+                        .map(PartConfig::name)
+                        .collect(java.util.stream.Collectors.toCollection(java.util.LinkedHashSet::new)));
         if (parts.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
@@ -116,7 +130,8 @@ final class TargetBinder {
                 timeout,
                 validateJson,
                 parts,
-                delivery));
+                delivery,
+                requirements));
     }
 
     private static final String DELIVERY_EXPECTED =
@@ -165,16 +180,27 @@ final class TargetBinder {
             return Optional.empty();
         }
         Mapping m = section.get();
-        m.allowOnly("upstream", "path", "optional", "timeout", "select", "exclude", "rename", "take", "max-key-bytes");
+        m.allowOnly(
+                "upstream",
+                "path",
+                "optional",
+                "timeout",
+                "select",
+                "exclude",
+                "rename",
+                "take",
+                "max-key-bytes",
+                "cache");
         Optional<String> upstream = upstream(m);
         Optional<PathTemplate> path = m.require("path", TEMPLATE_EXPECTED) ? template(m, routePath) : Optional.empty();
         boolean optional = m.bool("optional", false);
         Optional<Duration> timeout = m.duration("timeout");
         Optional<PartConfig.Shaping> shaping = shaping(m);
+        Optional<PartCaching> cache = PartCachingBinder.cache(m);
         if (upstream.isEmpty() || path.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(new PartConfig(name, upstream.get(), path.get(), optional, timeout, shaping));
+        return Optional.of(new PartConfig(name, upstream.get(), path.get(), optional, timeout, shaping, cache));
     }
 
     /** A part's {@code select}, {@code exclude}, {@code rename}, {@code take} and {@code max-key-bytes}. */

@@ -42,6 +42,14 @@ public interface RunningGateway extends AutoCloseable {
     }
 
     /**
+     * The part cache every composition shares ({@code cache:} on a part, {@code
+     * server.limits.max-part-cache}): for metrics and tests. Empty when the engine has none.
+     */
+    default java.util.Optional<dev.sluice.compose.PartCache> partCache() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * The budget every composition's read-ahead is taken from ({@code server.limits.max-read-ahead}):
      * for gauges and tests, which read what it holds. Empty when the engine has none.
      */

@@ -17,7 +17,8 @@ import java.util.function.Function;
  * full-match regex). The query is read (decoded, {@link QueryString}) and the {@code Cookie} header
  * parsed ({@link Cookies}) only when a route asks, so routes that match on neither cost nothing more. The path is normalised first ({@link RequestPath}); one that cannot be is {@link
  * Result.BadPath}. When some route matched everything but the method, the result is {@link
- * Result.MethodNotAllowed} with the methods that would have matched. A CORS preflight matches a route
+ * Result.MethodNotAllowed} with the methods that would have matched. A route that serves {@code GET}
+ * serves {@code HEAD} too, and its {@code Allow} says so. A CORS preflight matches a route
  * with a {@code cors} filter by the method it announces, even when the route's methods lack {@code
  * OPTIONS}.
  */
@@ -90,7 +91,7 @@ public final class RouteTable {
                     continue;
                 }
             }
-            if (m.methods().isEmpty() || m.methods().contains(method)) {
+            if (m.methods().isEmpty() || m.methods().contains(method) || headOfGet(method, m)) {
                 PathPattern.Match pm = pathMatch.get();
                 return new Result.Matched(route, path, pm.variables(), pm.remainder());
             }
@@ -108,6 +109,9 @@ public final class RouteTable {
                 allowed = new TreeSet<>();
             }
             allowed.addAll(m.methods());
+            if (m.methods().contains("GET")) {
+                allowed.add("HEAD");
+            }
         }
         if (preflightRoute != null) {
             return preflightRoute; // no route takes the announced method: its cors filter refuses it
@@ -131,6 +135,15 @@ public final class RouteTable {
         }
         String announced = headers.apply("access-control-request-method");
         return announced == null ? null : announced.strip();
+    }
+
+    /**
+     * A {@code HEAD} on a route that serves {@code GET} (RFC 9110 §9.3.2: a server that answers GET
+     * answers HEAD with the same head and no body): a proxy route forwards it as {@code HEAD}, a
+     * composition answers it from its configuration ({@code dev.sluice.compose.ComposedHead}).
+     */
+    private static boolean headOfGet(String method, RouteMatch m) {
+        return method.equals("HEAD") && m.methods().contains("GET");
     }
 
     private static boolean hostMatches(RouteMatch m, String host) {

@@ -58,7 +58,7 @@ class FrontDoorTest {
 
         var notAllowed = (FrontDoor.Answer<String>) FrontDoor.admit(snapshot, head("DELETE", "/small/x", Map.of()));
         assertThat(notAllowed.status()).isEqualTo(405);
-        assertThat(notAllowed.headers()).containsEntry("Allow", "GET, POST");
+        assertThat(notAllowed.headers()).containsEntry("Allow", "GET, HEAD, POST");
         assertThat(notAllowed.closes()).isFalse();
     }
 

@@ -97,9 +97,20 @@ class RouteTableTest {
         assertThat(r)
                 .isInstanceOfSatisfying(
                         RouteTable.Result.MethodNotAllowed.class,
-                        m -> assertThat(m.allowed()).containsExactly("DELETE", "GET", "PUT"));
+                        m -> assertThat(m.allowed()).containsExactly("DELETE", "GET", "HEAD", "PUT"));
         assertThat(String.join(", ", ((RouteTable.Result.MethodNotAllowed) r).allowed()))
-                .isEqualTo("DELETE, GET, PUT");
+                .isEqualTo("DELETE, GET, HEAD, PUT");
+    }
+
+    @Test
+    void aRouteThatServesGetServesHead() {
+        RouteTable table = new RouteTable(List.of(route("get", "/items/{id}", "GET"), route("post", "/forms", "POST")));
+
+        assertThat(matchedId(table.match("HEAD", null, "/items/1", NO_HEADERS))).isEqualTo("get");
+        assertThat(table.match("HEAD", null, "/forms", NO_HEADERS))
+                .isInstanceOfSatisfying(
+                        RouteTable.Result.MethodNotAllowed.class,
+                        m -> assertThat(m.allowed()).containsExactly("POST"));
     }
 
     @Test
@@ -139,7 +150,7 @@ class RouteTableTest {
         assertThat(table.match("POST", "other.example.com", "/a", NO_HEADERS))
                 .isInstanceOfSatisfying(
                         RouteTable.Result.MethodNotAllowed.class,
-                        m -> assertThat(m.allowed()).containsExactly("GET"));
+                        m -> assertThat(m.allowed()).containsExactly("GET", "HEAD"));
     }
 
     @Test

@@ -106,6 +106,45 @@ public abstract class EngineContract {
     }
 
     @Nested
+    class CompositionCompleteness extends CompositionCompletenessContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
+    class Head extends HeadContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
+    class CompositionCache extends CompositionCacheContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
     class CompositionFailures extends CompositionFailuresContract {
         @Override
         protected EngineMode mode() {

@@ -173,8 +173,22 @@ public final class Routes {
         private boolean validateJson;
         private List<ComposeTarget.Delivery> delivery = List.of(ComposeTarget.Delivery.JSON);
         private final List<PartConfig> parts = new ArrayList<>();
+        private Optional<String> statusFrom = Optional.empty();
+        private List<String> require = List.of();
 
         private ComposeSpec() {}
+
+        /** {@code status-from:} the response's status follows this part when it fails. */
+        public ComposeSpec statusFrom(String part) {
+            this.statusFrom = Optional.of(part);
+            return this;
+        }
+
+        /** {@code require:} all or nothing for these parts. */
+        public ComposeSpec require(String... parts) {
+            this.require = List.of(parts);
+            return this;
+        }
 
         public ComposeSpec fanout(Fanout fanout) {
             this.fanout = fanout;
@@ -224,13 +238,34 @@ public final class Routes {
             return this;
         }
 
+        /** A part whose answers the part cache may keep ({@code cache:}). */
+        public ComposeSpec cachedPart(String name, String upstream, String path, dev.sluice.config.PartCaching cache) {
+            parts.add(new PartConfig(
+                    name,
+                    upstream,
+                    PathTemplate.parse(path),
+                    false,
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.of(cache)));
+            return this;
+        }
+
         public ComposeSpec optionalPart(String name, String upstream, String path) {
             parts.add(new PartConfig(name, upstream, PathTemplate.parse(path), true, Optional.empty()));
             return this;
         }
 
         public ComposeTarget build() {
-            return new ComposeTarget(fanout, order, onError, timeout, validateJson, parts, delivery);
+            return new ComposeTarget(
+                    fanout,
+                    order,
+                    onError,
+                    timeout,
+                    validateJson,
+                    parts,
+                    delivery,
+                    new dev.sluice.config.Requirements(statusFrom, require));
         }
     }
 

@@ -136,7 +136,7 @@ public abstract class RoutingContract extends ContractFixture {
             HttpResponse<byte[]> response =
                     send(gw, HttpRequest.newBuilder(gw.uri("/things")).DELETE());
             assertError(response, 405, "method_not_allowed");
-            assertThat(response.headers().firstValue("allow")).hasValue("GET, POST, PUT");
+            assertThat(response.headers().firstValue("allow")).hasValue("GET, HEAD, POST, PUT");
             assertThat(text(response)).isEqualTo(new String(ErrorBody.methodNotAllowed("DELETE", "/things")));
 
             assertThat(text(get(gw, "/things"))).isEqualTo("rw");

@@ -48,6 +48,11 @@ public final class TestGateway implements AutoCloseable {
         return running.port();
     }
 
+    /** The gateway's part cache: {@link RunningGateway#partCache()}, which every engine has. */
+    public dev.sluice.compose.PartCache partCache() {
+        return running.partCache().orElseThrow(() -> new IllegalStateException("partCache: none (expected: one)"));
+    }
+
     /** The gateway's read-ahead budget: {@link RunningGateway#readAheadBudget()}, which every engine has. */
     public dev.sluice.compose.ReadAheadBudget readAheadBudget() {
         return running.readAheadBudget()

@@ -261,6 +261,7 @@ public final class WireClient {
         }
         long headNanos = System.nanoTime() - start;
         Body body = new Body(start);
+        Map<String, List<String>> trailers = new LinkedHashMap<>();
         String framing;
         String failure = null;
         boolean noBody = headRequest || status == 204 || status == 304 || status / 100 == 1;
@@ -270,7 +271,7 @@ public final class WireClient {
             if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
                 framing = "chunked";
                 if (!noBody) {
-                    readChunked(in, body);
+                    readChunked(in, body, trailers);
                 }
             } else if (cl != null || noBody) {
                 framing = "length";
@@ -296,10 +297,11 @@ public final class WireClient {
                 body.kept == null ? Optional.empty() : Optional.of(body.kept.toByteArray()),
                 headNanos,
                 body.firstNanos,
-                System.nanoTime() - start);
+                System.nanoTime() - start,
+                trailers);
     }
 
-    private void readChunked(InputStream in, Body body) throws IOException {
+    private void readChunked(InputStream in, Body body, Map<String, List<String>> trailers) throws IOException {
         while (true) {
             String sizeLine = line(in);
             int semi = sizeLine.indexOf(';');
@@ -310,8 +312,11 @@ public final class WireClient {
                 throw new IOException("chunk size line: '" + sizeLine + "' (expected: hex digits)");
             }
             if (size == 0) {
-                while (!line(in).isEmpty()) {
-                    // trailers
+                for (String line = line(in); !line.isEmpty(); line = line(in)) {
+                    int colon = line.indexOf(':');
+                    trailers.computeIfAbsent(
+                                    line.substring(0, colon).trim().toLowerCase(Locale.ROOT), k -> new ArrayList<>())
+                            .add(line.substring(colon + 1).trim());
                 }
                 return;
             }

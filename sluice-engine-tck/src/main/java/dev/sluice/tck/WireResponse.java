@@ -21,6 +21,7 @@ import java.util.Optional;
  * @param headNanos from the start of sending the request to the end of the response head
  * @param firstBodyByteNanos from the start of sending the request to the first body byte, or -1
  * @param totalNanos from the start of sending the request to the end of the body (or its failure)
+ * @param trailers the trailer fields after a chunked body's last chunk, by lower-case name
  */
 public record WireResponse(
         int status,
@@ -33,11 +34,18 @@ public record WireResponse(
         Optional<byte[]> kept,
         long headNanos,
         long firstBodyByteNanos,
-        long totalNanos) {
+        long totalNanos,
+        Map<String, List<String>> trailers) {
 
     /** The first value of a header, or empty. */
     public Optional<String> header(String name) {
         List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
+        return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.getFirst());
+    }
+
+    /** The first value of a trailer field, or empty. */
+    public Optional<String> trailer(String name) {
+        List<String> values = trailers.get(name.toLowerCase(Locale.ROOT));
         return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.getFirst());
     }
 
@@ -63,6 +71,7 @@ public record WireResponse(
     @Override
     public String toString() {
         return "status " + status + ", " + framing + ", " + length + " bytes, "
-                + (complete ? "complete" : "aborted (" + failure.orElse("?") + ")") + ", headers " + headers;
+                + (complete ? "complete" : "aborted (" + failure.orElse("?") + ")") + ", headers " + headers
+                + (trailers.isEmpty() ? "" : ", trailers " + trailers);
     }
 }

@@ -1,8 +1,10 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.compose.ComposedHead;
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.DeliveryNegotiation;
 import dev.sluice.compose.JsonSplice;
+import dev.sluice.compose.PartCache;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.ComposeTarget.Delivery;
@@ -42,6 +44,7 @@ final class ComposeRoute implements BlockingRoute {
     private final GatewayObserver observer;
     private final ByteBufferPool buffers; // the server's: the response's staging buffer
     private final ScheduledExecutorService timer; // the gateway's: a composition's deadlines
+    private final PartCache cache; // the gateway's, or null: none
 
     ComposeRoute(
             RouteConfig route,
@@ -53,7 +56,9 @@ final class ComposeRoute implements BlockingRoute {
             ReadAheadBudget budget,
             GatewayObserver observer,
             ByteBufferPool buffers,
-            ScheduledExecutorService timer) {
+            ScheduledExecutorService timer,
+            PartCache cache) {
+        this.cache = cache;
         this.id = route.id();
         this.buffers = buffers;
         this.timer = timer;
@@ -84,6 +89,13 @@ final class ComposeRoute implements BlockingRoute {
             ClientOutput.send(response, true, ByteBuffer.wrap(DeliveryNegotiation.notAcceptableBody(target)));
             return;
         }
+        if (ComposedHead.asked(request.getMethod())) { // the head alone: no part is called
+            response.setStatus(200);
+            ComposedHead.headers(target, delivery, rules).forEach(response.getHeaders()::put);
+            ClientOutput.send(response, false, ByteBuffer.allocate(0)); // committed unsized, as a GET's would be
+            ClientOutput.send(response, true, ByteBuffer.allocate(0));
+            return;
+        }
         ExchangeTally tally = Requests.tally(request);
         CompositionPlan plan =
                 new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer, tally, delivery);
@@ -93,6 +105,11 @@ final class ComposeRoute implements BlockingRoute {
         for (int i = 0; i < parts.size(); i++) {
             PartConfig part = parts.get(i);
             UpstreamClient client = clients[i];
+            if (cache != null && part.cache().isPresent()) {
+                int index = i;
+                client = new CachedPartClient(
+                        client, cache, part.cache().get(), part.upstream(), () -> composition.cached(index));
+            }
             String path = client.config().basePath() + part.path().expand(match.variables(), query, match.remainder());
             UpstreamRequest out = new UpstreamRequest("GET", path).header("Accept", "application/json");
             Requests.addForwarding(request, rules, edits, out);

@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.compose.Completeness;
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.DeliveryFrames;
 import dev.sluice.compose.JsonShaper;
@@ -15,6 +16,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.server.Request;
@@ -114,6 +116,16 @@ final class Composition {
         }
     }
 
+    /** Part {@code i} is answered from the part cache. */
+    void cached(int i) {
+        lock.lock();
+        try {
+            plan.cached(i);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void failed(PartFetch part, UpstreamFailure failure, int status) {
         lock.lock();
         try {
@@ -198,7 +210,7 @@ final class Composition {
                     case FAIL ->
                         throw new GatewayError(plan.failureStatus(), plan.failureCode(), plan.failureMessage());
                     case COMMIT -> {
-                        response.setStatus(200);
+                        response.setStatus(plan.status());
                         for (Map.Entry<String, String> set :
                                 rules.composedResponseHeaders().entrySet()) {
                             response.getHeaders().put(set.getKey(), set.getValue());
@@ -209,6 +221,7 @@ final class Composition {
                         if (plan.variesByAccept()) {
                             response.getHeaders().add(HttpHeader.VARY, "Accept");
                         }
+                        completed(response);
                         out = new ClientOutput(response, buffers, STAGING);
                     }
                     case OPEN -> write(out, plan.key(), null);
@@ -239,6 +252,28 @@ final class Composition {
                 out.close();
             }
         }
+    }
+
+    /**
+     * Under lock, at COMMIT: {@link Completeness#HEADER} as a header when the plan knows it now, else
+     * announced and sent as a trailer, read from the plan when the last chunk is written (after
+     * FINISH, so every part has settled).
+     */
+    private void completed(Response response) {
+        String known = plan.completedHeader();
+        if (known != null) {
+            response.getHeaders().put(Completeness.HEADER, known);
+            return;
+        }
+        response.getHeaders().put(HttpHeader.TRAILER, Completeness.HEADER);
+        response.setTrailersSupplier(() -> {
+            lock.lock();
+            try {
+                return HttpFields.build(1).put(Completeness.HEADER, plan.completedTrailer());
+            } finally {
+                lock.unlock();
+            }
+        });
     }
 
     /**

@@ -55,6 +55,7 @@ final class GatewayHandler extends Handler.Abstract {
     private final ScheduledExecutorService timer;
     private final RingPool rings = new RingPool(16L << 20);
     private final ReadAheadBudget budget; // every composition's rings, across reloads (server.limits cannot change)
+    private final dev.sluice.compose.PartCache partCache; // null: max-part-cache 0; across reloads as the budget
     /**
      * The server's buffers (its connector's too): asked once, not per request through {@code
      * request.getComponents()}, which takes the request's channel lock.
@@ -79,6 +80,8 @@ final class GatewayHandler extends Handler.Abstract {
         this.timer = timer;
         this.resources = PolicyResources.of(config);
         this.budget = ReadAheadBudget.of(config.server());
+        this.partCache =
+                dev.sluice.compose.PartCache.of(config.server().limits()).orElse(null);
         this.snapshots = new GatewaySnapshot.Holder<>(compile(config, clients));
     }
 
@@ -109,7 +112,8 @@ final class GatewayHandler extends Handler.Abstract {
                         budget,
                         observer,
                         buffers,
-                        timer);
+                        timer,
+                        partCache);
             case AnswerTarget answer -> // the core decides the answer; its policies ran first
                 (request, response, match, edits) -> render(
                         request,
@@ -120,6 +124,11 @@ final class GatewayHandler extends Handler.Abstract {
                                 request.getHeaders().get(HttpHeader.HOST),
                                 request.getHttpURI().getQuery()));
         });
+    }
+
+    /** The part cache every composition of this gateway shares, or empty. */
+    java.util.Optional<dev.sluice.compose.PartCache> partCache() {
+        return java.util.Optional.ofNullable(partCache);
     }
 
     /** The budget every composition of this gateway reads ahead within. */

@@ -300,6 +300,11 @@ final class JettyGateway implements RunningGateway {
     }
 
     @Override
+    public java.util.Optional<dev.sluice.compose.PartCache> partCache() {
+        return handler.partCache();
+    }
+
+    @Override
     public java.util.Optional<dev.sluice.compose.ReadAheadBudget> readAheadBudget() {
         return java.util.Optional.of(handler.readAheadBudget());
     }

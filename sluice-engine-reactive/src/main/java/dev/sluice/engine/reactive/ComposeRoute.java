@@ -1,7 +1,9 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.compose.ComposedHead;
 import dev.sluice.compose.DeliveryNegotiation;
 import dev.sluice.compose.JsonSplice;
+import dev.sluice.compose.PartCache;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.ComposeTarget.Delivery;
@@ -30,6 +32,7 @@ final class ComposeRoute {
     final HeaderRules rules;
     final int readAhead;
     final ReadAheadBudget budget; // the gateway's, shared by every composition
+    final PartCache partCache; // the gateway's, or null: none
     final String id;
     final GatewayObserver observer;
     final String[] fixedPaths; // by part index, base path included; null when the part's path has placeholders
@@ -42,7 +45,9 @@ final class ComposeRoute {
             Map<String, Upstream> upstreams,
             int readAhead,
             ReadAheadBudget budget,
-            GatewayObserver observer) {
+            GatewayObserver observer,
+            PartCache partCache) {
+        this.partCache = partCache;
         this.id = route.id();
         this.budget = budget;
         this.observer = observer;
@@ -102,6 +107,10 @@ final class ComposeRoute {
             response.responseHeaders().clear();
             response.header(HttpHeaderNames.VARY, HttpHeaderNames.ACCEPT); // the refusal depends on Accept too
             return Responses.send(response, 406, DeliveryNegotiation.notAcceptableBody(target));
+        }
+        if (ComposedHead.asked(in.method)) { // the head alone: no part is called
+            ComposedHead.headers(target, delivery, rules).forEach(response::header);
+            return Responses.empty(response, 200);
         }
         String[] paths = new String[parts.size()];
         Map<String, String> query = in.query();

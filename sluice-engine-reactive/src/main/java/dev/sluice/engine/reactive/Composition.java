@@ -1,5 +1,6 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.compose.Completeness;
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.DeliveryFrames;
 import dev.sluice.compose.JsonSplice;
@@ -240,7 +241,7 @@ final class Composition {
 
     /** Sends the status line and the composition's headers (with its first body bytes). */
     private void commit() {
-        response.status(HttpResponseStatus.OK);
+        response.status(HttpResponseStatus.valueOf(plan.status()));
         if (http10) { // no chunked coding in HTTP/1.0 (RFC 9112 section 6.1): the close ends the body
             response.keepAlive(false);
             if (gate != null) {
@@ -257,6 +258,13 @@ final class Composition {
         }
         if (plan.variesByAccept()) {
             headers.add(HttpHeaderNames.VARY, "Accept");
+        }
+        String completed = plan.completedHeader();
+        if (completed != null) {
+            headers.set(Completeness.HEADER, completed);
+        } else { // read when Reactor Netty writes the last chunk, after FINISH: every part has settled
+            headers.set(HttpHeaderNames.TRAILER, Completeness.HEADER);
+            response.trailerHeaders(trailers -> trailers.set(Completeness.HEADER, plan.completedTrailer()));
         }
         if (gate != null) {
             gate.holdHead(); // the status line leaves with the first body bytes

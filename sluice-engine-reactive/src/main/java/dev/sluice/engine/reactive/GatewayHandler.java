@@ -61,6 +61,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     private final ServerLimits limits;
 
     private final ReadAheadBudget budget; // every composition's, across reloads (server.limits cannot change)
+    private final dev.sluice.compose.PartCache partCache; // null: max-part-cache 0; across reloads as the budget
 
     GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
         this.observer = observer;
@@ -69,7 +70,10 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         this.limits = config.server().limits();
         this.resources = PolicyResources.of(config);
         this.budget = ReadAheadBudget.of(config.server());
-        this.snapshots = new GatewaySnapshot.Holder<>(compile(config, resources, upstreams, observer, budget));
+        this.partCache =
+                dev.sluice.compose.PartCache.of(config.server().limits()).orElse(null);
+        this.snapshots =
+                new GatewaySnapshot.Holder<>(compile(config, resources, upstreams, observer, budget, partCache));
     }
 
     private static GatewaySnapshot<ReactiveRoute> compile(
@@ -77,17 +81,24 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             PolicyResources resources,
             Map<String, Upstream> upstreams,
             GatewayObserver observer,
-            ReadAheadBudget budget) {
+            ReadAheadBudget budget,
+            dev.sluice.compose.PartCache partCache) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
             case ProxyTarget proxy -> TrafficRoute.of(route, proxy, upstreams, observer);
             case ComposeTarget compose ->
-                new ComposeRoute(route, compose, upstreams, config.server().readAhead(), budget, observer)::handle;
+                new ComposeRoute(route, compose, upstreams, config.server().readAhead(), budget, observer, partCache)
+                        ::handle;
             case AnswerTarget answer -> // the core decides the answer; its policies ran first
                 (in, response, match, channel) -> render(
                         in,
                         response,
                         FrontDoor.answered(answer, match, in.headers().get(HttpHeaderNames.HOST), in.rawQuery));
         });
+    }
+
+    /** The part cache every composition of this gateway shares, or empty. */
+    java.util.Optional<dev.sluice.compose.PartCache> partCache() {
+        return java.util.Optional.ofNullable(partCache);
     }
 
     /** The budget every composition of this gateway reads ahead within. */
@@ -97,7 +108,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
 
     /** Compiles {@code next} on {@code upstreams} and makes it the snapshot new requests run on. */
     void reload(GatewayConfig next, Map<String, Upstream> upstreams) {
-        snapshots.swap(compile(next, resources, upstreams, observer, budget));
+        snapshots.swap(compile(next, resources, upstreams, observer, budget, partCache));
     }
 
     /** Frees what the route policies hold (a Redis connection): when the gateway stops. */

@@ -3,6 +3,7 @@ package dev.sluice.engine.reactive;
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
+import dev.sluice.compose.PartCache;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.UpstreamFailure;
@@ -68,6 +69,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private final ArrayDeque<ByteBuf> buffer = new ArrayDeque<>(4);
     private final ReadAheadBudget budget;
     private final ReadAheadBudget.Grant grant = this::granted; // one instance: it is what cancel() finds
+    private final PartCache cache; // the gateway's when the part has cache:, else null
+    private HttpHeaders sent; // a cached part's request headers, for the cache's Vary
+    private PartCache.Recorder recorder; // a cached part's answer, copied as it streams; null: not kept
 
     // all below: on the composition's loop
     private UpstreamConnection connection; // while the call has one
@@ -108,6 +112,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         this.validator = plan.validator(index);
         this.shaper = plan.shaper(index);
         this.tries = new UpstreamCall(upstream.guard(), "GET", 0, System::nanoTime);
+        this.cache = config.cache().isPresent() ? composition.route.partCache : null;
     }
 
     /** Starts the call, after the upstream's pacing wait when it has one. */
@@ -116,6 +121,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             return;
         }
         begun = true;
+        if (cache != null && answeredFromCache()) {
+            return;
+        }
         long wait = upstream.reserveStart();
         if (wait > 0) {
             pacing = composition.home.schedule(this::call, wait, TimeUnit.NANOSECONDS);
@@ -204,6 +212,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         connection = null;
         between = true;
         outstanding = false;
+        recorder = null; // a dropped try's answer is never kept
         if (asked > 0) {
             afterGrant = NOTHING; // a grant during the wait before the next try only adds to the share
         }
@@ -252,9 +261,10 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         }
         connection = c;
         outstanding = true; // the status line, and whatever body bytes come with it
-        HttpHeaders headers = UpstreamConnection.newHeaders();
-        headers.set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
-        forwarding.addTo(composition.route.rules, upstream.authority(attempt.endpoint()), headers);
+        HttpHeaders headers = requestHeaders(upstream.authority(attempt.endpoint()));
+        if (cache != null) {
+            sent = headers;
+        }
         c.send(this, HttpMethod.GET, path, headers);
     }
 
@@ -263,7 +273,8 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     public void onHead(HttpResponse response, UpstreamConnection c) {
         int code = response.status().code();
         String contentType = response.headers().get(HttpHeaderNames.CONTENT_TYPE);
-        composition.onLoop(() -> answered(code, contentType));
+        HttpHeaders headers = cache == null ? null : response.headers();
+        composition.onLoop(() -> answered(code, contentType, headers));
     }
 
     @Override
@@ -300,7 +311,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         });
     }
 
-    private void answered(int code, String contentType) {
+    private void answered(int code, String contentType, HttpHeaders headers) {
         Action action = tries.answered(code); // Ignore once the try was dropped or the part stopped
         if (!(action instanceof Action.Relay)) {
             carry(action); // an answer to try again (a 503 on the retry list): dropped unread
@@ -310,6 +321,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         status = code;
         if (!plan.answered(index, code, contentType)) {
             stop(); // the body is not wanted: close rather than read it
+        } else if (headers != null && sent != null) {
+            HttpHeaders request = sent;
+            recorder = cache.record(config.upstream(), path, config.cache().get(), code, headers::get, request::get);
         }
         composition.changed();
     }
@@ -329,6 +343,14 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             chunk.release();
             requestMore();
             return;
+        }
+        if (recorder != null) {
+            for (ByteBuffer nio : chunk.nioBuffers()) {
+                if (!recorder.add(nio)) {
+                    recorder = null; // past max-entry: the rest streams uncopied
+                    break;
+                }
+            }
         }
         long covered = Math.min(n, reserved); // the read's share covers what it gave
         reserved -= covered;
@@ -377,10 +399,46 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         }
         ended = true;
         giveBackReserve(); // no more reads
+        if (recorder != null) {
+            recorder.finish(); // the whole answer: kept
+            recorder = null;
+        }
         if (!plan.ended(index)) {
             stop();
         }
         composition.changed();
+    }
+
+    /** The part's request headers, sent to {@code authority}. */
+    private HttpHeaders requestHeaders(String authority) {
+        HttpHeaders headers = UpstreamConnection.newHeaders();
+        headers.set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
+        forwarding.addTo(composition.route.rules, authority, headers);
+        return headers;
+    }
+
+    /**
+     * A fresh answer in the part cache is the part's, without calling its upstream: its body is
+     * copied into one buffer (taken from the budget like bytes read) and the part ends at once.
+     * Whether it is kept depends on headers other than {@code Host}, so the lookup's have none.
+     */
+    private boolean answeredFromCache() {
+        var hit = cache.lookup(config.upstream(), path, requestHeaders("")::get);
+        if (hit.isEmpty()) {
+            return false;
+        }
+        PartCache.Entry entry = hit.get();
+        plan.cached(index);
+        status = 200;
+        if (!plan.answered(index, 200, entry.contentType())) {
+            stop();
+            composition.changed();
+            return true;
+        }
+        byte[] body = entry.body(); // the cache's: never relayed itself (NDJSON and SSE flatten in place)
+        received(composition.alloc().directBuffer(body.length).writeBytes(body));
+        completed();
+        return true;
     }
 
     /**

@@ -341,6 +341,11 @@ final class ReactiveGateway implements RunningGateway {
     }
 
     @Override
+    public java.util.Optional<dev.sluice.compose.PartCache> partCache() {
+        return handler.partCache();
+    }
+
+    @Override
     public java.util.Optional<dev.sluice.compose.ReadAheadBudget> readAheadBudget() {
         return java.util.Optional.of(handler.readAheadBudget());
     }

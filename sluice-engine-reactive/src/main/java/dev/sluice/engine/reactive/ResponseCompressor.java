@@ -81,10 +81,16 @@ final class ResponseCompressor extends ChannelOutboundHandlerAdapter {
         ByteBuf content = msg instanceof ByteBuf buf ? buf : ((HttpContent) msg).content();
         try {
             ByteBuffer input = content.isReadable() ? content.nioBuffer() : NOTHING;
-            if (msg instanceof LastHttpContent) {
+            if (msg instanceof LastHttpContent last) {
                 ctx.write(copy(ctx, encoder.finish(input)));
                 end();
-                ctx.write(LastHttpContent.EMPTY_LAST_CONTENT, promise);
+                HttpHeaders trailers = last.trailingHeaders(); // a composition's X-Sluice-Completed
+                ctx.write(
+                        trailers.isEmpty()
+                                ? LastHttpContent.EMPTY_LAST_CONTENT
+                                : new io.netty.handler.codec.http.DefaultLastHttpContent(
+                                        Unpooled.EMPTY_BUFFER, trailers),
+                        promise);
             } else {
                 ctx.write(copy(ctx, encoder.encode(input, false)), promise);
             }

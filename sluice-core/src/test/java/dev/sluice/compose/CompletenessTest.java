@@ -1,0 +1,165 @@
+package dev.sluice.compose;
+
+import static dev.sluice.compose.CompositionPlanTest.JSON;
+import static dev.sluice.compose.CompositionPlanTest.part;
+import static dev.sluice.compose.CompositionPlanTest.steps;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.ComposeTarget;
+import dev.sluice.config.ComposeTarget.Fanout;
+import dev.sluice.config.ComposeTarget.OnError;
+import dev.sluice.config.ComposeTarget.Order;
+import dev.sluice.config.PartConfig;
+import dev.sluice.config.Requirements;
+import dev.sluice.http.UpstreamFailure;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** {@code status-from}, {@code require} and {@code X-Sluice-Completed}, decided by the plan on a hand-moved clock. */
+class CompletenessTest {
+
+    long now = -5_000 * CompositionPlanTest.MS;
+
+    CompositionPlan plan(Requirements requirements, PartConfig... parts) {
+        ComposeTarget target = new ComposeTarget(
+                Fanout.PARALLEL,
+                Order.ARRIVAL,
+                OnError.PARTIAL,
+                Duration.ofSeconds(2),
+                false,
+                List.of(parts),
+                List.of(ComposeTarget.Delivery.JSON),
+                requirements);
+        return new CompositionPlan(
+                "",
+                target,
+                new JsonSplice(target.parts().stream().map(PartConfig::name).toList()),
+                100,
+                () -> now,
+                dev.sluice.observe.GatewayObserver.NONE,
+                null,
+                ComposeTarget.Delivery.JSON);
+    }
+
+    static Requirements statusFrom(String part) {
+        return new Requirements(Optional.of(part), List.of());
+    }
+
+    static Requirements require(String... parts) {
+        return new Requirements(Optional.empty(), List.of(parts));
+    }
+
+    @Test
+    void withoutRequirementsTheHeadGoesWithTheFirstReadyPartAndCompletenessFollowsInATrailer() {
+        CompositionPlan plan = plan(Requirements.NONE, part("a"), part("b"));
+        steps(plan);
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(1)", "RELAY(1)");
+        assertThat(plan.status()).isEqualTo(200);
+        assertThat(plan.completedHeader()).as("part a may still fail").isNull();
+        plan.ended(1);
+        plan.answered(0, 404, JSON);
+        assertThat(steps(plan)).containsExactly("NULL(0)", "FINISH");
+        assertThat(plan.completedTrailer()).isEqualTo("false");
+    }
+
+    @Test
+    void statusFromHoldsTheHeadForItsPartAndTakesItsUpstreamStatus() {
+        CompositionPlan plan = plan(statusFrom("a"), part("a"), part("b"));
+        steps(plan);
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        assertThat(steps(plan)).as("waits for a's head").isEmpty();
+        plan.answered(0, 404, JSON);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(1)", "RELAY(1)");
+        assertThat(plan.status()).isEqualTo(404);
+        assertThat(plan.completedHeader()).isEqualTo("false");
+        plan.ended(1);
+        assertThat(steps(plan)).containsExactly("NULL(0)", "FINISH");
+    }
+
+    @Test
+    void statusFromAPartThatTimedOutIs504AndOneThatCouldNotBeReachedIs502() {
+        CompositionPlan timedOut = plan(statusFrom("a"), part("a"), part("b"));
+        steps(timedOut);
+        timedOut.failed(0, UpstreamFailure.READ_TIMEOUT, 0);
+        timedOut.answered(1, 200, JSON);
+        timedOut.received(1, 10);
+        steps(timedOut);
+        assertThat(timedOut.status()).isEqualTo(504);
+
+        CompositionPlan refused = plan(statusFrom("a"), part("a"), part("b"));
+        steps(refused);
+        refused.failed(0, UpstreamFailure.REFUSED, 0);
+        steps(refused);
+        assertThat(refused.status()).isEqualTo(502);
+    }
+
+    @Test
+    void statusFromAPartThatSucceededIs200() {
+        CompositionPlan plan = plan(statusFrom("a"), part("a"), part("b"));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.received(0, 10);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(0)", "RELAY(0)");
+        assertThat(plan.status()).isEqualTo(200);
+    }
+
+    @Test
+    void aRequiredPartFailingBeforeTheHeadAnswersItsStatusInstead() {
+        CompositionPlan plan = plan(require("a"), part("a"), part("b"));
+        steps(plan);
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        assertThat(steps(plan)).isEmpty();
+        plan.answered(0, 503, JSON);
+        assertThat(steps(plan)).containsExactly("FAIL");
+        assertThat(plan.failureStatus()).isEqualTo(503);
+        assertThat(new String(plan.errorBody(), StandardCharsets.UTF_8))
+                .contains("\"error\":\"part_failed\"")
+                .contains("part 'a'");
+    }
+
+    @Test
+    void aRequiredPartFailingAfterTheHeadAbortsTheResponse() {
+        CompositionPlan plan = plan(require("a"), part("a"), part("b"));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(1)", "RELAY(1)");
+        plan.ended(1);
+        assertThat(plan.ended(0)).as("an empty body fails the part").isFalse();
+        assertThat(steps(plan)).containsExactly("ABORT");
+        assertThat(plan.abortReason()).contains("part 'a'").contains("required");
+    }
+
+    @Test
+    void whenEveryPartIsRequiredCompletenessIsKnownAtTheHead() {
+        CompositionPlan plan = plan(require("a", "b"), part("a"), part("b"));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(1)", "RELAY(1)");
+        assertThat(plan.completedHeader()).isEqualTo("true");
+    }
+
+    @Test
+    void anOptionalPartThatFailsAfterTheHeadIsNullAndTheTrailerSaysSo() {
+        CompositionPlan plan = plan(require("a"), part("a"), part("b"));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        plan.received(0, 10);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(0)", "RELAY(0)");
+        assertThat(plan.completedHeader()).isNull();
+        plan.ended(0);
+        plan.failed(1, UpstreamFailure.REFUSED, 0);
+        assertThat(steps(plan)).containsExactly("NULL(1)", "FINISH");
+        assertThat(plan.completedTrailer()).isEqualTo("false");
+    }
+}
