@@ -100,13 +100,25 @@ class ComposeLabTest {
     }
 
     @Test
-    void theRoutesAreYamlListItemsWithTheIssuesSyntax() {
-        String yaml = String.join(
-                "", ComposeRoutes.KINDS.stream().map(ComposeRoutes::route).toList());
-        assertThat(yaml)
-                .contains("  - id: compose-plain\n    match: { path: \"/compose/plain/{size}\", methods: [GET] }\n")
-                .contains("select: [id, name, price, \"items[*].sku\"]")
-                .contains("after: product, path: \"/reviews?ids={product:/reviewIds}\"")
-                .contains("each: \"product:/relatedIds\", path: \"/products/{each}\", max: 20, concurrency: 5");
+    void theRoutesAreYamlListItemsWithTheIssuesSyntaxAndPartsUnderParts() {
+        assertThat(ComposeRoutes.route("plain")).isEqualTo("""
+                          - id: compose-plain
+                            match: { path: "/compose/plain/{size}", methods: [GET] }
+                            compose:
+                              timeout: 60s
+                              parts:
+                                product: { upstream: sizes, path: "/doc/{size}" }
+                                twin: { upstream: sizes, path: "/doc/{size}" }
+                        """);
+        assertThat(ComposeRoutes.route("shaped"))
+                .contains("        product: { upstream: sizes, path: \"/doc/{size}\", select: [id, name, price, "
+                        + "\"items[*].sku\"] }\n");
+        assertThat(ComposeRoutes.route("chained"))
+                .contains("        reviews: { upstream: sizes, after: product, path: "
+                        + "\"/reviews?ids={product:/reviewIds}\" }\n");
+        assertThat(ComposeRoutes.route("collection"))
+                .contains(
+                        "        related: { upstream: sizes, each: \"product:/relatedIds\", path: \"/products/{each}\","
+                                + " max: 20, concurrency: 5 }\n");
     }
 }

@@ -12,35 +12,43 @@ public final class ComposeRoutes {
 
     public static final List<String> KINDS = List.of("plain", "shaped", "chained", "collection");
 
+    private static final String SELECT = "select: [id, name, price, \"items[*].sku\"]";
+
     private ComposeRoutes() {}
 
     /** The route of {@code kind}, as a YAML list item indented for {@code routes:}. */
     public static String route(String kind) {
-        String parts = switch (kind) {
-            case "plain" -> """
-                          product: { upstream: sizes, path: "/doc/{size}" }
-                          twin:    { upstream: sizes, path: "/doc/{size}" }
-                    """;
-            case "shaped" -> """
-                          product: { upstream: sizes, path: "/doc/{size}", select: [id, name, price, "items[*].sku"] }
-                          twin:    { upstream: sizes, path: "/doc/{size}", select: [id, name, price, "items[*].sku"] }
-                    """;
-            case "chained" -> """
-                          product: { upstream: sizes, path: "/doc/{size}" }
-                          reviews: { upstream: sizes, after: product, path: "/reviews?ids={product:/reviewIds}" }
-                    """;
-            case "collection" -> """
-                          product: { upstream: sizes, path: "/doc/{size}" }
-                          related: { upstream: sizes, each: "product:/relatedIds", path: "/products/{each}", max: 20, concurrency: 5 }
-                    """;
+        List<String> parts = switch (kind) {
+            case "plain" ->
+                List.of(
+                        "product: { upstream: sizes, path: \"/doc/{size}\" }",
+                        "twin: { upstream: sizes, path: \"/doc/{size}\" }");
+            case "shaped" ->
+                List.of(
+                        "product: { upstream: sizes, path: \"/doc/{size}\", " + SELECT + " }",
+                        "twin: { upstream: sizes, path: \"/doc/{size}\", " + SELECT + " }");
+            case "chained" ->
+                List.of(
+                        "product: { upstream: sizes, path: \"/doc/{size}\" }",
+                        "reviews: { upstream: sizes, after: product, path: \"/reviews?ids={product:/reviewIds}\" }");
+            case "collection" ->
+                List.of(
+                        "product: { upstream: sizes, path: \"/doc/{size}\" }",
+                        "related: { upstream: sizes, each: \"product:/relatedIds\", path: \"/products/{each}\","
+                                + " max: 20, concurrency: 5 }");
             default -> throw new IllegalArgumentException("kind: '" + kind + "'");
         };
-        return """
-          - id: compose-%s
-            match: { path: "/compose/%s/{size}", methods: [GET] }
-            compose:
-              timeout: 60s
-              parts:
-        %s""".formatted(kind, kind, parts);
+        StringBuilder sb = new StringBuilder()
+                .append("  - id: compose-")
+                .append(kind)
+                .append('\n')
+                .append("    match: { path: \"/compose/")
+                .append(kind)
+                .append("/{size}\", methods: [GET] }\n")
+                .append("    compose:\n")
+                .append("      timeout: 60s\n")
+                .append("      parts:\n");
+        parts.forEach(p -> sb.append("        ").append(p).append('\n'));
+        return sb.toString();
     }
 }
