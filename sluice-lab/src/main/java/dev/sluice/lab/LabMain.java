@@ -1,5 +1,7 @@
 package dev.sluice.lab;
 
+import dev.sluice.lab.compose.TreeCompose;
+import dev.sluice.lab.scenario.ComposeScenario;
 import dev.sluice.lab.scenario.DeployScenario;
 import dev.sluice.lab.scenario.PaperScenario;
 import dev.sluice.lab.scenario.S001Scenario;
@@ -31,6 +33,11 @@ public final class LabMain {
         s004     seed 004: /compose-delay (3 x 30 ms) at 30,60,90,150,180 users
                  --duration 30s --users 30,60,90,150,180
                  --subjects sequential,virtual,reactive,platform,spring-virtual,spring-reactive,kotlin-coroutines
+        compose  issue 30: plain, shaped, chained and collection compositions of /doc/N parts beside an in-memory
+                 baseline (tree: Jackson trees, as KrakenD); req/s, CPU per request, RSS, time to first byte;
+                 shaped/plain CPU, chain latency against its parts', RSS of concurrent shaped compositions over idle
+                 --duration 10s --warmup 5s --sizes 16384,1048576,8388608 --concurrency 10 --probes 11
+                 --subjects virtual,reactive,platform,tree --memory-size 8388608 --memory-users 10
         deploy   Table 2: packaging time, file sizes (jar + JDK, jlink image, native), start time (jvm, aot)
                  --runs 5 --engines virtual,reactive
         soak     /compose and /products at 80 % of peak with the upstreams killed and restarted every minute:
@@ -60,12 +67,14 @@ public final class LabMain {
                 case "s002" -> S002Scenario.run(args);
                 case "s003" -> S003Scenario.run(args);
                 case "s004" -> S004Scenario.run(args);
+                case "compose" -> ComposeScenario.run(args);
                 case "deploy" -> DeployScenario.run(args);
                 case "soak" -> SoakScenario.run(args);
                 case "sizes-upstream" -> SizesUpstream.main(args.subList(1, args.size()));
+                case "tree-compose" -> TreeCompose.main(args.subList(1, args.size()));
                 default ->
                     throw new UsageException("unknown scenario '" + args.getFirst()
-                            + "' (expected: paper, s001, s002, s003, s004, deploy, soak)");
+                            + "' (expected: paper, s001, s002, s003, s004, compose, deploy, soak)");
             };
         } catch (UsageException e) {
             System.err.println("sluice lab: " + e.getMessage());

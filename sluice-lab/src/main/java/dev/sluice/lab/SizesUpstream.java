@@ -1,5 +1,6 @@
 package dev.sluice.lab;
 
+import dev.sluice.lab.compose.DocRoutes;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -14,7 +15,8 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * The lab's own upstream for seed 002's sweep: {@code GET /bytes/N} answers a JSON document of exactly
- * N bytes (16 <= N <= 10 MiB) with a Content-Length. Runs as its own process
+ * N bytes (16 <= N <= 10 MiB) with a Content-Length; the compose scenario's {@code /doc/N},
+ * {@code /reviews} and {@code /products/{id}} are {@link DocRoutes}. Runs as its own process
  * ({@code sluice-lab sizes-upstream --port N}) so it can be pinned beside the load generator.
  */
 public final class SizesUpstream {
@@ -23,6 +25,7 @@ public final class SizesUpstream {
     static final int MAX = 10 << 20;
 
     private final ConcurrentHashMap<Integer, ByteBuffer> bodies = new ConcurrentHashMap<>();
+    private final DocRoutes docs = new DocRoutes();
 
     private SizesUpstream() {}
 
@@ -59,6 +62,9 @@ public final class SizesUpstream {
     }
 
     private boolean serve(Request request, Response response, Callback callback) {
+        if (docs.serve(request, response, callback)) {
+            return true;
+        }
         String path = Request.getPathInContext(request);
         if (!path.startsWith("/bytes/")) {
             return false;
