@@ -82,6 +82,11 @@ final class Upstream {
             boolean nativeIo,
             AddressResolverGroup<InetSocketAddress> names,
             io.netty.channel.group.ChannelGroup channels) {
+        if (config.protocol().multiplexed()) { // HTTP/2 to upstreams is the blocking engine's so far
+            throw new IllegalArgumentException("upstreams." + config.name() + ".protocol: '"
+                    + config.protocol().key()
+                    + "' (expected: http/1.1 with engine 'reactive'; h2 and h2c need engine 'virtual' or 'platform')");
+        }
         EventLoopGroup group = loops.onServer(nativeIo);
         Class<? extends Channel> type = loops.onChannelClass(SocketChannel.class, group);
         List<EventLoop> executors = new ArrayList<>();

@@ -1,0 +1,253 @@
+package dev.sluice.tck;
+
+import static dev.sluice.tck.Routes.on;
+import static dev.sluice.tck.Routes.proxy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.FilterConfig;
+import dev.sluice.config.UpstreamProtocol;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * HTTP/2 to upstreams ({@code protocol: h2c}) and gRPC proxying, in every engine: a real grpc-java
+ * service behind the gateway and a grpc-java client in front of it (plaintext h2c on loopback), the
+ * gateway's own refusals answered as gRPC statuses ({@link dev.sluice.http.GrpcStatus}), and plain HTTP
+ * to an h2c-only Jetty upstream, bodies byte for byte and trailers relayed.
+ */
+public abstract class GrpcContract extends ContractFixture {
+
+    private static final String GRPC = "grpc";
+    private static final String H2C = "h2c";
+
+    private GrpcUpstream service;
+    private H2cUpstream plain;
+
+    @BeforeAll
+    void startServices() {
+        service = GrpcUpstream.start();
+        plain = H2cUpstream.start();
+    }
+
+    @AfterAll
+    void stopServices() {
+        service.close();
+        plain.close();
+    }
+
+    private TestGateway.Builder grpcGateway() {
+        return gateway()
+                .upstream(Routes.upstream(GRPC, service.url()).protocol(UpstreamProtocol.H2C))
+                .upstream(Routes.upstream(H2C, plain.url())
+                        .readTimeout(Duration.ofSeconds(20))
+                        .protocol(UpstreamProtocol.H2C));
+    }
+
+    private static <T> T withChannel(TestGateway gw, java.util.function.Function<ManagedChannel, T> call)
+            throws InterruptedException {
+        ManagedChannel channel = GrpcUpstream.channel(gw.port());
+        try {
+            return call.apply(channel);
+        } finally {
+            channel.shutdownNow();
+            channel.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aUnaryCallIsProxiedToAnH2cUpstreamWithItsMessageAndStatus() throws Exception {
+        try (TestGateway gw = grpcGateway()
+                .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
+                .start()) {
+            String reply = withChannel(
+                    gw, ch -> ClientCalls.blockingUnaryCall(ch, GrpcUpstream.SAY, GrpcUpstream.options(), "sluice"));
+            assertThat(reply).isEqualTo("hello sluice");
+            // several calls multiplexed on the gateway's connection to the service
+            List<String> replies = withChannel(gw, ch -> {
+                List<String> all = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    all.add(ClientCalls.blockingUnaryCall(ch, GrpcUpstream.SAY, GrpcUpstream.options(), "n" + i));
+                }
+                return all;
+            });
+            assertThat(replies).hasSize(20).first().isEqualTo("hello n0");
+        }
+    }
+
+    @Test
+    void aServerStreamingCallReceivesEveryMessage() throws Exception {
+        try (TestGateway gw = grpcGateway()
+                .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
+                .start()) {
+            List<String> received = withChannel(gw, ch -> {
+                List<String> all = new ArrayList<>();
+                Iterator<String> stream =
+                        ClientCalls.blockingServerStreamingCall(ch, GrpcUpstream.COUNT, GrpcUpstream.options(), "2000");
+                stream.forEachRemaining(all::add);
+                return all;
+            });
+            assertThat(received).hasSize(2000);
+            assertThat(received.getFirst()).isEqualTo("1");
+            assertThat(received.getLast()).isEqualTo("2000");
+        }
+    }
+
+    @Test
+    void theServicesErrorStatusAndMessageReachTheClient() throws Exception {
+        try (TestGateway gw = grpcGateway()
+                .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
+                .start()) {
+            StatusRuntimeException failure = withChannel(
+                    gw,
+                    ch -> catchStatus(() -> ClientCalls.blockingUnaryCall(
+                            ch, GrpcUpstream.FAIL, GrpcUpstream.options(), "no such greeting")));
+            assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+            assertThat(failure.getStatus().getDescription()).isEqualTo("no such greeting");
+        }
+    }
+
+    /**
+     * The upstream never answers and the route has no timeout: only the call's {@code grpc-timeout}
+     * ends it, answered DEADLINE_EXCEEDED long before the upstream's 20 s read timeout.
+     */
+    @Test
+    void grpcTimeoutIsTheCallsDeadline() throws Exception {
+        try (TestGateway gw =
+                grpcGateway().route("stall", on("/stall"), proxy(H2C)).start()) {
+            long began = System.nanoTime();
+            HttpResponse<byte[]> response = send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/stall"))
+                            .timeout(Duration.ofSeconds(15))
+                            .header("content-type", "application/grpc")
+                            .header("grpc-timeout", "300m")
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {0, 0, 0, 0, 0})));
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("content-type")).hasValue("application/grpc");
+            assertThat(response.headers().firstValue("grpc-status")).hasValue("4"); // DEADLINE_EXCEEDED
+            assertThat(millis).as("answered at the call's deadline").isBetween(250L, 10_000L);
+        }
+    }
+
+    @Test
+    void theGatewaysRefusalsArriveAsGrpcStatuses() throws Exception {
+        String key = "grpc-contract-key";
+        try (TestGateway gw = grpcGateway()
+                .upstream(Routes.upstream("down", refusedUrl()).protocol(UpstreamProtocol.H2C))
+                .route(
+                        "keyed",
+                        on("/" + GrpcUpstream.SERVICE + "/**"),
+                        proxy(GRPC),
+                        new FilterConfig.ApiKey(Optional.of("x-api-key"), Optional.empty(), Map.of("ci", sha256(key))))
+                .route("down", on("/sluice.test.Down/**"), proxy("down"))
+                .start()) {
+            MethodDescriptor<String, String> unrouted =
+                    GrpcUpstream.method("sluice.test.Nowhere", "Call", MethodDescriptor.MethodType.UNARY);
+            MethodDescriptor<String, String> down =
+                    GrpcUpstream.method("sluice.test.Down", "Call", MethodDescriptor.MethodType.UNARY);
+            withChannel(gw, ch -> {
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, unrouted, GrpcUpstream.options(), "x")))
+                        .as("no route: 404")
+                        .isEqualTo(Status.Code.UNIMPLEMENTED);
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, GrpcUpstream.SAY, GrpcUpstream.options(), "x")))
+                        .as("no API key: 401")
+                        .isEqualTo(Status.Code.UNAUTHENTICATED);
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, down, GrpcUpstream.options(), "x")))
+                        .as("connection refused: 502")
+                        .isEqualTo(Status.Code.UNAVAILABLE);
+                return null;
+            });
+        }
+    }
+
+    @Test
+    void aPlainRequestBodyOfSeveralMegabytesIsProxiedOverH2cByteForByte() throws Exception {
+        GeneratedBody body = GeneratedBody.binary(6 << 20);
+        try (TestGateway gw =
+                grpcGateway().route("echo", on("/echo"), proxy(H2C)).start()) {
+            HttpResponse<byte[]> response = send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/echo"))
+                            .POST(HttpRequest.BodyPublishers.ofInputStream(body::stream)));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body().length).isEqualTo(body.length());
+            assertThat(response.body()).isEqualTo(body.bytes());
+        }
+    }
+
+    @Test
+    void anH2cUpstreamsTrailersReachAnHttp2ClientAndAnHttp11ClientThatAsksForThem() throws Exception {
+        try (TestGateway gw =
+                grpcGateway().route("trailers", on("/trailers"), proxy(H2C)).start()) {
+            try (H2Wire h2 = H2Wire.connect(gw.port())) {
+                h2.get(1, gw.authority(), "/trailers");
+                H2Wire.Frame head = h2.readUntil(H2Wire.HEADERS).orElseThrow();
+                assertThat(head.status()).isEqualTo(200);
+                H2Wire.Frame trailers = h2.readUntil(H2Wire.HEADERS).orElseThrow();
+                assertThat(trailers.endsStream()).isTrue();
+                assertThat(trailers.header("x-trailer")).isEqualTo("yes");
+            }
+            String http11 = rawHttp11(
+                    gw.port(),
+                    "GET /trailers HTTP/1.1\r\nHost: " + gw.authority()
+                            + "\r\nTE: trailers\r\nConnection: close\r\n\r\n");
+            assertThat(http11).startsWith("HTTP/1.1 200").containsIgnoringCase("transfer-encoding: chunked");
+            assertThat(http11.substring(http11.indexOf("\r\n0\r\n"))).containsIgnoringCase("x-trailer: yes");
+        }
+    }
+
+    private static String rawHttp11(int port, String request) throws Exception {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            socket.setSoTimeout(20_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(request.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
+            in.transferTo(all);
+            return all.toString(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private static String sha256(String key) throws java.security.NoSuchAlgorithmException {
+        return java.util.HexFormat.of()
+                .formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(key.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static Status.Code code(Runnable call) {
+        return catchStatus(call).getStatus().getCode();
+    }
+
+    private static StatusRuntimeException catchStatus(Runnable call) {
+        try {
+            call.run();
+        } catch (StatusRuntimeException e) {
+            return e;
+        }
+        throw new AssertionError("the call succeeded");
+    }
+}
