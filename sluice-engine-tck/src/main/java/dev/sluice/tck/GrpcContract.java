@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.config.FilterConfig;
 import dev.sluice.config.UpstreamProtocol;
+import dev.sluice.config.UpstreamResilience;
+import dev.sluice.config.UpstreamTlsConfig;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
@@ -40,6 +42,9 @@ public abstract class GrpcContract extends ContractFixture {
 
     private static final String GRPC = "grpc";
     private static final String H2C = "h2c";
+
+    @org.junit.jupiter.api.io.TempDir
+    java.nio.file.Path dir;
 
     private GrpcUpstream service;
     private H2cUpstream plain;
@@ -216,6 +221,126 @@ public abstract class GrpcContract extends ContractFixture {
             assertThat(http11).startsWith("HTTP/1.1 200").containsIgnoringCase("transfer-encoding: chunked");
             assertThat(http11.substring(http11.indexOf("\r\n0\r\n"))).containsIgnoringCase("x-trailer: yes");
         }
+    }
+
+    @Test
+    void anHttpsUpstreamIsSpokenToOverH2ChosenByAlpnItsCertificateVerified() throws Exception {
+        TestCertificates ca = TestCertificates.authority("sluice h2 upstream CA");
+        TestCertificates.Issued identity = ca.serverNamedOnly("upstream.test");
+        java.nio.file.Path caFile = ca.writeCertificate(dir.resolve("h2-ca.pem"));
+        GeneratedBody body = GeneratedBody.binary(300 * 1024);
+        try (H2cUpstream secure = H2cUpstream.start(TestCertificates.serverContext(identity, Optional.empty()));
+                TestGateway gw = gateway()
+                        .upstream(Routes.upstream("named", secure.url())
+                                .tls(UpstreamTlsConfig.trusting(caFile).withServerName("upstream.test"))
+                                .protocol(UpstreamProtocol.H2))
+                        .upstream(Routes.upstream("misnamed", secure.url())
+                                .tls(UpstreamTlsConfig.trusting(caFile).withServerName("elsewhere.test"))
+                                .protocol(UpstreamProtocol.H2))
+                        .route("named", on("/named/**"), proxy("named").stripPrefix("/named"))
+                        .route("misnamed", on("/misnamed/**"), proxy("misnamed").stripPrefix("/misnamed"))
+                        .start()) {
+            HttpResponse<byte[]> echoed = send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/named/echo"))
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(body.bytes())));
+            assertThat(echoed.statusCode()).isEqualTo(200);
+            assertThat(echoed.body()).isEqualTo(body.bytes());
+            assertError(get(gw, "/misnamed/echo"), 502, "tls_handshake");
+        }
+    }
+
+    /** A refused endpoint's call is tried again on the next, over h2c as over HTTP/1.1 (the core's UpstreamCall). */
+    @Test
+    void aRefusedEndpointIsRetriedOnTheNextOverH2c() throws Exception {
+        UpstreamResilience resilience = new UpstreamResilience(
+                List.of(refusedUrl(), plain.url()),
+                UpstreamResilience.Balance.ROUND_ROBIN,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(new UpstreamResilience.Retry(
+                        2,
+                        Optional.empty(),
+                        Duration.ofMillis(1),
+                        Duration.ofMillis(5),
+                        java.util.Set.of("connect-failure"),
+                        false,
+                        100,
+                        3,
+                        64 * 1024)),
+                Optional.empty());
+        try (TestGateway gw = gateway()
+                .upstream(Routes.upstream("pair", refusedUrl())
+                        .resilience(resilience)
+                        .protocol(UpstreamProtocol.H2C))
+                .route("pair", on("/trailers"), proxy("pair"))
+                .start()) {
+            for (int i = 0; i < 4; i++) { // round robin: every other call begins on the refused endpoint
+                HttpResponse<byte[]> response = get(gw, "/trailers");
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(text(response)).isEqualTo("body");
+            }
+        }
+    }
+
+    /**
+     * The client reads a 48 MiB response 64 KiB at a time: at every read the upstream has written at
+     * most a bounded amount more (the stream's 1 MiB window, and the socket buffers on the way), so the
+     * gateway demands the upstream's DATA only as the client takes it.
+     */
+    @Test
+    void aSlowClientSlowsTheUpstreamsStream() throws Exception {
+        long size = 48L << 20;
+        long bound = 16L << 20; // window, socket buffers both sides, the gateway's buffer: well under the body
+        GeneratedBody expected = GeneratedBody.binary(size);
+        try (TestGateway gw = grpcGateway().route("big", on("/big"), proxy(H2C)).start();
+                Socket socket = new Socket()) {
+            long before = plain.bigWritten();
+            socket.setReceiveBufferSize(64 * 1024);
+            socket.connect(new InetSocketAddress("127.0.0.1", gw.port()), 5_000);
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream()
+                    .write(("GET /big?" + size + " HTTP/1.1\r\nHost: " + gw.authority()
+                                    + "\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            InputStream in = new java.io.BufferedInputStream(socket.getInputStream(), 64 * 1024);
+            String head = readHead(in);
+            assertThat(head).startsWith("HTTP/1.1 200"); // delimited by the close: read to its size
+            byte[] buffer = new byte[64 * 1024];
+            byte[] want = new byte[buffer.length];
+            long read = 0;
+            long mostAhead = 0;
+            while (read < size) {
+                int n = in.read(buffer, 0, (int) Math.min(buffer.length, size - read));
+                assertThat(n).as("the body ended at %d", read).isPositive();
+                expected.fill(read, want, n);
+                assertThat(java.util.Arrays.equals(buffer, 0, n, want, 0, n))
+                        .as("bytes at %d", read)
+                        .isTrue();
+                read += n;
+                long ahead = plain.bigWritten() - before - read;
+                mostAhead = Math.max(mostAhead, ahead);
+                assertThat(ahead)
+                        .as("upstream bytes ahead of the client at %d", read)
+                        .isLessThan(bound);
+                if ((read & ((1 << 20) - 1)) == 0) {
+                    Thread.sleep(2); // a slow client: the upstream has time to run ahead if nothing holds it
+                }
+            }
+            assertThat(mostAhead).as("the upstream ran ahead at least a little").isPositive();
+        }
+    }
+
+    private static String readHead(InputStream in) throws java.io.IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int c = in.read();
+            if (c < 0) {
+                throw new java.io.EOFException("closed in the head: " + head);
+            }
+            head.append((char) c);
+        }
+        return head.toString();
     }
 
     private static String rawHttp11(int port, String request) throws Exception {

@@ -19,23 +19,44 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * A plain HTTP upstream that speaks only h2c (HTTP/2 by prior knowledge), on Jetty's HTTP/2 server:
+ * A plain HTTP upstream that speaks only HTTP/2 (h2c by prior knowledge, or h2 over TLS by ALPN), on
+ * Jetty's HTTP/2 server:
  *
  * <pre>
  *   POST /echo       the request body back, streamed under flow control
  *   GET  /trailers   "body" and the trailer x-trailer: yes
  *   any  /stall      never answered (until the upstream closes)
+ *   GET  /big?n      n bytes of GeneratedBody.binary, 16 KiB a write, each write waited for and counted
  * </pre>
  */
 public final class H2cUpstream implements AutoCloseable {
 
     private final Server server;
     private final List<Callback> stalled = new CopyOnWriteArrayList<>();
+    private final boolean secure;
+    private final java.util.concurrent.atomic.AtomicLong bigWritten = new java.util.concurrent.atomic.AtomicLong();
 
-    private H2cUpstream() {
+    private H2cUpstream(javax.net.ssl.SSLContext tls) {
         server = new Server();
-        ServerConnector connector =
-                new ServerConnector(server, new HTTP2CServerConnectionFactory(new HttpConfiguration()));
+        ServerConnector connector;
+        if (tls == null) {
+            connector = new ServerConnector(server, new HTTP2CServerConnectionFactory(new HttpConfiguration()));
+        } else {
+            org.eclipse.jetty.util.ssl.SslContextFactory.Server ssl =
+                    new org.eclipse.jetty.util.ssl.SslContextFactory.Server();
+            ssl.setSslContext(tls);
+            org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory alpn =
+                    new org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory("h2");
+            alpn.setDefaultProtocol("h2");
+            HttpConfiguration https = new HttpConfiguration();
+            https.addCustomizer(new org.eclipse.jetty.server.SecureRequestCustomizer(false));
+            connector = new ServerConnector(
+                    server,
+                    new org.eclipse.jetty.server.SslConnectionFactory(ssl, alpn.getProtocol()),
+                    alpn,
+                    new org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory(https));
+        }
+        this.secure = tls != null;
         connector.setHost(InetAddress.getLoopbackAddress().getHostAddress());
         connector.setPort(0);
         server.addConnector(connector);
@@ -55,6 +76,7 @@ public final class H2cUpstream implements AutoCloseable {
                         response.write(true, ByteBuffer.wrap("body".getBytes(StandardCharsets.US_ASCII)), callback);
                     }
                     case "/stall" -> stalled.add(callback);
+                    case "/big" -> big(request, response, callback);
                     default -> {
                         response.setStatus(404);
                         callback.succeeded();
@@ -65,8 +87,39 @@ public final class H2cUpstream implements AutoCloseable {
         });
     }
 
+    /** Bytes of {@code /big} bodies the upstream's writes have completed: what flow control let out. */
+    public long bigWritten() {
+        return bigWritten.get();
+    }
+
+    private void big(Request request, Response response, Callback callback) {
+        long n = Long.parseLong(request.getHttpURI().getQuery());
+        GeneratedBody body = GeneratedBody.binary(n);
+        byte[] chunk = new byte[16 * 1024];
+        try {
+            for (long at = 0; at < n; ) {
+                int count = (int) Math.min(chunk.length, n - at);
+                body.fill(at, chunk, count);
+                try (org.eclipse.jetty.util.Blocker.Callback written = org.eclipse.jetty.util.Blocker.callback()) {
+                    response.write(false, ByteBuffer.wrap(chunk, 0, count), written);
+                    written.block();
+                }
+                at += count;
+                bigWritten.addAndGet(count);
+            }
+            response.write(true, ByteBuffer.allocate(0), callback);
+        } catch (java.io.IOException e) {
+            callback.failed(e);
+        }
+    }
+
     public static H2cUpstream start() {
-        H2cUpstream upstream = new H2cUpstream();
+        return start(null);
+    }
+
+    /** Over TLS with {@code tls}'s certificate, h2 the one protocol ALPN offers; clear text (h2c) for null. */
+    public static H2cUpstream start(javax.net.ssl.SSLContext tls) {
+        H2cUpstream upstream = new H2cUpstream(tls);
         try {
             upstream.server.start();
         } catch (Exception e) {
@@ -76,7 +129,8 @@ public final class H2cUpstream implements AutoCloseable {
     }
 
     public URI url() {
-        return URI.create("http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort());
+        return URI.create((secure ? "https" : "http") + "://127.0.0.1:"
+                + ((ServerConnector) server.getConnectors()[0]).getLocalPort());
     }
 
     @Override

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -57,12 +58,17 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 public final class H2UpstreamClient implements UpstreamClient {
 
+    /** Each stream's receive window: 1 MiB. */
+    static final int STREAM_WINDOW = 1 << 20;
+
     private final UpstreamConfig config;
     private final HTTP2Client client;
     private final SslContextFactory.Client tls; // null for h2c
     private final Object lock = new Object();
     private final List<Connection> connections = new ArrayList<>();
+    private final dev.sluice.upstream.Pacer pacer; // null when the upstream is not paced
     private final long acquireNanos;
+    private final long maxLifetimeNanos;
     private final long readTimeoutNanos;
     private int waiting;
     private boolean closed;
@@ -80,15 +86,31 @@ public final class H2UpstreamClient implements UpstreamClient {
         client.setIdleTimeout(config.idleTimeout().toMillis());
         client.setConnectTimeout(config.connectTimeout().toMillis());
         client.setMaxLocalStreams(config.maxStreamsPerConnection());
+        // what one stream may have in flight unread (Jetty's default is 8 MiB): the gateway demands DATA
+        // only as its client takes the bytes, so this bounds what a slow client leaves buffered
+        client.setInitialStreamRecvWindow(STREAM_WINDOW);
         if (config.tls().isPresent()) {
             UpstreamTls context = UpstreamTls.create(config.tls().get(), "upstreams." + config.name() + ".tls");
-            tls = new SslContextFactory.Client();
+            String host = config.host();
+            tls = new SslContextFactory.Client() {
+                @Override
+                public void customize(SSLEngine engine) {
+                    super.customize(engine);
+                    // the core's SNI name, hostname verification (unless insecure-skip-verify) and
+                    // protocols; ALPN's "h2" is added after this, by Jetty's ALPN processor
+                    engine.setSSLParameters(context.parameters(host));
+                }
+            };
             tls.setSslContext(context.context());
-            tls.setEndpointIdentificationAlgorithm("HTTPS");
+            tls.setEndpointIdentificationAlgorithm(null); // the core's parameters decide it
+            client.addBean(tls); // started and stopped with the client
         } else {
             tls = null;
         }
         this.acquireNanos = config.acquireTimeout().toNanos();
+        this.maxLifetimeNanos =
+                config.maxLifetime().map(java.time.Duration::toNanos).orElse(Long.MAX_VALUE);
+        this.pacer = config.pace().map(dev.sluice.upstream.Pacer::new).orElse(null);
         this.readTimeoutNanos = Math.max(1, config.readTimeout().toNanos());
         try {
             client.start();
@@ -106,6 +128,13 @@ public final class H2UpstreamClient implements UpstreamClient {
     public UpstreamResponse send(UpstreamRequest request) throws UpstreamException {
         if (request.isStopped()) {
             throw new UpstreamException(UpstreamFailure.TIMEOUT, config.name(), null);
+        }
+        if (pacer != null) { // pace: calls start evenly spread, as over HTTP/1.1
+            try {
+                request.awaitTurn(pacer.reserve(), config.name());
+            } catch (java.io.InterruptedIOException cancelled) {
+                throw new UpstreamException(UpstreamFailure.TIMEOUT, config.name(), cancelled);
+            }
         }
         Connection connection = lease();
         Session session;
@@ -222,6 +251,15 @@ public final class H2UpstreamClient implements UpstreamClient {
                 if (closed) {
                     throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, config.name(), null);
                 }
+                long now = System.nanoTime();
+                for (Connection c : connections) {
+                    if (!c.dead && now - c.opened > maxLifetimeNanos) { // max-lifetime: no new streams
+                        c.dead = true;
+                    }
+                    if (c.dead && c.active == 0) {
+                        closeQuietly(c);
+                    }
+                }
                 connections.removeIf(c -> c.dead && c.active == 0);
                 for (Connection c : connections) {
                     if (!c.dead && c.active < c.cap) {
@@ -314,8 +352,16 @@ public final class H2UpstreamClient implements UpstreamClient {
     private void release(Connection connection) {
         synchronized (lock) {
             connection.active--;
+            if (connection.dead && connection.active == 0) { // its last stream ended: the session goes
+                closeQuietly(connection);
+            }
             lock.notifyAll();
         }
+    }
+
+    /** Closes a connection's session (GOAWAY) once it has one; its streams are over. */
+    private static void closeQuietly(Connection connection) {
+        connection.ready.thenAccept(s -> s.close(ErrorCode.NO_ERROR.code, "retired", Callback.NOOP));
     }
 
     private static UpstreamFailure connectFailure(Throwable failure) {
@@ -370,6 +416,7 @@ public final class H2UpstreamClient implements UpstreamClient {
     /** One connection and how many of its stream slots are taken. */
     private static final class Connection {
         final CompletableFuture<Session> ready = new CompletableFuture<>();
+        final long opened = System.nanoTime();
         int active; // guarded by the client's lock
         int cap;
         volatile boolean dead;
