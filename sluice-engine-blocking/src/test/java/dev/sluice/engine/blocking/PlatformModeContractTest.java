@@ -9,16 +9,4 @@ class PlatformModeContractTest extends EngineContract {
     protected EngineMode mode() {
         return EngineMode.PLATFORM;
     }
-
-    /**
-     * gRPC and HTTP/2 upstreams, this engine's only: the reactive engine refuses {@code h2}/{@code h2c}
-     * upstreams until its client is built, so the group is not in {@link EngineContract} yet.
-     */
-    @org.junit.jupiter.api.Nested
-    class Grpc extends dev.sluice.tck.GrpcContract {
-        @Override
-        protected EngineMode mode() {
-            return PlatformModeContractTest.this.mode();
-        }
-    }
 }

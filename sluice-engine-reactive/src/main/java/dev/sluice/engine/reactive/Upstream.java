@@ -42,6 +42,12 @@ final class Upstream {
     private final Endpoint[] endpoints; // by the guard's endpoint index
     private final Pacer pacer; // null when the upstream is not paced
     private final String basePath;
+    private H2Upstream h2; // protocol: h2c, else null
+
+    /** Its HTTP/2 client when it is spoken to over h2c, else null (its lanes speak HTTP/1.1). */
+    H2Upstream h2() {
+        return h2;
+    }
 
     /** One endpoint's lanes. */
     private record Endpoint(Lane[] all, Lane shared, Map<EventExecutor, Lane> lanes, String authority) {}
@@ -82,11 +88,6 @@ final class Upstream {
             boolean nativeIo,
             AddressResolverGroup<InetSocketAddress> names,
             io.netty.channel.group.ChannelGroup channels) {
-        if (config.protocol().multiplexed()) { // HTTP/2 to upstreams is the blocking engine's so far
-            throw new IllegalArgumentException("upstreams." + config.name() + ".protocol: '"
-                    + config.protocol().key()
-                    + "' (expected: http/1.1 with engine 'reactive'; h2 and h2c need engine 'virtual' or 'platform')");
-        }
         EventLoopGroup group = loops.onServer(nativeIo);
         Class<? extends Channel> type = loops.onChannelClass(SocketChannel.class, group);
         List<EventLoop> executors = new ArrayList<>();
@@ -133,7 +134,11 @@ final class Upstream {
             }
             endpoints[e] = new Endpoint(all, all[0], lanes, endpoint.authority());
         }
-        return new Upstream(config, UpstreamGuard.start(config), endpoints);
+        Upstream made = new Upstream(config, UpstreamGuard.start(config), endpoints);
+        if (config.protocol().multiplexed()) {
+            made.h2 = new H2Upstream(made, loops);
+        }
+        return made;
     }
 
     private static java.net.InetAddress ipAddress(byte[] literal) {
@@ -203,6 +208,9 @@ final class Upstream {
     /** Closes the idle connections; busy ones close with their exchanges, or with the event loops. */
     void dispose() {
         guard.close();
+        if (h2 != null) {
+            h2.dispose();
+        }
         for (Endpoint e : endpoints) {
             for (Lane lane : e.all()) {
                 try {
