@@ -167,12 +167,49 @@ public abstract class GrpcContract extends ContractFixture {
                         proxy(GRPC),
                         new FilterConfig.ApiKey(Optional.of("x-api-key"), Optional.empty(), Map.of("ci", sha256(key))))
                 .route("down", on("/sluice.test.Down/**"), proxy("down"))
+                .route(
+                        "denied",
+                        on("/sluice.test.Denied/**"),
+                        proxy(GRPC),
+                        new FilterConfig.IpFilter(List.of(), List.of("127.0.0.1"), List.of()))
+                .route(
+                        "limited",
+                        on("/sluice.test.Limited/**"),
+                        proxy(GRPC),
+                        new FilterConfig.RateLimit(
+                                FilterConfig.RateKey.route(),
+                                1,
+                                Duration.ofHours(1),
+                                0,
+                                FilterConfig.RateLimit.Store.LOCAL,
+                                false))
                 .start()) {
             MethodDescriptor<String, String> unrouted =
                     GrpcUpstream.method("sluice.test.Nowhere", "Call", MethodDescriptor.MethodType.UNARY);
             MethodDescriptor<String, String> down =
                     GrpcUpstream.method("sluice.test.Down", "Call", MethodDescriptor.MethodType.UNARY);
+            MethodDescriptor<String, String> denied =
+                    GrpcUpstream.method("sluice.test.Denied", "Call", MethodDescriptor.MethodType.UNARY);
+            MethodDescriptor<String, String> limited =
+                    GrpcUpstream.method("sluice.test.Limited", "Call", MethodDescriptor.MethodType.UNARY);
             withChannel(gw, ch -> {
+                io.grpc.Metadata withKey = new io.grpc.Metadata();
+                withKey.put(io.grpc.Metadata.Key.of("x-api-key", io.grpc.Metadata.ASCII_STRING_MARSHALLER), key);
+                io.grpc.Channel keyed = io.grpc.ClientInterceptors.intercept(
+                        ch, io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(withKey));
+                assertThat(ClientCalls.blockingUnaryCall(keyed, GrpcUpstream.SAY, GrpcUpstream.options(), "key"))
+                        .as("the API key policy applies to a gRPC route as to any")
+                        .isEqualTo("hello key");
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, denied, GrpcUpstream.options(), "x")))
+                        .as("ip-filter: 403")
+                        .isEqualTo(Status.Code.PERMISSION_DENIED);
+                // the first call takes the one permit (the service answers UNIMPLEMENTED: no such method)
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, limited, GrpcUpstream.options(), "x")))
+                        .as("the service's own answer")
+                        .isEqualTo(Status.Code.UNIMPLEMENTED);
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, limited, GrpcUpstream.options(), "x")))
+                        .as("rate-limit: 429")
+                        .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
                 assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, unrouted, GrpcUpstream.options(), "x")))
                         .as("no route: 404")
                         .isEqualTo(Status.Code.UNIMPLEMENTED);
