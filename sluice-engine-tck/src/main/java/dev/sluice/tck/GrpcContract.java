@@ -224,6 +224,39 @@ public abstract class GrpcContract extends ContractFixture {
         }
     }
 
+    /** The observer's exchange event (the access log's line) carries the status the client got. */
+    @Test
+    void theExchangeEventCarriesTheGrpcStatusTheClientGot() throws Exception {
+        java.util.concurrent.LinkedBlockingQueue<dev.sluice.observe.ExchangeEvent> events =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+        dev.sluice.observe.GatewayObserver recorder = new dev.sluice.observe.GatewayObserver() {
+            @Override
+            public void exchange(dev.sluice.observe.ExchangeEvent event) {
+                events.add(event);
+            }
+        };
+        try (TestGateway gw = grpcGateway()
+                .observer(recorder)
+                .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
+                .start()) {
+            MethodDescriptor<String, String> unrouted =
+                    GrpcUpstream.method("sluice.test.Nowhere", "Call", MethodDescriptor.MethodType.UNARY);
+            withChannel(gw, ch -> {
+                ClientCalls.blockingUnaryCall(ch, GrpcUpstream.SAY, GrpcUpstream.options(), "x");
+                catchStatus(() -> ClientCalls.blockingUnaryCall(ch, GrpcUpstream.FAIL, GrpcUpstream.options(), "x"));
+                catchStatus(() -> ClientCalls.blockingUnaryCall(ch, unrouted, GrpcUpstream.options(), "x"));
+                return null;
+            });
+            List<Integer> statuses = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                dev.sluice.observe.ExchangeEvent event = events.poll(10, TimeUnit.SECONDS);
+                assertThat(event).as("exchange event %d", i).isNotNull();
+                statuses.add(event.grpcStatus());
+            }
+            assertThat(statuses).containsExactly(0, 5, 12); // OK, the service's NOT_FOUND, no route
+        }
+    }
+
     @Test
     void aPlainRequestBodyOfSeveralMegabytesIsProxiedOverH2cByteForByte() throws Exception {
         GeneratedBody body = GeneratedBody.binary(6 << 20);

@@ -360,7 +360,7 @@ final class GatewayHandler extends Handler.Abstract {
         }
         response.reset();
         if (GrpcAnswers.isGrpc(request)) { // a gRPC client reads grpc-status, not the HTTP status
-            GrpcAnswers.answer(response, answer.status(), answer.message(), callback);
+            GrpcAnswers.answer(request, response, answer.status(), answer.message(), callback);
             return false;
         }
         response.setStatus(answer.status());
@@ -386,7 +386,7 @@ final class GatewayHandler extends Handler.Abstract {
         if (answer.status() >= 400 && GrpcAnswers.isGrpc(request)) { // a gRPC client reads grpc-status
             String message = dev.sluice.http.GrpcStatus.messageOf(answer.body(), "refused by the gateway");
             try (org.eclipse.jetty.util.Blocker.Callback done = org.eclipse.jetty.util.Blocker.callback()) {
-                GrpcAnswers.answer(response, answer.status(), message, done);
+                GrpcAnswers.answer(request, response, answer.status(), message, done);
                 done.block();
             }
             return;

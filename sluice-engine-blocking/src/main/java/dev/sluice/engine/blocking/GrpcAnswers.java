@@ -23,12 +23,16 @@ final class GrpcAnswers {
     }
 
     /** Answers the call as the gateway's HTTP answer {@code status} maps to, and ends the exchange. */
-    static void answer(Response response, int status, String message, Callback callback) {
+    static void answer(Request request, Response response, int status, String message, Callback callback) {
+        int code = GrpcStatus.of(status);
+        if (Requests.tally(request) instanceof dev.sluice.observe.ExchangeTally tally) {
+            tally.grpcStatus(Integer.toString(code));
+        }
         response.setStatus(200);
         HttpFields.Mutable fields = response.getHeaders();
         fields.remove(HttpHeader.CONTENT_LENGTH);
         fields.put(HttpHeader.CONTENT_TYPE, GrpcStatus.CONTENT_TYPE);
-        fields.put(GrpcStatus.STATUS_HEADER, Integer.toString(GrpcStatus.of(status)));
+        fields.put(GrpcStatus.STATUS_HEADER, Integer.toString(code));
         if (!message.isEmpty()) {
             fields.put(GrpcStatus.MESSAGE_HEADER, GrpcStatus.message(message));
         }

@@ -120,6 +120,7 @@ final class ProxyRoute implements BlockingRoute {
             if (observer.listens()) {
                 answered(request, upstream.status(), System.nanoTime() - began);
             }
+            TrailerRelay.attach(request, upstream, response); // an HTTP/2 upstream's trailers (gRPC's status)
             relay(upstream, response);
         } catch (UpstreamException e) {
             if (observer.listens()
@@ -184,7 +185,6 @@ final class ProxyRoute implements BlockingRoute {
         for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
             headers.put(set.getKey(), set.getValue());
         }
-        TrailerRelay.attach(upstream, response); // an HTTP/2 upstream's trailers (gRPC's status)
         long expected = upstream.contentLength();
         int size = expected >= 0 && expected < BUFFER ? (int) Math.max(expected, 1) : BUFFER;
         RetainableByteBuffer pooled = buffers.acquire(size, false); // writes block, so it is free again on release

@@ -2,6 +2,8 @@ package dev.sluice.engine.blocking;
 
 import dev.sluice.engine.blocking.upstream.H2UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamResponse;
+import dev.sluice.http.GrpcStatus;
+import dev.sluice.observe.ExchangeTally;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
@@ -22,15 +24,25 @@ final class TrailerRelay {
     private TrailerRelay() {}
 
     /** Before the response is committed: its trailers will be the upstream's, read at the body's end. */
-    static void attach(UpstreamResponse upstream, Response response) {
+    static void attach(Request request, UpstreamResponse upstream, Response response) {
         Supplier<HttpFields> trailers = H2UpstreamClient.trailers(upstream);
-        if (trailers == null || !takesTrailers(response.getRequest())) {
+        if (trailers == null) {
+            return;
+        }
+        ExchangeTally tally = Requests.tally(request);
+        if (tally != null) { // a trailers-only answer carries its gRPC status in the head
+            tally.grpcStatus(upstream.header(GrpcStatus.STATUS_HEADER));
+        }
+        if (!takesTrailers(request)) {
             return;
         }
         response.setTrailersSupplier(() -> {
             HttpFields fields = trailers.get();
             if (fields == null || fields.size() == 0) {
                 return null;
+            }
+            if (tally != null) {
+                tally.grpcStatus(fields.get(GrpcStatus.STATUS_HEADER));
             }
             HttpFields.Mutable relayed = HttpFields.build(fields.size());
             for (HttpField field : fields) {

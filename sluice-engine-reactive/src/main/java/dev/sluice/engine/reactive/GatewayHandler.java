@@ -226,6 +226,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         given.headers().forEach(response::header);
         if (given.status() >= 400 && GrpcAnswers.isGrpc(in)) { // a gRPC client reads grpc-status
             return GrpcAnswers.answer(
+                    in,
                     response,
                     given.status(),
                     dev.sluice.http.GrpcStatus.messageOf(given.body(), "refused by the gateway"));
@@ -320,7 +321,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             response.header(RequestId.HEADER, id);
         }
         if (GrpcAnswers.isGrpc(in)) { // a gRPC client reads grpc-status, not the HTTP status
-            return GrpcAnswers.answer(response, decided.status(), decided.message());
+            return GrpcAnswers.answer(in, response, decided.status(), decided.message());
         }
         return Responses.send(response, decided.status(), decided.body(id));
     }

@@ -21,11 +21,15 @@ final class GrpcAnswers {
     }
 
     /** Answers the call as the gateway's HTTP answer {@code status} maps to. */
-    static Mono<Void> answer(HttpServerResponse response, int status, String message) {
+    static Mono<Void> answer(ClientRequest in, HttpServerResponse response, int status, String message) {
+        int code = GrpcStatus.of(status);
+        if (in.tally() != null) {
+            in.tally().grpcStatus(Integer.toString(code));
+        }
         response.status(HttpResponseStatus.OK);
         response.responseHeaders().remove(HttpHeaderNames.CONTENT_LENGTH);
         response.header(HttpHeaderNames.CONTENT_TYPE, GrpcStatus.CONTENT_TYPE);
-        response.header(GrpcStatus.STATUS_HEADER, Integer.toString(GrpcStatus.of(status)));
+        response.header(GrpcStatus.STATUS_HEADER, Integer.toString(code));
         if (!message.isEmpty()) {
             response.header(GrpcStatus.MESSAGE_HEADER, GrpcStatus.message(message));
         }

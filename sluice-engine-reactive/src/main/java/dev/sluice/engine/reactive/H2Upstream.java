@@ -160,11 +160,20 @@ final class H2Upstream {
                         out.remove(HttpHeaderNames.CONTENT_LENGTH);
                         response.chunkedTransfer(true);
                     }
+                    dev.sluice.observe.ExchangeTally tally = in.tally();
+                    if (tally != null) { // a trailers-only answer carries its gRPC status in the head
+                        tally.grpcStatus(head.responseHeaders().get(GrpcStatus.STATUS_HEADER));
+                    }
                     if (head.responseHeaders().contains(GrpcStatus.STATUS_HEADER)) {
                         // trailers-only: the status came in the head, which must end the stream
                         return body.then(response.send().then());
                     }
-                    head.trailerHeaders().subscribe(trailers::set);
+                    head.trailerHeaders().subscribe(t -> {
+                        trailers.set(t);
+                        if (tally != null) {
+                            tally.grpcStatus(t.get(GrpcStatus.STATUS_HEADER));
+                        }
+                    });
                     if (takesTrailers) {
                         response.trailerHeaders(t -> {
                             HttpHeaders got = trailers.get();

@@ -696,7 +696,7 @@ final class ProxyRoute {
         }
         FailureAnswer answer = FailureAnswer.upstream(Failures.classify(error), upstream.name());
         if (GrpcAnswers.isGrpc(in)) { // a gRPC client reads grpc-status, not the HTTP status
-            return GrpcAnswers.answer(response, answer.status(), answer.message());
+            return GrpcAnswers.answer(in, response, answer.status(), answer.message());
         }
         return Responses.error(response, answer.status(), answer.body(null));
     }
