@@ -353,6 +353,39 @@ public abstract class GrpcContract extends ContractFixture {
         }
     }
 
+    /** An answer the retry policy names (503) is dropped and the call tried again, over h2c too. */
+    @Test
+    void a503IsRetriedOverH2c() throws Exception {
+        UpstreamResilience resilience = new UpstreamResilience(
+                List.of(plain.url()),
+                UpstreamResilience.Balance.ROUND_ROBIN,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(new UpstreamResilience.Retry(
+                        2,
+                        Optional.empty(),
+                        Duration.ofMillis(1),
+                        Duration.ofMillis(5),
+                        java.util.Set.of("503"),
+                        false,
+                        100,
+                        3,
+                        64 * 1024)),
+                Optional.empty());
+        try (TestGateway gw = gateway()
+                .upstream(Routes.upstream("flaky", plain.url())
+                        .resilience(resilience)
+                        .protocol(UpstreamProtocol.H2C))
+                .route("flaky", on("/flaky"), proxy("flaky"))
+                .start()) {
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<byte[]> response = get(gw, "/flaky");
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(text(response)).isEqualTo("recovered");
+            }
+        }
+    }
+
     /**
      * The client reads a 48 MiB response 64 KiB at a time: at every read the upstream has written at
      * most a bounded amount more (the stream's 1 MiB window, and the socket buffers on the way), so the

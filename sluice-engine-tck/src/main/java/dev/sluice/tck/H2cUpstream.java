@@ -26,6 +26,7 @@ import org.eclipse.jetty.util.Callback;
  *   POST /echo       the request body back, streamed under flow control
  *   GET  /trailers   "body" and the trailer x-trailer: yes
  *   any  /stall      never answered (until the upstream closes)
+ *   GET  /flaky      503 on every other call (the first of each pair), 200 "recovered" on the next
  *   GET  /big?n      n bytes of GeneratedBody.binary, 16 KiB a write, each write waited for and counted
  * </pre>
  */
@@ -34,6 +35,7 @@ public final class H2cUpstream implements AutoCloseable {
     private final Server server;
     private final List<Callback> stalled = new CopyOnWriteArrayList<>();
     private final boolean secure;
+    private final java.util.concurrent.atomic.AtomicInteger flaky = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong bigWritten = new java.util.concurrent.atomic.AtomicLong();
 
     private H2cUpstream(javax.net.ssl.SSLContext tls) {
@@ -77,6 +79,15 @@ public final class H2cUpstream implements AutoCloseable {
                     }
                     case "/stall" -> stalled.add(callback);
                     case "/big" -> big(request, response, callback);
+                    case "/flaky" -> {
+                        boolean first = flaky.getAndIncrement() % 2 == 0;
+                        response.setStatus(first ? 503 : 200);
+                        response.write(
+                                true,
+                                ByteBuffer.wrap(
+                                        (first ? "unavailable" : "recovered").getBytes(StandardCharsets.US_ASCII)),
+                                callback);
+                    }
                     default -> {
                         response.setStatus(404);
                         callback.succeeded();

@@ -141,8 +141,12 @@ final class H2Upstream {
                 .uri(uri)
                 .send((request, out) -> out.send(in.request.receive().retain()))
                 .response((head, body) -> {
+                    Action after = call.answered(head.status().code());
+                    if (after instanceof Action.Send || after instanceof Action.RetryAfter) {
+                        // an answer to try again (a body-less call's 503, say): dropped, then the next try
+                        return body.then(Mono.<Void>error(new TryAgain(after)));
+                    }
                     answered[0] = true;
-                    call.answered(head.status().code());
                     response.status(head.status());
                     HttpHeaders out = response.responseHeaders();
                     out.clear();
@@ -190,6 +194,9 @@ final class H2Upstream {
                 })
                 .then()
                 .onErrorResume(error -> {
+                    if (error instanceof TryAgain again) {
+                        return attempt(call, again.action, in, response, uri, rules, http2);
+                    }
                     if (answered[0] || !Failures.isUpstreams(error)) {
                         return Mono.error(error);
                     }
@@ -205,6 +212,16 @@ final class H2Upstream {
     private static boolean takesTrailers(ClientRequest in) {
         String te = in.request.requestHeaders().get(HttpHeaderNames.TE);
         return te != null && te.toLowerCase(java.util.Locale.ROOT).contains("trailers");
+    }
+
+    /** The signal of an answer the call tries again: no stack, never seen outside this class. */
+    private static final class TryAgain extends RuntimeException {
+        final transient Action action;
+
+        TryAgain(Action action) {
+            super(null, null, false, false);
+            this.action = action;
+        }
     }
 
     /** How long the call waits for its turn when the upstream is paced (0 when it is not). */
