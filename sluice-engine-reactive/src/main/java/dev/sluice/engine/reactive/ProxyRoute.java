@@ -86,7 +86,7 @@ final class ProxyRoute {
                     .relay(in, response, channel, uri)
                     .onErrorResume(error -> failed(error, in, response, channel, began));
         }
-        if (upstream.h2() != null) { // protocol: h2c
+        if (upstream.h2() != null) { // protocol: h2 or h2c
             return H2Relay.proxy(upstream.h2(), in, response, uri, rules, channel, timeoutNanos)
                     .onErrorResume(error -> failed(error, in, response, channel, began));
         }
