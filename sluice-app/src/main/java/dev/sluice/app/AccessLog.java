@@ -42,7 +42,8 @@ import java.util.concurrent.locks.LockSupport;
  *  "refused_by":null}
  * </pre>
  *
- * A composition's line ends with its parts: {@code "parts":{"product":200,"reviews":"timeout"}} (the
+ * A gRPC call's line adds {@code "grpc_status":N}, the status its client got (the upstream's, or the
+ * gateway's own answer's). A composition's line ends with its parts: {@code "parts":{"product":200,"reviews":"timeout"}} (the
  * upstream's status for a part relayed whole, else how it settled).
  */
 final class AccessLog implements GatewayObserver, AutoCloseable {
@@ -187,6 +188,9 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
             out.append("null");
         } else {
             JsonSplice.appendQuoted(out, e.refusedBy());
+        }
+        if (e.grpcStatus() >= 0) { // a gRPC call: its status as the client got it
+            out.append(",\"grpc_status\":").append(e.grpcStatus());
         }
         if (!e.parts().isEmpty()) {
             out.append(",\"parts\":{");

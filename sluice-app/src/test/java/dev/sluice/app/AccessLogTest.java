@@ -295,4 +295,37 @@ class AccessLogTest {
         log.close();
         assertThat(sink.toString().lines().count()).isEqualTo(17);
     }
+
+    @Test
+    void aGrpcCallsLineCarriesItsGrpcStatusAndOtherLinesDoNot() throws Exception {
+        StringWriter sink = new StringWriter();
+        AccessLog log = AccessLog.to(sink, 16);
+        ExchangeEvent plain = new ExchangeEvent("r", "GET", 200, false, 1_000_000);
+        ExchangeEvent grpc = new ExchangeEvent(
+                "g",
+                "POST",
+                200,
+                false,
+                1_000_000,
+                "/a.B/C",
+                "id",
+                "127.0.0.1",
+                5,
+                7,
+                10,
+                "-",
+                "-",
+                "",
+                false,
+                "",
+                java.util.List.of(),
+                14);
+        log.exchange(plain);
+        log.exchange(grpc);
+        log.close();
+        java.util.List<String> lines = sink.toString().lines().toList();
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0)).doesNotContain("grpc_status");
+        assertThat(lines.get(1)).contains("\"refused_by\":null,\"grpc_status\":14");
+    }
 }

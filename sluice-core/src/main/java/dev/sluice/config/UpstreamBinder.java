@@ -53,7 +53,9 @@ final class UpstreamBinder {
                 "idle-timeout",
                 "max-lifetime",
                 "tls",
-                "pace");
+                "pace",
+                "protocol",
+                "max-streams-per-connection");
         int before = m.problems().size();
         Optional<List<URI>> endpoints = ResilienceBinder.endpoints(m);
         UpstreamConfig d = UpstreamConfig.of(name, URI.create("http://localhost"));
@@ -65,6 +67,13 @@ final class UpstreamBinder {
         Duration idle = m.duration("idle-timeout", d.idleTimeout());
         Optional<Duration> maxLifetime = m.duration("max-lifetime");
         Optional<UpstreamTlsConfig> tls = UpstreamTlsBinder.bind(m, endpoints, base);
+        Optional<UpstreamProtocol> protocol = protocol(m, endpoints);
+        int maxStreams = m.integer(
+                "max-streams-per-connection",
+                UpstreamConfig.DEFAULT_MAX_STREAMS,
+                1,
+                Integer.MAX_VALUE,
+                "an integer > 0");
         Optional<Pace> pace =
                 m.mapping("pace", "a mapping such as {permits: 1, per: 200ms}").flatMap(UpstreamBinder::pace);
         // bound even when the endpoints are bad, so that every problem is listed at once
@@ -86,7 +95,30 @@ final class UpstreamBinder {
                 pace,
                 resilience.get(),
                 tls,
-                maxLifetime));
+                maxLifetime,
+                protocol.orElse(UpstreamProtocol.HTTP_1_1),
+                maxStreams));
+    }
+
+    /** {@code protocol}: {@code http/1.1} unless given; {@code h2} only for https endpoints, {@code h2c} for http. */
+    private static Optional<UpstreamProtocol> protocol(Mapping m, Optional<List<URI>> endpoints) {
+        Optional<String> text = m.string("protocol", "http/1.1, h2 or h2c");
+        if (text.isEmpty()) {
+            return Optional.of(UpstreamProtocol.HTTP_1_1);
+        }
+        Optional<UpstreamProtocol> protocol = UpstreamProtocol.fromKey(text.get());
+        if (protocol.isEmpty()) {
+            m.problem("protocol", "'" + text.get() + "' (expected: http/1.1, h2 or h2c)");
+            return Optional.empty();
+        }
+        for (URI endpoint : endpoints.orElse(List.of())) {
+            Optional<String> mismatch = protocol.get().mismatch(endpoint);
+            if (mismatch.isPresent()) {
+                m.problem("protocol", mismatch.get());
+                return Optional.empty();
+            }
+        }
+        return protocol;
     }
 
     private static Optional<Pace> pace(Mapping m) {

@@ -24,6 +24,10 @@ import java.util.Optional;
  * @param tls how its {@code https://} endpoints are reached; present exactly when they are https
  *     (defaults when none is given)
  * @param maxLifetime connections older than this are closed instead of reused (default: none)
+ * @param protocol what its connections speak (default {@code http/1.1}); for {@code h2} and {@code h2c},
+ *     {@code maxConnections} bounds the connections per endpoint, each carrying many streams
+ * @param maxStreamsPerConnection streams in flight on one HTTP/2 connection before another is opened
+ *     (default 100; the upstream's own SETTINGS_MAX_CONCURRENT_STREAMS lowers it)
  */
 public record UpstreamConfig(
         String name,
@@ -37,10 +41,26 @@ public record UpstreamConfig(
         Optional<Pace> pace,
         UpstreamResilience resilience,
         Optional<UpstreamTlsConfig> tls,
-        Optional<Duration> maxLifetime) {
+        Optional<Duration> maxLifetime,
+        UpstreamProtocol protocol,
+        int maxStreamsPerConnection) {
+
+    /** Streams per HTTP/2 connection unless configured. */
+    public static final int DEFAULT_MAX_STREAMS = 100;
 
     public UpstreamConfig {
         requireNonNull(resilience, "resilience");
+        requireNonNull(protocol, "protocol");
+        if (maxStreamsPerConnection < 1) {
+            throw new IllegalArgumentException(
+                    "maxStreamsPerConnection: " + maxStreamsPerConnection + " (expected: > 0)");
+        }
+        for (URI endpoint : resilience.endpoints()) {
+            Optional<String> mismatch = protocol.mismatch(endpoint);
+            if (mismatch.isPresent()) {
+                throw new IllegalArgumentException("protocol: " + mismatch.get());
+            }
+        }
         requireNonNull(tls, "tls");
         requireNonNull(maxLifetime, "maxLifetime");
         boolean https = isHttps(url);
@@ -69,6 +89,56 @@ public record UpstreamConfig(
         requireNonNull(acquireTimeout, "acquireTimeout");
         requireNonNull(idleTimeout, "idleTimeout");
         requireNonNull(pace, "pace");
+    }
+
+    /** Over HTTP/1.1. */
+    public UpstreamConfig(
+            String name,
+            URI url,
+            int maxConnections,
+            Duration connectTimeout,
+            Duration readTimeout,
+            Duration acquireTimeout,
+            int maxPending,
+            Duration idleTimeout,
+            Optional<Pace> pace,
+            UpstreamResilience resilience,
+            Optional<UpstreamTlsConfig> tls,
+            Optional<Duration> maxLifetime) {
+        this(
+                name,
+                url,
+                maxConnections,
+                connectTimeout,
+                readTimeout,
+                acquireTimeout,
+                maxPending,
+                idleTimeout,
+                pace,
+                resilience,
+                tls,
+                maxLifetime,
+                UpstreamProtocol.HTTP_1_1,
+                DEFAULT_MAX_STREAMS);
+    }
+
+    /** The same upstream speaking {@code next}, at most {@code maxStreams} streams per HTTP/2 connection. */
+    public UpstreamConfig withProtocol(UpstreamProtocol next, int maxStreams) {
+        return new UpstreamConfig(
+                name,
+                url,
+                maxConnections,
+                connectTimeout,
+                readTimeout,
+                acquireTimeout,
+                maxPending,
+                idleTimeout,
+                pace,
+                resilience,
+                tls,
+                maxLifetime,
+                next,
+                maxStreams);
     }
 
     /** Without TLS settings of its own (the defaults for an https {@code url}) and no max-lifetime. */
@@ -136,7 +206,9 @@ public record UpstreamConfig(
                 pace,
                 next,
                 tls,
-                maxLifetime);
+                maxLifetime,
+                protocol,
+                maxStreamsPerConnection);
     }
 
     /** The same upstream with other TLS settings ({@code url} must be https). */
@@ -153,7 +225,9 @@ public record UpstreamConfig(
                 pace,
                 resilience,
                 Optional.of(next),
-                maxLifetime);
+                maxLifetime,
+                protocol,
+                maxStreamsPerConnection);
     }
 
     /** The same upstream whose connections are closed instead of reused once older than {@code lifetime}. */
@@ -170,7 +244,9 @@ public record UpstreamConfig(
                 pace,
                 resilience,
                 tls,
-                Optional.of(lifetime));
+                Optional.of(lifetime),
+                protocol,
+                maxStreamsPerConnection);
     }
 
     /**
@@ -200,7 +276,9 @@ public record UpstreamConfig(
                         resilience.retry(),
                         resilience.circuitBreaker()),
                 tls,
-                maxLifetime);
+                maxLifetime,
+                protocol,
+                maxStreamsPerConnection);
     }
 
     /** An upstream with every default, for tests and the builder API. */

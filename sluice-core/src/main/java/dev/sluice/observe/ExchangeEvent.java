@@ -37,6 +37,7 @@ import java.util.List;
  *     dev.sluice.http.RequestFraming}'s 400, 501, 505) or {@code server-limits} (408, 413, 414, 431);
  *     empty otherwise
  * @param parts a composition's parts as they settled, in declared order (empty for other routes)
+ * @param grpcStatus a gRPC call's {@code grpc-status} as the client got it, or -1
  */
 public record ExchangeEvent(
         String route,
@@ -55,7 +56,8 @@ public record ExchangeEvent(
         String parentSpanId,
         boolean sampled,
         String refusedBy,
-        List<PartEvent> parts) {
+        List<PartEvent> parts,
+        int grpcStatus) {
     public ExchangeEvent {
         requireNonNull(route, "route");
         requireNonNull(method, "method");
@@ -67,6 +69,46 @@ public record ExchangeEvent(
         requireNonNull(parentSpanId, "parentSpanId");
         requireNonNull(refusedBy, "refusedBy");
         parts = List.copyOf(parts);
+    }
+
+    /** Of a call that is not gRPC's. */
+    public ExchangeEvent(
+            String route,
+            String method,
+            int status,
+            boolean aborted,
+            long durationNanos,
+            String path,
+            String requestId,
+            String client,
+            long bytesIn,
+            long bytesOut,
+            long upstreamNanos,
+            String traceId,
+            String spanId,
+            String parentSpanId,
+            boolean sampled,
+            String refusedBy,
+            List<PartEvent> parts) {
+        this(
+                route,
+                method,
+                status,
+                aborted,
+                durationNanos,
+                path,
+                requestId,
+                client,
+                bytesIn,
+                bytesOut,
+                upstreamNanos,
+                traceId,
+                spanId,
+                parentSpanId,
+                sampled,
+                refusedBy,
+                parts,
+                -1);
     }
 
     /**
@@ -116,7 +158,8 @@ public record ExchangeEvent(
                 trace.parentId(),
                 trace.sampled(),
                 tally.refusedBy(),
-                tally.parts());
+                tally.parts(),
+                tally.grpcStatus());
     }
 
     /** An event without the request's path, id, client, sizes and upstream details (tests). */

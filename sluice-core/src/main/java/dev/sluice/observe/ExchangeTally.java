@@ -14,6 +14,7 @@ public final class ExchangeTally {
     private volatile String refusedBy = "";
     private volatile String client = "";
     private volatile List<PartEvent> parts = List.of();
+    private volatile int grpcStatus = -1;
 
     /** The upstream answered its status line {@code nanos} after the call began. */
     public void answered(long nanos) {
@@ -56,5 +57,24 @@ public final class ExchangeTally {
 
     public List<PartEvent> parts() {
         return parts;
+    }
+
+    /**
+     * A gRPC call's status as it went to the client: the gateway's own, or the upstream's ({@code
+     * grpc-status} in its trailers or trailers-only head); an unreadable value is ignored.
+     */
+    public void grpcStatus(String value) {
+        if (value != null) {
+            try {
+                grpcStatus = Integer.parseInt(value.trim());
+            } catch (NumberFormatException ignored) {
+                // not a status: nothing to note
+            }
+        }
+    }
+
+    /** The gRPC status noted, or -1 (not a gRPC call, or none came). */
+    public int grpcStatus() {
+        return grpcStatus;
     }
 }

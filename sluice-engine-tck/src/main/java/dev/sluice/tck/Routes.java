@@ -345,6 +345,12 @@ public final class Routes {
             return this;
         }
 
+        /** What its connections speak ({@code h2c}, {@code h2}), at most 100 streams per connection. */
+        public UpstreamSpec protocol(dev.sluice.config.UpstreamProtocol protocol) {
+            config = config.withProtocol(protocol, config.maxStreamsPerConnection());
+            return this;
+        }
+
         public UpstreamConfig build() {
             return config;
         }

@@ -9,6 +9,7 @@ import dev.sluice.config.UpstreamConfig;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.engine.blocking.upstream.GuardedUpstreamClient;
+import dev.sluice.engine.blocking.upstream.H2UpstreamClient;
 import dev.sluice.engine.blocking.upstream.Http1UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.observe.GatewayObserver;
@@ -21,11 +22,12 @@ public final class BlockingEngine implements Engine {
     private final Function<UpstreamConfig, UpstreamClient> clients;
 
     /**
-     * The engine as the service loader makes it: upstream calls on Sluice's own HTTP/1.1 client, a
-     * pool per endpoint, under the core's {@link dev.sluice.upstream.UpstreamGuard}.
+     * The engine as the service loader makes it: upstream calls on Sluice's own HTTP/1.1 client (or
+     * Jetty's HTTP/2 client for {@code protocol: h2 | h2c}), a pool per endpoint, under the core's {@link dev.sluice.upstream.UpstreamGuard}.
      */
     public BlockingEngine() {
-        this(GuardedUpstreamClient.over(Http1UpstreamClient::new));
+        this(GuardedUpstreamClient.over(
+                c -> c.protocol().multiplexed() ? new H2UpstreamClient(c) : new Http1UpstreamClient(c)));
     }
 
     /**

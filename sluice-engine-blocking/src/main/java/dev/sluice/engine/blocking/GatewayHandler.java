@@ -383,6 +383,10 @@ final class GatewayHandler extends Handler.Abstract {
             return true;
         }
         response.reset();
+        if (GrpcAnswers.isGrpc(request)) { // a gRPC client reads grpc-status, not the HTTP status
+            GrpcAnswers.answer(request, response, answer.status(), answer.message(), callback);
+            return false;
+        }
         response.setStatus(answer.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
         if (id != null) {
@@ -401,9 +405,17 @@ final class GatewayHandler extends Handler.Abstract {
         if (!answer.refusedBy().isEmpty() && Requests.tally(request) instanceof ExchangeTally tally) {
             tally.refused(answer.refusedBy());
         }
-        response.setStatus(answer.status());
         HttpFields.Mutable fields = response.getHeaders();
         answer.headers().forEach(fields::put);
+        if (answer.status() >= 400 && GrpcAnswers.isGrpc(request)) { // a gRPC client reads grpc-status
+            String message = dev.sluice.http.GrpcStatus.messageOf(answer.body(), "refused by the gateway");
+            try (org.eclipse.jetty.util.Blocker.Callback done = org.eclipse.jetty.util.Blocker.callback()) {
+                GrpcAnswers.answer(request, response, answer.status(), message, done);
+                done.block();
+            }
+            return;
+        }
+        response.setStatus(answer.status());
         if (answer.contentType() != null) {
             fields.put(HttpHeader.CONTENT_TYPE, answer.contentType());
         }

@@ -105,9 +105,14 @@ final class ProxyRoute implements BlockingRoute {
             body = new ClientBody(content, maxBody);
             out.body(body, length);
         }
-        ScheduledFuture<?> deadline = target.timeout().isEmpty()
+        java.util.Optional<java.time.Duration> timeout =
+                GrpcAnswers.isGrpc(request) // grpc-timeout: the call's deadline
+                        ? dev.sluice.http.GrpcStatus.deadline(
+                                target.timeout(), headers.get(dev.sluice.http.GrpcStatus.TIMEOUT_HEADER))
+                        : target.timeout();
+        ScheduledFuture<?> deadline = timeout.isEmpty()
                 ? null
-                : timer.schedule(out::cancel, target.timeout().get().toNanos(), TimeUnit.NANOSECONDS);
+                : timer.schedule(out::cancel, timeout.get().toNanos(), TimeUnit.NANOSECONDS);
         long began = observer.listens() ? System.nanoTime() : 0;
         boolean answered = false;
         try (UpstreamResponse upstream = send(out)) {
@@ -115,6 +120,7 @@ final class ProxyRoute implements BlockingRoute {
             if (observer.listens()) {
                 answered(request, upstream.status(), System.nanoTime() - began);
             }
+            TrailerRelay.attach(request, upstream, response); // an HTTP/2 upstream's trailers (gRPC's status)
             relay(upstream, response);
         } catch (UpstreamException e) {
             if (observer.listens()

@@ -241,6 +241,13 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         }
         response.responseHeaders().clear();
         given.headers().forEach(response::header);
+        if (given.status() >= 400 && GrpcAnswers.isGrpc(in)) { // a gRPC client reads grpc-status
+            return GrpcAnswers.answer(
+                    in,
+                    response,
+                    given.status(),
+                    dev.sluice.http.GrpcStatus.messageOf(given.body(), "refused by the gateway"));
+        }
         if (given.closes()) { // its body is never read, so the connection closes after the answer
             response.keepAlive(false);
         }
@@ -329,6 +336,9 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         response.responseHeaders().clear();
         if (id != null) {
             response.header(RequestId.HEADER, id);
+        }
+        if (GrpcAnswers.isGrpc(in)) { // a gRPC client reads grpc-status, not the HTTP status
+            return GrpcAnswers.answer(in, response, decided.status(), decided.message());
         }
         return Responses.send(response, decided.status(), decided.body(id));
     }

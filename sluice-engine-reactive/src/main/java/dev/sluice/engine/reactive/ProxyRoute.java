@@ -86,6 +86,10 @@ final class ProxyRoute {
                     .relay(in, response, channel, uri)
                     .onErrorResume(error -> failed(error, in, response, channel, began));
         }
+        if (upstream.h2() != null) { // protocol: h2 or h2c
+            return H2Relay.proxy(upstream.h2(), in, response, uri, rules, channel, timeoutNanos)
+                    .onErrorResume(error -> failed(error, in, response, channel, began));
+        }
         Mono<Void> exchange = Mono.create(sink -> new Call(in, response, channel, uri, sink, began).start());
         long wait = upstream.reserveStart();
         if (wait > 0) { // the pacing wait, on this request's loop, where the call then starts
@@ -691,6 +695,9 @@ final class ProxyRoute {
             return Mono.empty();
         }
         FailureAnswer answer = FailureAnswer.upstream(Failures.classify(error), upstream.name());
+        if (GrpcAnswers.isGrpc(in)) { // a gRPC client reads grpc-status, not the HTTP status
+            return GrpcAnswers.answer(in, response, answer.status(), answer.message());
+        }
         return Responses.error(response, answer.status(), answer.body(null));
     }
 

@@ -42,6 +42,12 @@ final class Upstream {
     private final Endpoint[] endpoints; // by the guard's endpoint index
     private final Pacer pacer; // null when the upstream is not paced
     private final String basePath;
+    private H2Upstream h2; // protocol: h2c, else null
+
+    /** Its HTTP/2 client when it is spoken to over h2c, else null (its lanes speak HTTP/1.1). */
+    H2Upstream h2() {
+        return h2;
+    }
 
     /** One endpoint's lanes. */
     private record Endpoint(Lane[] all, Lane shared, Map<EventExecutor, Lane> lanes, String authority) {}
@@ -128,7 +134,11 @@ final class Upstream {
             }
             endpoints[e] = new Endpoint(all, all[0], lanes, endpoint.authority());
         }
-        return new Upstream(config, UpstreamGuard.start(config), endpoints);
+        Upstream made = new Upstream(config, UpstreamGuard.start(config), endpoints);
+        if (config.protocol().multiplexed()) {
+            made.h2 = new H2Upstream(made, loops);
+        }
+        return made;
     }
 
     private static java.net.InetAddress ipAddress(byte[] literal) {
@@ -198,6 +208,9 @@ final class Upstream {
     /** Closes the idle connections; busy ones close with their exchanges, or with the event loops. */
     void dispose() {
         guard.close();
+        if (h2 != null) {
+            h2.dispose();
+        }
         for (Endpoint e : endpoints) {
             for (Lane lane : e.all()) {
                 try {

@@ -1,0 +1,255 @@
+package dev.sluice.engine.reactive;
+
+import dev.sluice.config.UpstreamConfig;
+import dev.sluice.http.GrpcStatus;
+import dev.sluice.http.HeaderRules;
+import dev.sluice.http.UpstreamFailure;
+import dev.sluice.upstream.UpstreamCall;
+import dev.sluice.upstream.UpstreamCall.Action;
+import io.netty.channel.ChannelOption;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.HttpProtocol;
+import reactor.netty.http.client.Http2AllocationStrategy;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.http.server.HttpServerResponse;
+import reactor.netty.resources.ConnectionProvider;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * An upstream spoken to over HTTP/2 ({@code protocol: h2c} in clear text, {@code h2} by ALPN over TLS) on Reactor Netty's {@link
+ * HttpClient}: a pool per endpoint of at most {@code max-connections} connections, each carrying up to
+ * {@code max-streams-per-connection} streams. The request body streams up as the client sends it; the
+ * response body streams down under Reactor's demand (so HTTP/2 flow control reaches the upstream), and
+ * the upstream's trailers go to the client after it. The core's {@link UpstreamCall} picks the endpoint
+ * and hears how the call ended, so breakers and outlier ejection see h2 calls too; a streamed call is
+ * not retried.
+ */
+final class H2Upstream {
+
+    private static final Set<String> CONNECTION_SPECIFIC =
+            Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "host");
+    private static final Set<String> NOT_TRAILERS =
+            Set.of("connection", "keep-alive", "transfer-encoding", "te", "upgrade", "content-length", "trailer");
+
+    private static final CharSequence STREAM_ID =
+            io.netty.handler.codec.http2.HttpConversionUtil.ExtensionHeaderNames.STREAM_ID.text();
+
+    private final Upstream upstream;
+    private final HttpClient[] clients; // by endpoint index
+    private final ConnectionProvider[] pools;
+
+    H2Upstream(Upstream upstream, LoopResources loops) {
+        this.upstream = upstream;
+        UpstreamConfig config = upstream.config();
+        int count = config.resilience().endpoints().size();
+        this.clients = new HttpClient[count];
+        this.pools = new ConnectionProvider[count];
+        dev.sluice.tls.UpstreamTls tls = config.tls()
+                .map(t -> dev.sluice.tls.UpstreamTls.create(t, "upstreams." + config.name() + ".tls"))
+                .orElse(null);
+        io.netty.handler.ssl.SslContext alpn = tls == null ? null : alpnContext(tls);
+        for (int e = 0; e < count; e++) {
+            UpstreamConfig endpoint = config.endpoint(e);
+            pools[e] = ConnectionProvider.builder("sluice-h2-" + config.name() + "-" + e)
+                    .maxConnections(config.maxConnections())
+                    .pendingAcquireMaxCount(Math.max(1, config.maxPending()))
+                    .pendingAcquireTimeout(config.acquireTimeout())
+                    .maxIdleTime(config.idleTimeout())
+                    .maxLifeTime(config.maxLifetime().orElse(Duration.ofDays(365)))
+                    .allocationStrategy(Http2AllocationStrategy.builder()
+                            .maxConnections(config.maxConnections())
+                            .maxConcurrentStreams(config.maxStreamsPerConnection())
+                            .build())
+                    .build();
+            HttpClient client = HttpClient.create(pools[e]).runOn(loops);
+            if (tls != null) { // h2 chosen by ALPN, on the core's context and parameters (SNI, verification)
+                String host = endpoint.host();
+                client = client.protocol(HttpProtocol.H2)
+                        .secure(spec -> spec.sslContext(alpn).handlerConfigurator(handler -> {
+                            javax.net.ssl.SSLEngine engine = handler.engine();
+                            javax.net.ssl.SSLParameters parameters = tls.parameters(host);
+                            parameters.setApplicationProtocols(
+                                    engine.getSSLParameters().getApplicationProtocols());
+                            engine.setSSLParameters(parameters);
+                        }));
+            } else {
+                client = client.protocol(HttpProtocol.H2C);
+            }
+            clients[e] = client.baseUrl((tls != null ? "https://" : "http://") + endpoint.authority())
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)
+                            Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))
+                    .responseTimeout(config.readTimeout());
+        }
+    }
+
+    /**
+     * Proxies the request to {@code uri} and relays the answer; errors are the upstream's failures (for
+     * the route's failure path).
+     */
+    Mono<Void> proxy(ClientRequest in, HttpServerResponse response, String uri, HeaderRules rules, boolean http2) {
+        UpstreamCall call = new UpstreamCall(upstream.guard(), in.method, hasBody(in) ? -1 : 0, System::nanoTime);
+        return attempt(call, call.next(), in, response, uri, rules, http2);
+    }
+
+    /** Whether a body follows the head: a length above 0, or a body framed by its end (chunked, or an h2 stream's). */
+    private static boolean hasBody(ClientRequest in) {
+        HttpHeaders h = in.request.requestHeaders();
+        String length = h.get(HttpHeaderNames.CONTENT_LENGTH);
+        return length != null ? !length.equals("0") : h.contains(HttpHeaderNames.TRANSFER_ENCODING);
+    }
+
+    /** One try as {@code action} says; a try that failed before its answer goes as the call decides next. */
+    private Mono<Void> attempt(
+            UpstreamCall call,
+            Action action,
+            ClientRequest in,
+            HttpServerResponse response,
+            String uri,
+            HeaderRules rules,
+            boolean http2) {
+        if (action instanceof Action.RetryAfter retry) {
+            return Mono.delay(Duration.ofNanos(Math.max(0, retry.nanos())))
+                    .then(Mono.defer(() -> attempt(call, call.next(), in, response, uri, rules, http2)));
+        }
+        if (!(action instanceof Action.Send send)) {
+            return Mono.error(
+                    action instanceof Action.Fail fail && fail.failure() == UpstreamFailure.CIRCUIT_OPEN
+                            ? Failures.CircuitOpen.INSTANCE
+                            : new java.net.ConnectException("no endpoint to try"));
+        }
+        HttpHeaders headers = new DefaultHttpHeaders();
+        in.copyHeaders(rules, headers);
+        in.addForwarding(rules, upstream.authority(send.attempt().endpoint()), headers);
+        for (String name : CONNECTION_SPECIFIC) {
+            headers.remove(name);
+        }
+        headers.set(HttpHeaderNames.TE, "trailers");
+        boolean takesTrailers = http2 || takesTrailers(in);
+        AtomicReference<HttpHeaders> trailers = new AtomicReference<>();
+        boolean[] answered = {false};
+        return clients[send.attempt().endpoint().index()]
+                .headers(h -> h.set(headers))
+                .request(HttpMethod.valueOf(in.method))
+                .uri(uri)
+                .send((request, out) -> out.send(in.request.receive().retain()))
+                .response((head, body) -> {
+                    Action after = call.answered(head.status().code());
+                    if (after instanceof Action.Send || after instanceof Action.RetryAfter) {
+                        // an answer to try again (a body-less call's 503, say): dropped, then the next try
+                        return body.then(Mono.<Void>error(new TryAgain(after)));
+                    }
+                    answered[0] = true;
+                    response.status(head.status());
+                    HttpHeaders out = response.responseHeaders();
+                    out.clear();
+                    String connection = head.responseHeaders().get(HttpHeaderNames.CONNECTION);
+                    for (Map.Entry<String, String> h : head.responseHeaders()) {
+                        if (rules.forwardResponse(h.getKey(), connection)) {
+                            out.add(h.getKey(), h.getValue());
+                        }
+                    }
+                    for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
+                        out.set(set.getKey(), set.getValue());
+                    }
+                    out.remove(STREAM_ID); // the client codec's note of its stream, not the upstream's header
+                    if (takesTrailers && !http2) { // HTTP/1.1 carries trailers in the last chunk only
+                        out.remove(HttpHeaderNames.CONTENT_LENGTH);
+                        response.chunkedTransfer(true);
+                    }
+                    dev.sluice.observe.ExchangeTally tally = in.tally();
+                    if (tally != null) { // a trailers-only answer carries its gRPC status in the head
+                        tally.grpcStatus(head.responseHeaders().get(GrpcStatus.STATUS_HEADER));
+                    }
+                    if (head.responseHeaders().contains(GrpcStatus.STATUS_HEADER)) {
+                        // trailers-only: the status came in the head, which must end the stream
+                        return body.then(response.send().then());
+                    }
+                    head.trailerHeaders().subscribe(t -> {
+                        trailers.set(t);
+                        if (tally != null) {
+                            tally.grpcStatus(t.get(GrpcStatus.STATUS_HEADER));
+                        }
+                    });
+                    if (takesTrailers) {
+                        response.trailerHeaders(t -> {
+                            HttpHeaders got = trailers.get();
+                            if (got != null) {
+                                for (Map.Entry<String, String> h : got) {
+                                    if (!NOT_TRAILERS.contains(h.getKey().toLowerCase(java.util.Locale.ROOT))) {
+                                        t.add(h.getKey(), h.getValue());
+                                    }
+                                }
+                            }
+                        });
+                    }
+                    return response.send(body.retain()).then();
+                })
+                .then()
+                .onErrorResume(error -> {
+                    if (error instanceof TryAgain again) {
+                        return attempt(call, again.action, in, response, uri, rules, http2);
+                    }
+                    if (answered[0] || !Failures.isUpstreams(error)) {
+                        return Mono.error(error);
+                    }
+                    Action next = call.failed(Failures.classify(error), false);
+                    if (next instanceof Action.Send || next instanceof Action.RetryAfter) {
+                        return attempt(call, next, in, response, uri, rules, http2); // nothing of it was answered
+                    }
+                    return Mono.error(error);
+                })
+                .doOnCancel(call::abandoned);
+    }
+
+    private static boolean takesTrailers(ClientRequest in) {
+        String te = in.request.requestHeaders().get(HttpHeaderNames.TE);
+        return te != null && te.toLowerCase(java.util.Locale.ROOT).contains("trailers");
+    }
+
+    /** The signal of an answer the call tries again: no stack, never seen outside this class. */
+    private static final class TryAgain extends RuntimeException {
+        final transient Action action;
+
+        TryAgain(Action action) {
+            super(null, null, false, false);
+            this.action = action;
+        }
+    }
+
+    /** How long the call waits for its turn when the upstream is paced (0 when it is not). */
+    long reserveStart() {
+        return upstream.reserveStart();
+    }
+
+    /** The core's TLS context offering h2 by ALPN. */
+    @SuppressWarnings("deprecation") // JdkSslContext over a JDK SSLContext: the core builds the context
+    private static io.netty.handler.ssl.SslContext alpnContext(dev.sluice.tls.UpstreamTls tls) {
+        return new io.netty.handler.ssl.JdkSslContext(
+                tls.context(),
+                true,
+                null,
+                io.netty.handler.ssl.IdentityCipherSuiteFilter.INSTANCE,
+                new io.netty.handler.ssl.ApplicationProtocolConfig(
+                        io.netty.handler.ssl.ApplicationProtocolConfig.Protocol.ALPN,
+                        io.netty.handler.ssl.ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                        io.netty.handler.ssl.ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                        io.netty.handler.ssl.ApplicationProtocolNames.HTTP_2),
+                io.netty.handler.ssl.ClientAuth.NONE,
+                null,
+                false);
+    }
+
+    void dispose() {
+        for (ConnectionProvider pool : pools) {
+            pool.disposeLater().subscribe();
+        }
+    }
+}

@@ -1,0 +1,481 @@
+package dev.sluice.tck;
+
+import static dev.sluice.tck.Routes.on;
+import static dev.sluice.tck.Routes.proxy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.FilterConfig;
+import dev.sluice.config.UpstreamProtocol;
+import dev.sluice.config.UpstreamResilience;
+import dev.sluice.config.UpstreamTlsConfig;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * HTTP/2 to upstreams ({@code protocol: h2c}) and gRPC proxying, in every engine: a real grpc-java
+ * service behind the gateway and a grpc-java client in front of it (plaintext h2c on loopback), the
+ * gateway's own refusals answered as gRPC statuses ({@link dev.sluice.http.GrpcStatus}), and plain HTTP
+ * to an h2c-only Jetty upstream, bodies byte for byte and trailers relayed.
+ */
+public abstract class GrpcContract extends ContractFixture {
+
+    private static final String GRPC = "grpc";
+    private static final String H2C = "h2c";
+
+    @org.junit.jupiter.api.io.TempDir
+    java.nio.file.Path dir;
+
+    private GrpcUpstream service;
+    private H2cUpstream plain;
+
+    @BeforeAll
+    void startServices() {
+        service = GrpcUpstream.start();
+        plain = H2cUpstream.start();
+    }
+
+    @AfterAll
+    void stopServices() {
+        service.close();
+        plain.close();
+    }
+
+    private TestGateway.Builder grpcGateway() {
+        return gateway()
+                .upstream(Routes.upstream(GRPC, service.url()).protocol(UpstreamProtocol.H2C))
+                .upstream(Routes.upstream(H2C, plain.url())
+                        .readTimeout(Duration.ofSeconds(20))
+                        .protocol(UpstreamProtocol.H2C));
+    }
+
+    private static <T> T withChannel(TestGateway gw, java.util.function.Function<ManagedChannel, T> call)
+            throws InterruptedException {
+        ManagedChannel channel = GrpcUpstream.channel(gw.port());
+        try {
+            return call.apply(channel);
+        } finally {
+            channel.shutdownNow();
+            channel.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aUnaryCallIsProxiedToAnH2cUpstreamWithItsMessageAndStatus() throws Exception {
+        try (TestGateway gw = grpcGateway()
+                .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
+                .start()) {
+            String reply = withChannel(
+                    gw, ch -> ClientCalls.blockingUnaryCall(ch, GrpcUpstream.SAY, GrpcUpstream.options(), "sluice"));
+            assertThat(reply).isEqualTo("hello sluice");
+            // several calls multiplexed on the gateway's connection to the service
+            List<String> replies = withChannel(gw, ch -> {
+                List<String> all = new ArrayList<>();
+                for (int i = 0; i < 20; i++) {
+                    all.add(ClientCalls.blockingUnaryCall(ch, GrpcUpstream.SAY, GrpcUpstream.options(), "n" + i));
+                }
+                return all;
+            });
+            assertThat(replies).hasSize(20).first().isEqualTo("hello n0");
+        }
+    }
+
+    @Test
+    void aServerStreamingCallReceivesEveryMessage() throws Exception {
+        try (TestGateway gw = grpcGateway()
+                .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
+                .start()) {
+            List<String> received = withChannel(gw, ch -> {
+                List<String> all = new ArrayList<>();
+                Iterator<String> stream =
+                        ClientCalls.blockingServerStreamingCall(ch, GrpcUpstream.COUNT, GrpcUpstream.options(), "2000");
+                stream.forEachRemaining(all::add);
+                return all;
+            });
+            assertThat(received).hasSize(2000);
+            assertThat(received.getFirst()).isEqualTo("1");
+            assertThat(received.getLast()).isEqualTo("2000");
+        }
+    }
+
+    @Test
+    void theServicesErrorStatusAndMessageReachTheClient() throws Exception {
+        try (TestGateway gw = grpcGateway()
+                .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
+                .start()) {
+            StatusRuntimeException failure = withChannel(
+                    gw,
+                    ch -> catchStatus(() -> ClientCalls.blockingUnaryCall(
+                            ch, GrpcUpstream.FAIL, GrpcUpstream.options(), "no such greeting")));
+            assertThat(failure.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+            assertThat(failure.getStatus().getDescription()).isEqualTo("no such greeting");
+        }
+    }
+
+    /**
+     * The upstream never answers and the route has no timeout: only the call's {@code grpc-timeout}
+     * ends it, answered DEADLINE_EXCEEDED long before the upstream's 20 s read timeout.
+     */
+    @Test
+    void grpcTimeoutIsTheCallsDeadline() throws Exception {
+        try (TestGateway gw =
+                grpcGateway().route("stall", on("/stall"), proxy(H2C)).start()) {
+            long began = System.nanoTime();
+            HttpResponse<byte[]> response = send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/stall"))
+                            .timeout(Duration.ofSeconds(15))
+                            .header("content-type", "application/grpc")
+                            .header("grpc-timeout", "300m")
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {0, 0, 0, 0, 0})));
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("content-type")).hasValue("application/grpc");
+            assertThat(response.headers().firstValue("grpc-status")).hasValue("4"); // DEADLINE_EXCEEDED
+            assertThat(millis).as("answered at the call's deadline").isBetween(250L, 10_000L);
+        }
+    }
+
+    @Test
+    void theGatewaysRefusalsArriveAsGrpcStatuses() throws Exception {
+        String key = "grpc-contract-key";
+        try (TestGateway gw = grpcGateway()
+                .upstream(Routes.upstream("down", refusedUrl()).protocol(UpstreamProtocol.H2C))
+                .route(
+                        "keyed",
+                        on("/" + GrpcUpstream.SERVICE + "/**"),
+                        proxy(GRPC),
+                        new FilterConfig.ApiKey(Optional.of("x-api-key"), Optional.empty(), Map.of("ci", sha256(key))))
+                .route("down", on("/sluice.test.Down/**"), proxy("down"))
+                .route(
+                        "denied",
+                        on("/sluice.test.Denied/**"),
+                        proxy(GRPC),
+                        new FilterConfig.IpFilter(List.of(), List.of("127.0.0.1"), List.of()))
+                .route(
+                        "limited",
+                        on("/sluice.test.Limited/**"),
+                        proxy(GRPC),
+                        new FilterConfig.RateLimit(
+                                FilterConfig.RateKey.route(),
+                                1,
+                                Duration.ofHours(1),
+                                0,
+                                FilterConfig.RateLimit.Store.LOCAL,
+                                false))
+                .start()) {
+            MethodDescriptor<String, String> unrouted =
+                    GrpcUpstream.method("sluice.test.Nowhere", "Call", MethodDescriptor.MethodType.UNARY);
+            MethodDescriptor<String, String> down =
+                    GrpcUpstream.method("sluice.test.Down", "Call", MethodDescriptor.MethodType.UNARY);
+            MethodDescriptor<String, String> denied =
+                    GrpcUpstream.method("sluice.test.Denied", "Call", MethodDescriptor.MethodType.UNARY);
+            MethodDescriptor<String, String> limited =
+                    GrpcUpstream.method("sluice.test.Limited", "Call", MethodDescriptor.MethodType.UNARY);
+            withChannel(gw, ch -> {
+                io.grpc.Metadata withKey = new io.grpc.Metadata();
+                withKey.put(io.grpc.Metadata.Key.of("x-api-key", io.grpc.Metadata.ASCII_STRING_MARSHALLER), key);
+                io.grpc.Channel keyed = io.grpc.ClientInterceptors.intercept(
+                        ch, io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(withKey));
+                assertThat(ClientCalls.blockingUnaryCall(keyed, GrpcUpstream.SAY, GrpcUpstream.options(), "key"))
+                        .as("the API key policy applies to a gRPC route as to any")
+                        .isEqualTo("hello key");
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, denied, GrpcUpstream.options(), "x")))
+                        .as("ip-filter: 403")
+                        .isEqualTo(Status.Code.PERMISSION_DENIED);
+                // the first call takes the one permit (the service answers UNIMPLEMENTED: no such method)
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, limited, GrpcUpstream.options(), "x")))
+                        .as("the service's own answer")
+                        .isEqualTo(Status.Code.UNIMPLEMENTED);
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, limited, GrpcUpstream.options(), "x")))
+                        .as("rate-limit: 429")
+                        .isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, unrouted, GrpcUpstream.options(), "x")))
+                        .as("no route: 404")
+                        .isEqualTo(Status.Code.UNIMPLEMENTED);
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, GrpcUpstream.SAY, GrpcUpstream.options(), "x")))
+                        .as("no API key: 401")
+                        .isEqualTo(Status.Code.UNAUTHENTICATED);
+                assertThat(code(() -> ClientCalls.blockingUnaryCall(ch, down, GrpcUpstream.options(), "x")))
+                        .as("connection refused: 502")
+                        .isEqualTo(Status.Code.UNAVAILABLE);
+                return null;
+            });
+        }
+    }
+
+    /** The observer's exchange event (the access log's line) carries the status the client got. */
+    @Test
+    void theExchangeEventCarriesTheGrpcStatusTheClientGot() throws Exception {
+        java.util.concurrent.LinkedBlockingQueue<dev.sluice.observe.ExchangeEvent> events =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+        dev.sluice.observe.GatewayObserver recorder = new dev.sluice.observe.GatewayObserver() {
+            @Override
+            public void exchange(dev.sluice.observe.ExchangeEvent event) {
+                events.add(event);
+            }
+        };
+        try (TestGateway gw = grpcGateway()
+                .observer(recorder)
+                .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
+                .start()) {
+            MethodDescriptor<String, String> unrouted =
+                    GrpcUpstream.method("sluice.test.Nowhere", "Call", MethodDescriptor.MethodType.UNARY);
+            withChannel(gw, ch -> {
+                ClientCalls.blockingUnaryCall(ch, GrpcUpstream.SAY, GrpcUpstream.options(), "x");
+                catchStatus(() -> ClientCalls.blockingUnaryCall(ch, GrpcUpstream.FAIL, GrpcUpstream.options(), "x"));
+                catchStatus(() -> ClientCalls.blockingUnaryCall(ch, unrouted, GrpcUpstream.options(), "x"));
+                return null;
+            });
+            List<Integer> statuses = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                dev.sluice.observe.ExchangeEvent event = events.poll(10, TimeUnit.SECONDS);
+                assertThat(event).as("exchange event %d", i).isNotNull();
+                statuses.add(event.grpcStatus());
+            }
+            assertThat(statuses).containsExactly(0, 5, 12); // OK, the service's NOT_FOUND, no route
+        }
+    }
+
+    @Test
+    void aPlainRequestBodyOfSeveralMegabytesIsProxiedOverH2cByteForByte() throws Exception {
+        GeneratedBody body = GeneratedBody.binary(6 << 20);
+        try (TestGateway gw =
+                grpcGateway().route("echo", on("/echo"), proxy(H2C)).start()) {
+            HttpResponse<byte[]> response = send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/echo"))
+                            .POST(HttpRequest.BodyPublishers.ofInputStream(body::stream)));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body().length).isEqualTo(body.length());
+            assertThat(response.body()).isEqualTo(body.bytes());
+        }
+    }
+
+    @Test
+    void anH2cUpstreamsTrailersReachAnHttp2ClientAndAnHttp11ClientThatAsksForThem() throws Exception {
+        try (TestGateway gw =
+                grpcGateway().route("trailers", on("/trailers"), proxy(H2C)).start()) {
+            try (H2Wire h2 = H2Wire.connect(gw.port())) {
+                h2.get(1, gw.authority(), "/trailers");
+                H2Wire.Frame head = h2.readUntil(H2Wire.HEADERS).orElseThrow();
+                assertThat(head.status()).isEqualTo(200);
+                H2Wire.Frame trailers = h2.readUntil(H2Wire.HEADERS).orElseThrow();
+                assertThat(trailers.endsStream()).isTrue();
+                assertThat(trailers.header("x-trailer")).isEqualTo("yes");
+            }
+            String http11 = rawHttp11(
+                    gw.port(),
+                    "GET /trailers HTTP/1.1\r\nHost: " + gw.authority()
+                            + "\r\nTE: trailers\r\nConnection: close\r\n\r\n");
+            assertThat(http11).startsWith("HTTP/1.1 200").containsIgnoringCase("transfer-encoding: chunked");
+            assertThat(http11.substring(http11.indexOf("\r\n0\r\n"))).containsIgnoringCase("x-trailer: yes");
+        }
+    }
+
+    @Test
+    void anHttpsUpstreamIsSpokenToOverH2ChosenByAlpnItsCertificateVerified() throws Exception {
+        TestCertificates ca = TestCertificates.authority("sluice h2 upstream CA");
+        TestCertificates.Issued identity = ca.serverNamedOnly("upstream.test");
+        java.nio.file.Path caFile = ca.writeCertificate(dir.resolve("h2-ca.pem"));
+        GeneratedBody body = GeneratedBody.binary(300 * 1024);
+        try (H2cUpstream secure = H2cUpstream.start(TestCertificates.serverContext(identity, Optional.empty()));
+                TestGateway gw = gateway()
+                        .upstream(Routes.upstream("named", secure.url())
+                                .tls(UpstreamTlsConfig.trusting(caFile).withServerName("upstream.test"))
+                                .protocol(UpstreamProtocol.H2))
+                        .upstream(Routes.upstream("misnamed", secure.url())
+                                .tls(UpstreamTlsConfig.trusting(caFile).withServerName("elsewhere.test"))
+                                .protocol(UpstreamProtocol.H2))
+                        .route("named", on("/named/**"), proxy("named").stripPrefix("/named"))
+                        .route("misnamed", on("/misnamed/**"), proxy("misnamed").stripPrefix("/misnamed"))
+                        .start()) {
+            HttpResponse<byte[]> echoed = send(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/named/echo"))
+                            .POST(HttpRequest.BodyPublishers.ofByteArray(body.bytes())));
+            assertThat(echoed.statusCode()).isEqualTo(200);
+            assertThat(echoed.body()).isEqualTo(body.bytes());
+            assertError(get(gw, "/misnamed/echo"), 502, "tls_handshake");
+        }
+    }
+
+    /** A refused endpoint's call is tried again on the next, over h2c as over HTTP/1.1 (the core's UpstreamCall). */
+    @Test
+    void aRefusedEndpointIsRetriedOnTheNextOverH2c() throws Exception {
+        UpstreamResilience resilience = new UpstreamResilience(
+                List.of(refusedUrl(), plain.url()),
+                UpstreamResilience.Balance.ROUND_ROBIN,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(new UpstreamResilience.Retry(
+                        2,
+                        Optional.empty(),
+                        Duration.ofMillis(1),
+                        Duration.ofMillis(5),
+                        java.util.Set.of("connect-failure"),
+                        false,
+                        100,
+                        3,
+                        64 * 1024)),
+                Optional.empty());
+        try (TestGateway gw = gateway()
+                .upstream(Routes.upstream("pair", refusedUrl())
+                        .resilience(resilience)
+                        .protocol(UpstreamProtocol.H2C))
+                .route("pair", on("/trailers"), proxy("pair"))
+                .start()) {
+            for (int i = 0; i < 4; i++) { // round robin: every other call begins on the refused endpoint
+                HttpResponse<byte[]> response = get(gw, "/trailers");
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(text(response)).isEqualTo("body");
+            }
+        }
+    }
+
+    /** An answer the retry policy names (503) is dropped and the call tried again, over h2c too. */
+    @Test
+    void a503IsRetriedOverH2c() throws Exception {
+        UpstreamResilience resilience = new UpstreamResilience(
+                List.of(plain.url()),
+                UpstreamResilience.Balance.ROUND_ROBIN,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(new UpstreamResilience.Retry(
+                        2,
+                        Optional.empty(),
+                        Duration.ofMillis(1),
+                        Duration.ofMillis(5),
+                        java.util.Set.of("503"),
+                        false,
+                        100,
+                        3,
+                        64 * 1024)),
+                Optional.empty());
+        try (TestGateway gw = gateway()
+                .upstream(Routes.upstream("flaky", plain.url())
+                        .resilience(resilience)
+                        .protocol(UpstreamProtocol.H2C))
+                .route("flaky", on("/flaky"), proxy("flaky"))
+                .start()) {
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<byte[]> response = get(gw, "/flaky");
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(text(response)).isEqualTo("recovered");
+            }
+        }
+    }
+
+    /**
+     * The client reads a 48 MiB response 64 KiB at a time: at every read the upstream has written at
+     * most a bounded amount more (the stream's 1 MiB window, and the socket buffers on the way), so the
+     * gateway demands the upstream's DATA only as the client takes it.
+     */
+    @Test
+    void aSlowClientSlowsTheUpstreamsStream() throws Exception {
+        long size = 48L << 20;
+        long bound = 16L << 20; // window, socket buffers both sides, the gateway's buffer: well under the body
+        GeneratedBody expected = GeneratedBody.binary(size);
+        try (TestGateway gw = grpcGateway().route("big", on("/big"), proxy(H2C)).start();
+                Socket socket = new Socket()) {
+            long before = plain.bigWritten();
+            socket.setReceiveBufferSize(64 * 1024);
+            socket.connect(new InetSocketAddress("127.0.0.1", gw.port()), 5_000);
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream()
+                    .write(("GET /big?" + size + " HTTP/1.1\r\nHost: " + gw.authority()
+                                    + "\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            InputStream in = new java.io.BufferedInputStream(socket.getInputStream(), 64 * 1024);
+            String head = readHead(in);
+            assertThat(head).startsWith("HTTP/1.1 200"); // delimited by the close: read to its size
+            byte[] buffer = new byte[64 * 1024];
+            byte[] want = new byte[buffer.length];
+            long read = 0;
+            long mostAhead = 0;
+            while (read < size) {
+                int n = in.read(buffer, 0, (int) Math.min(buffer.length, size - read));
+                assertThat(n).as("the body ended at %d", read).isPositive();
+                expected.fill(read, want, n);
+                assertThat(java.util.Arrays.equals(buffer, 0, n, want, 0, n))
+                        .as("bytes at %d", read)
+                        .isTrue();
+                read += n;
+                long ahead = plain.bigWritten() - before - read;
+                mostAhead = Math.max(mostAhead, ahead);
+                assertThat(ahead)
+                        .as("upstream bytes ahead of the client at %d", read)
+                        .isLessThan(bound);
+                if ((read & ((1 << 20) - 1)) == 0) {
+                    Thread.sleep(2); // a slow client: the upstream has time to run ahead if nothing holds it
+                }
+            }
+            assertThat(mostAhead).as("the upstream ran ahead at least a little").isPositive();
+        }
+    }
+
+    private static String readHead(InputStream in) throws java.io.IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int c = in.read();
+            if (c < 0) {
+                throw new java.io.EOFException("closed in the head: " + head);
+            }
+            head.append((char) c);
+        }
+        return head.toString();
+    }
+
+    private static String rawHttp11(int port, String request) throws Exception {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            socket.setSoTimeout(20_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(request.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
+            in.transferTo(all);
+            return all.toString(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private static String sha256(String key) throws java.security.NoSuchAlgorithmException {
+        return java.util.HexFormat.of()
+                .formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(key.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static Status.Code code(Runnable call) {
+        return catchStatus(call).getStatus().getCode();
+    }
+
+    private static StatusRuntimeException catchStatus(Runnable call) {
+        try {
+            call.run();
+        } catch (StatusRuntimeException e) {
+            return e;
+        }
+        throw new AssertionError("the call succeeded");
+    }
+}
