@@ -37,11 +37,14 @@ public final class CompositionPlan {
     public enum Step {
         /** Nothing to do until the next event, or until {@link #waitNanos()} have passed. */
         WAIT,
-        /** Start part {@link #part()}'s upstream call (after its upstream's pacing wait, if any). */
+        /**
+         * Start part {@link #part()}'s upstream call (after its upstream's pacing wait, if any): a
+         * {@link PartRequest} to {@link #target()}.
+         */
         START,
         /** Part {@link #part()} failed on the plan's own account (its deadline): stop its call, free its bytes. */
         STOP,
-        /** Send status 200 with the composition's headers: body bytes follow. */
+        /** Send {@link #status()} with the composition's headers: body bytes follow. */
         COMMIT,
         /** Answer {@link #failureStatus()} with {@link #errorBody()} instead (only before COMMIT). Last step. */
         FAIL,
@@ -75,6 +78,7 @@ public final class CompositionPlan {
     private final boolean failFast;
     private final boolean commitsWhenFull;
     private final PartState[] parts;
+    private final PartRequest.Targets targets;
     private final int[] ready; // arrival order: a FIFO of part indexes, each enqueued once
     private int readyHead;
     private int readyTail;
@@ -104,6 +108,7 @@ public final class CompositionPlan {
      * @param observer told of every part as it settles ({@link GatewayObserver#NONE}: nobody is)
      * @param tally the exchange's, given every part's outcome once all have settled (null: none)
      * @param delivery the format chosen by {@link DeliveryNegotiation#choose} for this request
+     * @param targets the parts' upstream targets for this request ({@link PartRequest#expand})
      */
     public CompositionPlan(
             String route,
@@ -113,8 +118,10 @@ public final class CompositionPlan {
             LongSupplier clock,
             GatewayObserver observer,
             ExchangeTally tally,
-            Delivery delivery) {
+            Delivery delivery,
+            PartRequest.Targets targets) {
         this.configs = target.parts();
+        this.targets = targets;
         this.splice = splice;
         this.delivery = delivery;
         this.frames = delivery == Delivery.JSON ? null : new DeliveryFrames(delivery);
@@ -409,6 +416,16 @@ public final class CompositionPlan {
             return nextDeclared++;
         }
         return -1;
+    }
+
+    /** For START: the part's upstream request target (origin form, its upstream's base path included). */
+    public String target() {
+        return targets.target(part);
+    }
+
+    /** For COMMIT: the status line's code. */
+    public int status() {
+        return 200;
     }
 
     /** The part the last step names. */

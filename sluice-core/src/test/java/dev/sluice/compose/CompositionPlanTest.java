@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +46,8 @@ class CompositionPlanTest {
                 () -> now,
                 dev.sluice.observe.GatewayObserver.NONE,
                 null,
-                ComposeTarget.Delivery.JSON);
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
     }
 
     static PartConfig part(String name) {
@@ -277,7 +279,8 @@ class CompositionPlanTest {
                 () -> now,
                 dev.sluice.observe.GatewayObserver.NONE,
                 null,
-                ComposeTarget.Delivery.JSON);
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
         steps(plan);
         plan.answered(0, 200, JSON);
         byte[] body = "{\"x\":".getBytes(StandardCharsets.UTF_8);
@@ -318,7 +321,8 @@ class CompositionPlanTest {
                 () -> now,
                 observer,
                 null,
-                ComposeTarget.Delivery.JSON);
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
         steps(plan);
         plan.answered(0, 200, JSON);
         plan.received(0, 10);
@@ -346,7 +350,8 @@ class CompositionPlanTest {
                 () -> now,
                 observer,
                 null,
-                ComposeTarget.Delivery.JSON);
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
         steps(plan);
         plan.answered(0, 200, JSON);
         plan.failed(1, UpstreamFailure.REFUSED, 0);

@@ -33,7 +33,8 @@ final class PartFetch implements Runnable {
     final PartConfig config;
     private final Composition composition;
     private final UpstreamClient client;
-    final UpstreamRequest request;
+    String target; // set under the lock with the plan's START
+    UpstreamRequest request; // made from it when the request thread starts the part; null until then
     private final int capacity;
     private final JsonValidator validator; // the plan's, fed on the fetch thread only
     private final JsonShaper shaper; // the plan's, null unless the part is shaped; fetch thread only
@@ -59,7 +60,6 @@ final class PartFetch implements Runnable {
             int index,
             PartConfig config,
             UpstreamClient client,
-            UpstreamRequest request,
             int capacity,
             JsonValidator validator,
             RingPool rings,
@@ -68,7 +68,6 @@ final class PartFetch implements Runnable {
         this.index = index;
         this.config = config;
         this.client = client;
-        this.request = request;
         this.capacity = capacity;
         this.validator = validator;
         this.shaper = composition.shaper(index);

@@ -89,7 +89,7 @@ final class Composition {
             ClientRequest in,
             HttpServerResponse response,
             Channel channel,
-            String[] paths,
+            dev.sluice.compose.PartRequest.Targets targets,
             Delivery delivery) {
         this.http10 = in.request.version().equals(io.netty.handler.codec.http.HttpVersion.HTTP_1_0);
         this.route = route;
@@ -108,13 +108,14 @@ final class Composition {
                 System::nanoTime,
                 route.observer,
                 in.tally(),
-                delivery);
+                delivery,
+                targets);
         this.flatten = plan.flattensRelayed();
-        int n = paths.length;
+        int n = route.parts.size();
         this.parts = new Part[n];
         ClientRequest.Forwarding forwarding = in.forwarding();
         for (int i = 0; i < n; i++) {
-            parts[i] = new Part(this, i, route.parts.get(i), route.upstreams[i], paths[i], forwarding, route.readAhead);
+            parts[i] = new Part(this, i, route.parts.get(i), route.upstreams[i], forwarding, route.readAhead);
         }
     }
 
@@ -177,7 +178,7 @@ final class Composition {
                     armTimer();
                     return;
                 }
-                case START -> parts[plan.part()].begin();
+                case START -> parts[plan.part()].begin(plan.target());
                 case STOP -> parts[plan.part()].close();
                 case COMMIT -> {
                     commit();
@@ -240,7 +241,7 @@ final class Composition {
 
     /** Sends the status line and the composition's headers (with its first body bytes). */
     private void commit() {
-        response.status(HttpResponseStatus.OK);
+        response.status(HttpResponseStatus.valueOf(plan.status()));
         if (http10) { // no chunked coding in HTTP/1.0 (RFC 9112 section 6.1): the close ends the body
             response.keepAlive(false);
             if (gate != null) {

@@ -3,6 +3,7 @@ package dev.sluice.engine.reactive;
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
+import dev.sluice.compose.PartRequest;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.UpstreamFailure;
@@ -11,7 +12,6 @@ import dev.sluice.upstream.UpstreamCall;
 import dev.sluice.upstream.UpstreamCall.Action;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
@@ -60,7 +60,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private final Composition composition;
     private final CompositionPlan plan;
     private final Upstream upstream;
-    private final String path;
+    private String path; // the plan's target, given when it starts the part
     private final ClientRequest.Forwarding forwarding;
     private final int readAhead;
     private final JsonValidator validator; // the plan's; null unless validate-json
@@ -93,7 +93,6 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             int index,
             PartConfig config,
             Upstream upstream,
-            String path,
             ClientRequest.Forwarding forwarding,
             int readAhead) {
         this.composition = composition;
@@ -101,21 +100,21 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         this.index = index;
         this.config = config;
         this.upstream = upstream;
-        this.path = path;
         this.forwarding = forwarding;
         this.readAhead = readAhead;
         this.budget = composition.route.budget;
         this.validator = plan.validator(index);
         this.shaper = plan.shaper(index);
-        this.tries = new UpstreamCall(upstream.guard(), "GET", 0, System::nanoTime);
+        this.tries = new UpstreamCall(upstream.guard(), PartRequest.METHOD, 0, System::nanoTime);
     }
 
-    /** Starts the call, after the upstream's pacing wait when it has one. */
-    void begin() {
+    /** Starts the call to {@code target}, after the upstream's pacing wait when it has one. */
+    void begin(String target) {
         if (begun || closed || done) {
             return;
         }
         begun = true;
+        path = target;
         long wait = upstream.reserveStart();
         if (wait > 0) {
             pacing = composition.home.schedule(this::call, wait, TimeUnit.NANOSECONDS);
@@ -253,9 +252,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         connection = c;
         outstanding = true; // the status line, and whatever body bytes come with it
         HttpHeaders headers = UpstreamConnection.newHeaders();
-        headers.set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
+        headers.set(HttpHeaderNames.ACCEPT, PartRequest.ACCEPT);
         forwarding.addTo(composition.route.rules, upstream.authority(attempt.endpoint()), headers);
-        c.send(this, HttpMethod.GET, path, headers);
+        c.send(this, HttpMethod.valueOf(PartRequest.METHOD), path, headers);
     }
 
     /** The status line and headers: on the upstream connection's loop. */
