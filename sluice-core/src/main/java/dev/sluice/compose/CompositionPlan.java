@@ -8,7 +8,11 @@ import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.PartKind;
+import dev.sluice.routing.PathTemplate;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
@@ -77,6 +81,7 @@ public final class CompositionPlan {
     private final boolean declared;
     private final boolean failFast;
     private final boolean commitsWhenFull;
+    private final boolean chained; // some part waits for another's values
     private final PartState[] parts;
     private final PartRequest.Targets targets;
     private final int[] ready; // arrival order: a FIFO of part indexes, each enqueued once
@@ -153,13 +158,69 @@ public final class CompositionPlan {
         refreshEarliest();
         this.ready = declared ? null : new int[n];
         this.actions = new int[2 * n];
+        this.chained = chain(parts);
         if (sequential) {
             begin(0);
         } else {
             for (int i = 0; i < n; i++) {
-                begin(i);
+                if (parts[i].after < 0) {
+                    begin(i);
+                }
             }
         }
+    }
+
+    /**
+     * Links each chained part to the part it waits for, and gives that part a tap for the values
+     * its dependents refer to. Whether any part is chained.
+     */
+    private static boolean chain(PartState[] parts) {
+        Map<String, Integer> byName = null;
+        for (PartState p : parts) {
+            if (p.config.after().isEmpty()) {
+                continue;
+            }
+            if (byName == null) {
+                byName = new HashMap<>();
+                for (PartState q : parts) {
+                    byName.put(q.config.name(), q.index);
+                }
+            }
+            p.after = byName.get(p.config.after().get()); // TargetBinder checked the name
+            PartState earlier = parts[p.after];
+            earlier.dependents = earlier.dependents == null
+                    ? new PartState[] {p}
+                    : java.util.Arrays.copyOf(earlier.dependents, earlier.dependents.length + 1);
+            earlier.dependents[earlier.dependents.length - 1] = p;
+            p.references = p.config.path().references().toArray(String[]::new);
+        }
+        if (byName == null) {
+            return false;
+        }
+        for (PartState earlier : parts) {
+            if (earlier.dependents == null) {
+                continue;
+            }
+            List<String> pointers = new ArrayList<>();
+            int maxValue = 1;
+            for (PartState d : earlier.dependents) {
+                d.slots = new int[d.references.length];
+                for (int r = 0; r < d.references.length; r++) {
+                    String pointer = PartConfig.referencedPointer(d.references[r]);
+                    int slot = pointers.indexOf(pointer);
+                    if (slot < 0) {
+                        slot = pointers.size();
+                        pointers.add(pointer);
+                    }
+                    d.slots[r] = slot;
+                }
+                maxValue = Math.max(maxValue, d.config.maxValue());
+            }
+            earlier.tap = pointers.isEmpty()
+                    ? null
+                    : new JsonPointerTap(earlier.config.name() + PathTemplate.REFERENCE, pointers, maxValue);
+        }
+        return true;
     }
 
     // ---- events ----
@@ -193,6 +254,15 @@ public final class CompositionPlan {
     /** {@link #answered(int, int, String, long)} with the route's read-ahead. */
     public boolean answered(int i, int status, String contentType) {
         return answered(i, status, contentType, Long.MAX_VALUE);
+    }
+
+    /**
+     * The tap to feed part {@code i}'s bytes to as they are buffered (after its {@link #shaper}), before
+     * {@link #received}: it finds the values chained parts wait for. Null when no part refers to
+     * part {@code i}'s values (then nothing is scanned).
+     */
+    public JsonPointerTap tap(int i) {
+        return parts[i].tap;
     }
 
     /** The validator to feed part {@code i}'s body bytes to, before {@link #received}; null without {@code validate-json}. */
@@ -229,6 +299,10 @@ public final class CompositionPlan {
             fail(p, shapingError(p.shaper), PartKind.INVALID);
             return false;
         }
+        if (p.tap != null && p.tap.resolved() != p.tapSeen) {
+            p.tapSeen = p.tap.resolved();
+            startDependents(p, false);
+        }
         changed(p);
         return true;
     }
@@ -264,6 +338,12 @@ public final class CompositionPlan {
         p.ended = true;
         p.endNanos = clock.getAsLong();
         refreshEarliest();
+        if (p.dependents != null) {
+            if (p.tap != null) {
+                p.tap.finish(); // what it has not found by now is missing
+            }
+            startDependents(p, true);
+        }
         changed(p);
         return true;
     }
@@ -398,7 +478,7 @@ public final class CompositionPlan {
                 waiting |= !p.answered && !p.failed;
                 blocked |= p.isBlocked();
             }
-            if (waiting && !(blocked && commitsWhenFull)) {
+            if (waiting && !(blocked && (commitsWhenFull || chained))) {
                 return Step.WAIT;
             }
         } else if (declared ? !parts[nextDeclared].isReady() : readyHead == readyTail) {
@@ -420,7 +500,8 @@ public final class CompositionPlan {
 
     /** For START: the part's upstream request target (origin form, its upstream's base path included). */
     public String target() {
-        return targets.target(part);
+        String chainedTarget = parts[part].target;
+        return chainedTarget != null ? chainedTarget : targets.target(part);
     }
 
     /** For COMMIT: the status line's code. */
@@ -591,6 +672,63 @@ public final class CompositionPlan {
         p.buffered = 0;
         refreshEarliest();
         changed(p);
+        if (p.dependents != null) {
+            for (PartState d : p.dependents) {
+                if (!d.begun && !d.failed) {
+                    fail(d, "part '" + p.config.name() + "' failed: " + reason, PartKind.FAILED);
+                }
+            }
+        }
+    }
+
+    /**
+     * Starts the parts waiting for part {@code p} whose values have all streamed past (or, for one
+     * that refers to none, once {@code p} has ended); a value missing, too long or not a scalar, or
+     * one its template cannot take, makes the waiting part {@code null} with the reason.
+     */
+    private void startDependents(PartState p, boolean ended) {
+        for (PartState d : p.dependents) {
+            if (d.begun || d.failed) {
+                continue;
+            }
+            if (d.references.length == 0) {
+                if (ended) {
+                    begin(d.index);
+                }
+                continue;
+            }
+            Map<String, String> values = null;
+            String problem = null;
+            for (int r = 0; r < d.references.length && problem == null; r++) {
+                int slot = d.slots[r];
+                if (!p.tap.isResolved(slot)) {
+                    values = null;
+                    break;
+                }
+                String value = p.tap.value(slot);
+                if (value == null) {
+                    problem = p.tap.problem(slot);
+                } else if (value.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > d.config.maxValue()) {
+                    problem = "the value at '" + d.references[r] + "' is longer than max-value (" + d.config.maxValue()
+                            + " bytes)";
+                } else {
+                    if (values == null) {
+                        values = new HashMap<>();
+                    }
+                    values.put(d.references[r], value);
+                }
+            }
+            if (problem != null) {
+                fail(d, problem, PartKind.FAILED);
+            } else if (values != null) {
+                try {
+                    d.target = targets.target(d.index, values);
+                    begin(d.index);
+                } catch (PathTemplate.ExpansionException e) {
+                    fail(d, e.getMessage(), PartKind.FAILED);
+                }
+            }
+        }
     }
 
     private void changed(PartState p) {

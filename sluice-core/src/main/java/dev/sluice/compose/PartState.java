@@ -32,6 +32,14 @@ final class PartState {
     int attempts = 1;
     boolean relayStarted;
     boolean successorStarted;
+    // chains: this part waits for `after`'s values; a part others wait for has a tap and dependents
+    int after = -1;
+    String[] references; // this part's, in its path ({@code product:/reviewIds}); empty: it waits for the end
+    int[] slots; // each reference's pointer in the earlier part's tap
+    JsonPointerTap tap; // on a part others wait for: finds their values in its bytes
+    int tapSeen; // the tap's resolved count when last looked at
+    PartState[] dependents; // the parts waiting for this one, or null
+    String target; // a chained part's target, once its values are known
     PartOutcome outcome;
     PartEvent event; // told to the observer, when one listens
 

@@ -16,6 +16,10 @@ import java.util.Optional;
  *     on-error: fail}
  * @param timeout optional bound on this part alone (the route's timeout bounds all parts)
  * @param shaping how the part's JSON is filtered as it streams, when it is
+ * @param after the earlier part this one is chained to: it starts once the values its {@code path}
+ *     refers to ({@code {product:/reviewIds}}, {@link PathTemplate#references()}) have streamed past
+ *     in that part, or once that part's body has ended when it refers to none
+ * @param maxValue the longest value a reference takes, in bytes
  */
 public record PartConfig(
         String name,
@@ -23,13 +27,47 @@ public record PartConfig(
         PathTemplate path,
         boolean optional,
         Optional<Duration> timeout,
-        Optional<Shaping> shaping) {
+        Optional<Shaping> shaping,
+        Optional<String> after,
+        int maxValue) {
+
+    /** {@code max-value}'s default. */
+    public static final int DEFAULT_MAX_VALUE = 1024;
+
     public PartConfig {
         requireNonNull(name, "name");
         requireNonNull(upstream, "upstream");
         requireNonNull(path, "path");
         requireNonNull(timeout, "timeout");
         requireNonNull(shaping, "shaping");
+        requireNonNull(after, "after");
+        if (after.isEmpty() && !path.references().isEmpty()) { // implied by the first reference
+            after = Optional.of(referencedPart(path.references().iterator().next()));
+        }
+        if (maxValue < 1) {
+            throw new IllegalArgumentException("maxValue: " + maxValue + " (expected: > 0)");
+        }
+    }
+
+    /** A part that starts with the composition. */
+    public PartConfig(
+            String name,
+            String upstream,
+            PathTemplate path,
+            boolean optional,
+            Optional<Duration> timeout,
+            Optional<Shaping> shaping) {
+        this(name, upstream, path, optional, timeout, shaping, Optional.empty(), DEFAULT_MAX_VALUE);
+    }
+
+    /** The part a reference ({@code product:/reviewIds}) names. */
+    public static String referencedPart(String reference) {
+        return reference.substring(0, reference.indexOf(PathTemplate.REFERENCE));
+    }
+
+    /** The JSON pointer of a reference ({@code /reviewIds}). */
+    public static String referencedPointer(String reference) {
+        return reference.substring(reference.indexOf(PathTemplate.REFERENCE) + 1);
     }
 
     /** A part relayed as its upstream sends it. */

@@ -41,7 +41,7 @@ final class TargetBinder {
         }
         Optional<PathTemplate> path = Optional.empty();
         if (m.has("path")) {
-            path = template(m, routePath);
+            path = template(m, routePath, false);
         }
         Optional<Duration> timeout = m.duration("timeout");
         if (upstream.isEmpty() || problems.size() != before) {
@@ -69,6 +69,7 @@ final class TargetBinder {
                 for (Map.Entry<String, Object> e : p.entries()) {
                     part(p, e.getKey(), e.getValue(), routePath).ifPresent(parts::add);
                 }
+                chains(p, parts, fanout.equals("sequential"));
             });
         }
         if (parts.isEmpty() || problems.size() != before) {
@@ -130,16 +131,95 @@ final class TargetBinder {
             return Optional.empty();
         }
         Mapping m = section.get();
-        m.allowOnly("upstream", "path", "optional", "timeout", "select", "exclude", "rename", "take", "max-key-bytes");
+        m.allowOnly(
+                "upstream",
+                "path",
+                "optional",
+                "timeout",
+                "select",
+                "exclude",
+                "rename",
+                "take",
+                "max-key-bytes",
+                "after",
+                "max-value");
         Optional<String> upstream = upstream(m);
-        Optional<PathTemplate> path = m.require("path", TEMPLATE_EXPECTED) ? template(m, routePath) : Optional.empty();
+        Optional<PathTemplate> path =
+                m.require("path", TEMPLATE_EXPECTED) ? template(m, routePath, true) : Optional.empty();
         boolean optional = m.bool("optional", false);
         Optional<Duration> timeout = m.duration("timeout");
         Optional<PartConfig.Shaping> shaping = shaping(m);
+        Optional<String> after = m.string("after", "the name of an earlier part");
+        int maxValue = m.size(
+                "max-value",
+                PartConfig.DEFAULT_MAX_VALUE,
+                1,
+                "a size such as 1KiB: the longest value a reference to an earlier part takes");
+        if (path.isPresent()) {
+            for (String reference : path.get().references()) {
+                PartConfig.Shaping.pointerProblem(PartConfig.referencedPointer(reference))
+                        .ifPresent(problem -> m.problem("path", "{" + reference + "}: the pointer " + problem));
+                String named = PartConfig.referencedPart(reference);
+                if (after.isPresent() && !after.get().equals(named)) {
+                    m.problem(
+                            "path",
+                            "{" + reference + "} refers to part '" + named + "' but after is '" + after.get()
+                                    + "' (expected: references to the part named by after)");
+                } else if (after.isEmpty()) {
+                    after = Optional.of(named); // implied by the reference
+                }
+            }
+        }
+        if (after.isEmpty() && m.has("max-value")) {
+            m.problem("max-value", "without after or a reference to an earlier part (expected: with one of them)");
+        }
         if (upstream.isEmpty() || path.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(new PartConfig(name, upstream.get(), path.get(), optional, timeout, shaping));
+        return Optional.of(
+                new PartConfig(name, upstream.get(), path.get(), optional, timeout, shaping, after, maxValue));
+    }
+
+    /**
+     * A chained part's {@code after} must name another part of the composition, and the chains must
+     * not loop: each problem by the path of the {@code after} (or implied by the {@code path}) at fault.
+     */
+    private void chains(Mapping section, List<PartConfig> parts, boolean sequential) {
+        Map<String, PartConfig> byName = new java.util.HashMap<>();
+        for (PartConfig part : parts) {
+            byName.put(part.name(), part);
+        }
+        for (PartConfig part : parts) {
+            if (part.after().isEmpty()) {
+                continue;
+            }
+            String at = section.child(part.name()) + (part.path().references().isEmpty() ? ".after" : ".path");
+            String after = part.after().get();
+            if (sequential) {
+                problems.add(new Problem(
+                        at, "a chained part in a sequential composition (expected: fanout: parallel with after)"));
+            } else if (!byName.containsKey(after)) {
+                problems.add(new Problem(
+                        at,
+                        "'" + after + "' is not a part of this composition (expected: one of "
+                                + String.join(
+                                        ", ", byName.keySet().stream().sorted().toList()) + ")"));
+            } else {
+                List<String> loop = new ArrayList<>(List.of(part.name()));
+                String next = after;
+                while (next != null && !loop.contains(next) && byName.containsKey(next)) {
+                    loop.add(next);
+                    next = byName.get(next).after().orElse(null);
+                }
+                if (part.name().equals(next)) {
+                    loop.add(next);
+                    problems.add(new Problem(
+                            at,
+                            "a cycle: " + String.join(" after ", loop)
+                                    + " (expected: each part after one that does not wait for it)"));
+                }
+            }
+        }
     }
 
     /** A part's {@code select}, {@code exclude}, {@code rename}, {@code take} and {@code max-key-bytes}. */
@@ -251,14 +331,14 @@ final class TargetBinder {
     }
 
     /** {@code path:} as a template; {@code {**}} only when the route path is a wildcard. */
-    private Optional<PathTemplate> template(Mapping m, Optional<PathPattern> routePath) {
+    private Optional<PathTemplate> template(Mapping m, Optional<PathPattern> routePath, boolean part) {
         Optional<String> text = m.requiredString("path", TEMPLATE_EXPECTED);
         if (text.isEmpty()) {
             return Optional.empty();
         }
         PathTemplate template;
         try {
-            template = PathTemplate.parse(text.get());
+            template = part ? PathTemplate.parsePart(text.get()) : PathTemplate.parse(text.get());
         } catch (IllegalArgumentException e) {
             m.problem("path", e.getMessage());
             return Optional.empty();

@@ -361,6 +361,80 @@ class CompositionPlanTest {
                 .containsExactly("a: not relayed: the response failed", "b: upstream refused the connection");
     }
 
+    static PartConfig chained(String name, String path, String after) {
+        return new PartConfig(
+                name,
+                "up",
+                PathTemplate.parsePart(path),
+                false,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.ofNullable(after),
+                PartConfig.DEFAULT_MAX_VALUE);
+    }
+
+    /** Feeds {@code json} through part {@code i}'s tap, as an engine does with the bytes it buffers. */
+    static void tapped(CompositionPlan plan, int i, String json) {
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        plan.tap(i).feed(bytes, 0, bytes.length);
+        plan.received(i, bytes.length);
+    }
+
+    @Test
+    void aChainedPartStartsOnceItsValueHasStreamedPastWithTheValueEncodedInItsTarget() {
+        CompositionPlan plan = plan(
+                Fanout.PARALLEL,
+                Order.ARRIVAL,
+                OnError.PARTIAL,
+                part("product"),
+                chained("reviews", "/reviews/{product:/name}?ids={product:/ids}", "product"));
+        assertThat(plan.tap(1))
+                .as("nobody waits for reviews' values: nothing scans it")
+                .isNull();
+        assertThat(steps(plan)).containsExactly("START(0)");
+        plan.answered(0, 200, JSON);
+        tapped(plan, 0, "{\"name\": \"a/b c\", \"ids\": [1,  "); // 10 bytes per RELAY
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(0)", "RELAY(0)", "RELAY(0)", "RELAY(0)");
+        tapped(plan, 0, "\"x&y\"],   ");
+        assertThat(plan.next()).isEqualTo(Step.START); // before product ends, and before its bytes are relayed
+        assertThat(plan.part()).isEqualTo(1);
+        assertThat(plan.target()).isEqualTo("/reviews/a%2Fb%20c?ids=1%2Cx%26y");
+        assertThat(steps(plan)).containsExactly("RELAY(0)");
+        tapped(plan, 0, "\"n\": 1}   ");
+        plan.ended(0);
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        plan.ended(1);
+        assertThat(steps(plan)).containsExactly("RELAY(0)", "OPEN(1)", "RELAY(1)", "FINISH");
+    }
+
+    @Test
+    void aMissingValueOrAFailedEarlierPartMakesTheChainedPartNullWithItsReason() {
+        CompositionPlan plan = plan(
+                Fanout.PARALLEL,
+                Order.DECLARED,
+                OnError.PARTIAL,
+                part("product"),
+                chained("reviews", "/reviews?ids={product:/ids}", null),
+                chained("stock", "/stock", "product"),
+                part("other"),
+                chained("later", "/later?x={other:/x}", "other"));
+        assertThat(steps(plan)).containsExactly("START(0)", "START(3)");
+        plan.answered(0, 200, JSON);
+        tapped(plan, 0, "{\"id\": 1}");
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(0)", "RELAY(0)");
+        plan.ended(0);
+        assertThat(steps(plan)).containsExactly("START(2)", "NULL(1)"); // stock waited for product's end
+        plan.answered(3, 503, JSON);
+        plan.answered(2, 200, JSON);
+        plan.received(2, 10);
+        plan.ended(2);
+        assertThat(steps(plan)).containsExactly("OPEN(2)", "RELAY(2)", "NULL(3)", "NULL(4)", "FINISH");
+        String meta = new String(plan.meta(), StandardCharsets.UTF_8);
+        assertThat(meta).contains("\"reviews\":{\"status\":0").contains("no value at 'product:/ids'");
+        assertThat(meta).contains("part 'other' failed: upstream status 503");
+    }
+
     static PartConfig shaped(String name, String take) {
         return new PartConfig(
                 name,

@@ -67,6 +67,11 @@ final class Composition {
         return plan.shaper(i);
     }
 
+    /** Part {@code i}'s tap, or null: set when the plan was made, so read without the lock. */
+    dev.sluice.compose.JsonPointerTap tap(int i) {
+        return plan.tap(i);
+    }
+
     void add(PartFetch part) {
         parts[part.index] = part;
     }

@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.compose.JsonPointerTap;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
 import dev.sluice.compose.ReadAheadBudget;
@@ -38,6 +39,7 @@ final class PartFetch implements Runnable {
     private final int capacity;
     private final JsonValidator validator; // the plan's, fed on the fetch thread only
     private final JsonShaper shaper; // the plan's, null unless the part is shaped; fetch thread only
+    private final JsonPointerTap tap; // the plan's, null unless chained parts wait for this one's values
     private byte[] in; // a shaped part's bytes as read, before they are shaped into the ring
     private int inPos;
     private int inEnd;
@@ -71,6 +73,7 @@ final class PartFetch implements Runnable {
         this.capacity = capacity;
         this.validator = validator;
         this.shaper = composition.shaper(index);
+        this.tap = composition.tap(index);
         this.rings = rings;
         this.budget = budget;
     }
@@ -131,6 +134,9 @@ final class PartFetch implements Runnable {
                         : shaped(response, pos, room);
                 if (n > 0 && validator != null) {
                     validator.feed(ring, pos, n);
+                }
+                if (n > 0 && tap != null) {
+                    tap.feed(ring, pos, n);
                 }
                 if (!composition.received(this, n)) {
                     return;

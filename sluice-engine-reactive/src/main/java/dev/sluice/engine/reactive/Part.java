@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.compose.CompositionPlan;
+import dev.sluice.compose.JsonPointerTap;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
 import dev.sluice.compose.PartRequest;
@@ -65,6 +66,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private final int readAhead;
     private final JsonValidator validator; // the plan's; null unless validate-json
     private final JsonShaper shaper; // the plan's; null unless the part is shaped
+    private final JsonPointerTap tap; // the plan's; null unless chained parts wait for this one's values
     private final ArrayDeque<ByteBuf> buffer = new ArrayDeque<>(4);
     private final ReadAheadBudget budget;
     private final ReadAheadBudget.Grant grant = this::granted; // one instance: it is what cancel() finds
@@ -105,6 +107,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         this.budget = composition.route.budget;
         this.validator = plan.validator(index);
         this.shaper = plan.shaper(index);
+        this.tap = plan.tap(index);
         this.tries = new UpstreamCall(upstream.guard(), PartRequest.METHOD, 0, System::nanoTime);
     }
 
@@ -349,6 +352,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             }
             chunk = shaped;
             n = m;
+        }
+        if (tap != null && n > 0) {
+            for (ByteBuffer nio : chunk.nioBuffers()) {
+                tap.feed(nio);
+            }
         }
         if (!plan.received(index, n)) {
             chunk.release();
