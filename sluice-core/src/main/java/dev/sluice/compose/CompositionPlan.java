@@ -82,6 +82,7 @@ public final class CompositionPlan {
     private final boolean failFast;
     private final boolean commitsWhenFull;
     private final boolean chained; // some part waits for another's values
+    private final int top; // the configured parts; past them in `parts`, collection parts' element slots
     private final PartState[] parts;
     private final PartRequest.Targets targets;
     private final int[] ready; // arrival order: a FIFO of part indexes, each enqueued once
@@ -140,7 +141,13 @@ public final class CompositionPlan {
         this.start = start;
         long routeDeadline = start + target.timeout().toNanos();
         int n = configs.size();
-        this.parts = new PartState[n];
+        int slots = n;
+        for (PartConfig config : configs) {
+            slots += config.collection().map(PartConfig.Collection::max).orElse(0);
+        }
+        this.top = n;
+        this.parts = new PartState[slots];
+        int slot = n;
         for (int i = 0; i < n; i++) {
             PartConfig config = configs.get(i);
             long deadline = routeDeadline;
@@ -153,18 +160,43 @@ public final class CompositionPlan {
             JsonShaper shaper = config.shaping().map(JsonShaper::new).orElse(null);
             JsonValidator validator = shaper == null && target.validateJson() ? new JsonValidator() : null;
             parts[i] = new PartState(config, i, deadline, Math.max(1, readAhead), validator, shaper);
+            if (config.collection().isPresent()) { // a slot per element it may have, each a part of its own
+                PartConfig.Collection c = config.collection().get();
+                PartState[] elements = new PartState[c.max()];
+                for (int e = 0; e < elements.length; e++, slot++) {
+                    JsonShaper own = config.shaping().map(JsonShaper::new).orElse(null);
+                    elements[e] = parts[slot] = new PartState(
+                            config,
+                            slot,
+                            deadline,
+                            Math.max(1, readAhead),
+                            own == null && target.validateJson() ? new JsonValidator() : null,
+                            own);
+                    elements[e].owner = parts[i];
+                }
+                parts[i].col = new PartState.Collection(elements, c.concurrency(), c.arrival());
+            }
         }
-        this.report = new CompositionReport(route, observer, tally, clock, start, parts);
+        PartState[] topLevel = slots == n ? parts : java.util.Arrays.copyOf(parts, n);
+        this.report = new CompositionReport(route, observer, tally, clock, start, topLevel);
         refreshEarliest();
         this.ready = declared ? null : new int[n];
-        this.actions = new int[2 * n];
-        this.chained = chain(parts);
+        this.actions = new int[2 * slots];
+        this.chained = chain(topLevel);
         if (sequential) {
             begin(0);
         } else {
             for (int i = 0; i < n; i++) {
-                if (parts[i].after < 0) {
+                if (parts[i].after < 0 && parts[i].col == null) {
                     begin(i);
+                } else if (parts[i].after < 0) { // a collection over a query parameter's values: known now
+                    list(
+                            parts[i],
+                            targets.queryValues(parts[i].config
+                                    .collection()
+                                    .get()
+                                    .queryName()
+                                    .get()));
                 }
             }
         }
@@ -192,7 +224,9 @@ public final class CompositionPlan {
                     ? new PartState[] {p}
                     : java.util.Arrays.copyOf(earlier.dependents, earlier.dependents.length + 1);
             earlier.dependents[earlier.dependents.length - 1] = p;
-            p.references = p.config.path().references().toArray(String[]::new);
+            p.references = p.col != null
+                    ? new String[] {p.config.collection().get().each()}
+                    : p.config.path().references().toArray(String[]::new);
         }
         if (byName == null) {
             return false;
@@ -338,6 +372,7 @@ public final class CompositionPlan {
         p.ended = true;
         p.endNanos = clock.getAsLong();
         refreshEarliest();
+        callDone(p);
         if (p.dependents != null) {
             if (p.tap != null) {
                 p.tap.finish(); // what it has not found by now is missing
@@ -422,6 +457,9 @@ public final class CompositionPlan {
             closing = -1;
             return Step.CLOSE;
         }
+        if (relaying >= 0 && parts[relaying].col != null) {
+            return relayElements(parts[relaying]);
+        }
         if (relaying >= 0) {
             PartState p = parts[relaying];
             if (p.buffered > 0) {
@@ -464,7 +502,8 @@ public final class CompositionPlan {
 
     private Step commit() {
         if (failFast) {
-            for (PartState p : parts) {
+            for (int i = 0; i < top; i++) { // an element's failure is its collection's _meta's, never the response's
+                PartState p = parts[i];
                 if (p.failed && !p.config.optional()) {
                     failedPart = p;
                     over = true;
@@ -475,24 +514,89 @@ public final class CompositionPlan {
             boolean waiting = false;
             boolean blocked = false;
             for (PartState p : parts) {
-                waiting |= !p.answered && !p.failed;
+                waiting |= p.owner == null && !p.answered && !p.failed;
                 blocked |= p.isBlocked();
             }
             if (waiting && !(blocked && (commitsWhenFull || chained))) {
                 return Step.WAIT;
             }
-        } else if (declared ? !parts[nextDeclared].isReady() : readyHead == readyTail) {
+        } else if (declared ? !isReady(parts[nextDeclared]) : readyHead == readyTail) {
             return Step.WAIT;
         }
         committed = true;
         return Step.COMMIT;
     }
 
+    /**
+     * The steps of a collection part being relayed: its elements one at a time, in the array's order
+     * or as they are ready, each {@code OPEN} (a comma before all but the first), {@code RELAY}… or
+     * {@code NULL}; then {@code CLOSE} ({@code ]}).
+     */
+    private Step relayElements(PartState c) {
+        PartState.Collection col = c.col;
+        if (col.current >= 0) {
+            PartState e = parts[col.current];
+            if (e.buffered > 0) {
+                part = e.index;
+                return Step.RELAY;
+            }
+            if (!e.ended) {
+                return Step.WAIT;
+            }
+            col.current = -1;
+        }
+        if (col.relayedCount == col.count) {
+            c.ended = true;
+            c.endNanos = clock.getAsLong();
+            for (int e = 0; e < col.count; e++) {
+                c.relayed += col.elements[e].relayed;
+            }
+            report.settle(c);
+            relaying = -1;
+            part = c.index;
+            return Step.CLOSE;
+        }
+        PartState e;
+        if (col.arrival) {
+            e = col.arrivedHead == col.arrivedTail ? null : parts[col.arrived[col.arrivedHead++]];
+        } else {
+            e = col.elements[col.relayedCount];
+            e = e.isReady() ? e : null;
+        }
+        if (e == null) {
+            return Step.WAIT;
+        }
+        first = col.relayedCount == 0;
+        col.relayedCount++;
+        part = e.index;
+        if (e.failed) {
+            return Step.NULL;
+        }
+        e.relayStarted = true;
+        col.current = e.index;
+        return Step.OPEN;
+    }
+
+    /** Whether part {@code p} can be relayed next: for a collection, once listed and its next element can. */
+    private boolean isReady(PartState p) {
+        PartState.Collection col = p.col;
+        if (col == null || p.failed) {
+            return p.isReady();
+        }
+        if (!col.listed) {
+            return false;
+        }
+        if (col.count == 0) {
+            return true;
+        }
+        return col.arrival ? col.arrivedHead != col.arrivedTail : col.elements[col.relayedCount].isReady();
+    }
+
     private int nextReady() {
         if (!declared) {
             return readyHead == readyTail ? -1 : ready[readyHead++];
         }
-        if (nextDeclared < parts.length && parts[nextDeclared].isReady()) {
+        if (nextDeclared < top && isReady(parts[nextDeclared])) {
             return nextDeclared++;
         }
         return -1;
@@ -524,18 +628,67 @@ public final class CompositionPlan {
      * DeliveryFrames#open} when delivered part by part).
      */
     public byte[] key() {
+        PartState p = parts[part];
+        if (p.owner != null) {
+            return first ? EMPTY : COMMA;
+        }
+        if (p.col != null && !p.failed) {
+            byte[] key = frames == null
+                    ? splice.key(part, first)
+                    : frames.open(p.config.name(), 200, clock.getAsLong() - start, null);
+            byte[] open = java.util.Arrays.copyOf(key, key.length + 1);
+            open[key.length] = '[';
+            return open;
+        }
         if (frames == null) {
             return splice.key(part, first);
         }
-        PartState p = parts[part];
         return p.failed
                 ? frames.open(p.config.name(), p.status, p.endNanos - start, p.error)
                 : frames.open(p.config.name(), p.status, clock.getAsLong() - start, null);
     }
 
-    /** For CLOSE: the bytes that complete the part's frame ({@link DeliveryFrames#closer}). */
+    /**
+     * For CLOSE: the bytes that complete the part's frame ({@link DeliveryFrames#closer}), or a
+     * collection part's array ({@code ]}, then its frame's closer).
+     */
     public byte[] closer() {
+        PartState p = parts[part];
+        if (p.col != null && !p.failed) {
+            if (frames == null) {
+                return CLOSE_ARRAY;
+            }
+            byte[] closer = frames.closer();
+            byte[] both = new byte[closer.length + 1];
+            both[0] = ']';
+            System.arraycopy(closer, 0, both, 1, closer.length);
+            return both;
+        }
         return frames.closer();
+    }
+
+    private static final byte[] EMPTY = {};
+    private static final byte[] COMMA = {','};
+    private static final byte[] CLOSE_ARRAY = {']'};
+
+    /**
+     * For OPEN: whether {@link #key()} is the route's {@link JsonSplice#key} for the part, which an
+     * engine may keep ready-made per part (not when delivered part by part, nor for a collection
+     * part or its elements).
+     */
+    public boolean keyIsSplice() {
+        PartState p = parts[part];
+        return frames == null && p.col == null && p.owner == null;
+    }
+
+    /** How many parts the engine keeps: the configured ones, then a slot per element a collection part may have. */
+    public int slots() {
+        return parts.length;
+    }
+
+    /** The configured part slot {@code s} belongs to (itself, or an element's collection part): its upstream. */
+    public int configured(int s) {
+        return parts[s].owner != null ? parts[s].owner.index : s;
     }
 
     /** For FINISH: {@code ,"_meta":{...}}} with every part's outcome (or the format's last frame). */
@@ -672,6 +825,7 @@ public final class CompositionPlan {
         p.buffered = 0;
         refreshEarliest();
         changed(p);
+        callDone(p);
         if (p.dependents != null) {
             for (PartState d : p.dependents) {
                 if (!d.begun && !d.failed) {
@@ -720,6 +874,8 @@ public final class CompositionPlan {
             }
             if (problem != null) {
                 fail(d, problem, PartKind.FAILED);
+            } else if (values != null && d.col != null) {
+                list(d, p.tap.scalars(d.slots[0]));
             } else if (values != null) {
                 try {
                     d.target = targets.target(d.index, values);
@@ -732,7 +888,15 @@ public final class CompositionPlan {
     }
 
     private void changed(PartState p) {
-        if (ready != null && !p.queued && p.isReady()) {
+        if (p.owner != null) { // an element: queued among its collection's, which may now be ready
+            PartState.Collection col = p.owner.col;
+            if (col.arrival && !p.queued && p.isReady()) {
+                p.queued = true;
+                col.arrived[col.arrivedTail++] = p.index;
+            }
+            p = p.owner;
+        }
+        if (ready != null && !p.queued && isReady(p)) {
             p.queued = true;
             ready[readyTail++] = p.index;
         }
@@ -743,6 +907,51 @@ public final class CompositionPlan {
                     begin(i);
                     break;
                 }
+            }
+        }
+    }
+
+    /** A collection part's array has streamed past: its elements' targets, the first calls started. */
+    private void list(PartState c, List<String> scalars) {
+        PartState.Collection col = c.col;
+        col.count = Math.min(scalars.size(), col.elements.length);
+        col.skipped = scalars.size() - col.count;
+        col.listed = true;
+        c.answered = true;
+        c.status = 200;
+        for (int e = 0; e < col.count; e++) {
+            PartState el = col.elements[e];
+            el.listedElement = true;
+            try {
+                el.target = targets.target(c.index, Map.of(PartConfig.Collection.EACH, scalars.get(e)));
+            } catch (PathTemplate.ExpansionException bad) {
+                fail(el, bad.getMessage(), PartKind.FAILED);
+            }
+        }
+        refreshEarliest();
+        startElements(col);
+        changed(c);
+    }
+
+    /** Starts a collection's next elements while fewer than its {@code concurrency} are in flight. */
+    private void startElements(PartState.Collection col) {
+        while (col.inFlight < col.concurrency && col.started < col.count) {
+            PartState el = col.elements[col.started++];
+            if (!el.failed) {
+                col.inFlight++;
+                begin(el.index);
+            }
+        }
+    }
+
+    /** An element's call is over (its body ended, or it failed): the next may start. */
+    private void callDone(PartState p) {
+        if (p.owner != null && p.begun && !p.callDone) {
+            p.callDone = true;
+            PartState.Collection col = p.owner.col;
+            col.inFlight--;
+            if (!over) {
+                startElements(col);
             }
         }
     }

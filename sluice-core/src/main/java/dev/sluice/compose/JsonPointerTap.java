@@ -45,6 +45,7 @@ public final class JsonPointerTap {
     private final int maxValue;
     private final int maxDepth; // the deepest pointer's length: keys below it are not kept
     private final String[] values;
+    private final List<String>[] lists; // each value's scalars, one for a scalar
     private final String[] problems;
     private int resolved;
 
@@ -61,6 +62,7 @@ public final class JsonPointerTap {
     private final ByteArrayOutputStream capture = new ByteArrayOutputStream();
     private final StringBuilder joined = new StringBuilder();
     private int elements;
+    private final List<String> scalars = new java.util.ArrayList<>();
 
     /**
      * @param source what precedes a pointer in a problem's text ({@code product:})
@@ -83,6 +85,9 @@ public final class JsonPointerTap {
         }
         this.maxDepth = deepest;
         this.values = new String[this.pointers.length];
+        @SuppressWarnings("unchecked")
+        List<String>[] l = new List[this.pointers.length];
+        this.lists = l;
         this.problems = new String[this.pointers.length];
     }
 
@@ -99,6 +104,11 @@ public final class JsonPointerTap {
     /** Pointer {@code k}'s value, or null (unresolved, or a {@link #problem}). */
     public String value(int k) {
         return values[k];
+    }
+
+    /** Pointer {@code k}'s value as its scalars (an array's elements; a scalar alone), or null. */
+    public List<String> scalars(int k) {
+        return lists[k];
     }
 
     /** Why pointer {@code k} has no value, or null. */
@@ -252,6 +262,7 @@ public final class JsonPointerTap {
                 } else if (b == '[') {
                     captureDepth = depth + 1;
                     joined.setLength(0);
+                    scalars.clear();
                     elements = 0;
                 } else {
                     captureDepth = -1;
@@ -304,6 +315,7 @@ public final class JsonPointerTap {
         if (capturing >= 0 && depth + 1 == captureDepth) {
             int k = capturing;
             capturing = -1;
+            lists[k] = List.copyOf(scalars);
             resolve(k, joined.toString(), null);
         }
     }
@@ -339,6 +351,7 @@ public final class JsonPointerTap {
         if (captureDepth < 0) {
             int k = capturing;
             capturing = -1;
+            lists[k] = List.of(text);
             resolve(k, text, null);
             return;
         }
@@ -346,6 +359,7 @@ public final class JsonPointerTap {
             joined.append(',');
         }
         joined.append(text);
+        scalars.add(text);
         if (joined.length() > maxValue) {
             stopCapture(
                     null,

@@ -74,8 +74,9 @@ public final class PartRequest {
                 continue;
             }
             PathTemplate path = parts.get(i).path();
-            Set<String> references = path.references();
-            if (references.isEmpty()) {
+            if (parts.get(i).collection().isPresent()) { // {each}: an element's, known later
+                path.expand(new Overlay(variables, STAND_IN), new Overlay(query, STAND_IN), remainder); // a check
+            } else if (path.references().isEmpty()) {
                 targets[i] = basePaths[i] + path.expand(variables, query, remainder);
             } else {
                 path.expand(variables, new Overlay(query, STAND_IN), remainder); // only to check
@@ -88,6 +89,11 @@ public final class PartRequest {
         @Override
         public String get(Object key) {
             return "x";
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return true;
         }
 
         @Override
@@ -117,6 +123,15 @@ public final class PartRequest {
             this.remainder = remainder;
         }
 
+        /** Every value of the request's query parameter {@code name} ({@code each: query:ids}). */
+        public List<String> queryValues(String name) {
+            if (query instanceof dev.sluice.http.QueryString.Parameters parameters) {
+                return parameters.all(name);
+            }
+            String first = query.get(name); // a map of first values only (tests): all it has
+            return first == null ? List.of() : List.of(first);
+        }
+
         /** Part {@code i}'s target; null for a chained part (see {@link #target(int, Map)}). */
         public String target(int i) {
             return targets[i];
@@ -124,38 +139,44 @@ public final class PartRequest {
 
         /**
          * Chained part {@code i}'s target, its references given their values (decoded: they are
-         * percent-encoded here as path variables are).
+         * percent-encoded here as path variables are); or a collection part's for one element, its
+         * value under {@code each}.
          *
-         * @param values by reference ({@code product:/reviewIds}) to its value
+         * @param values by reference ({@code product:/reviewIds}), or {@code each}, to its value
          * @throws PathTemplate.ExpansionException when a value is unsafe (it would make an empty path segment)
          */
         public String target(int i, Map<String, String> values) {
             requireNonNull(values, "values");
             return request.basePaths[i]
-                    + request.parts.get(i).path().expand(variables, new Overlay(query, values), remainder);
+                    + request.parts
+                            .get(i)
+                            .path()
+                            .expand(new Overlay(variables, values), new Overlay(query, values), remainder);
         }
     }
 
     /**
-     * The query parameters with the references' values over them: a reference's name holds a
-     * {@code ':'}, which a path variable's never does, so it is looked up where a query parameter is
-     * (and a client's parameter of that name cannot stand in for it).
+     * The route's path variables or the query parameters with the references' values (and {@code
+     * each}) over them, so that neither a path variable nor a client's query parameter of that name
+     * can stand in for one. A reference's name holds a {@code ':'}, which a variable's never does.
      */
     private static final class Overlay extends AbstractMap<String, String> {
-        private final Map<String, String> query;
+        private final Map<String, String> under;
         private final Map<String, String> values;
 
-        Overlay(Map<String, String> query, Map<String, String> values) {
-            this.query = query;
+        Overlay(Map<String, String> under, Map<String, String> values) {
+            this.under = under;
             this.values = values;
         }
 
         @Override
         public String get(Object key) {
-            if (key instanceof String name && name.indexOf(PathTemplate.REFERENCE) > 0) {
+            if (key instanceof String name
+                    && (name.indexOf(PathTemplate.REFERENCE) > 0
+                            || (name.equals(PartConfig.Collection.EACH) && values.containsKey(name)))) {
                 return values.get(name);
             }
-            return query.get(key);
+            return under.get(key);
         }
 
         @Override

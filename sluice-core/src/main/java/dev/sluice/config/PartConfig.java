@@ -20,6 +20,8 @@ import java.util.Optional;
  *     refers to ({@code {product:/reviewIds}}, {@link PathTemplate#references()}) have streamed past
  *     in that part, or once that part's body has ended when it refers to none
  * @param maxValue the longest value a reference takes, in bytes
+ * @param collection when the part is a collection: a call per element of an array found in an
+ *     earlier part, relayed as one JSON array
  */
 public record PartConfig(
         String name,
@@ -29,7 +31,8 @@ public record PartConfig(
         Optional<Duration> timeout,
         Optional<Shaping> shaping,
         Optional<String> after,
-        int maxValue) {
+        int maxValue,
+        Optional<Collection> collection) {
 
     /** {@code max-value}'s default. */
     public static final int DEFAULT_MAX_VALUE = 1024;
@@ -41,8 +44,14 @@ public record PartConfig(
         requireNonNull(timeout, "timeout");
         requireNonNull(shaping, "shaping");
         requireNonNull(after, "after");
+        requireNonNull(collection, "collection");
         if (after.isEmpty() && !path.references().isEmpty()) { // implied by the first reference
             after = Optional.of(referencedPart(path.references().iterator().next()));
+        }
+        if (after.isEmpty()
+                && collection.isPresent()
+                && collection.get().queryName().isEmpty()) {
+            after = Optional.of(referencedPart(collection.get().each()));
         }
         if (maxValue < 1) {
             throw new IllegalArgumentException("maxValue: " + maxValue + " (expected: > 0)");
@@ -57,7 +66,46 @@ public record PartConfig(
             boolean optional,
             Optional<Duration> timeout,
             Optional<Shaping> shaping) {
-        this(name, upstream, path, optional, timeout, shaping, Optional.empty(), DEFAULT_MAX_VALUE);
+        this(name, upstream, path, optional, timeout, shaping, Optional.empty(), DEFAULT_MAX_VALUE, Optional.empty());
+    }
+
+    /**
+     * A collection part's fan-out: a call to the part's {@code path}, its {@code {each}} the element, for
+     * each scalar of the array at {@code each} ({@code product:/relatedIds}).
+     *
+     * @param each the earlier part and the JSON pointer of the array
+     * @param max the most elements fetched; more are left out and counted in {@code _meta}
+     * @param concurrency the most element calls in flight at once
+     * @param arrival elements relayed as they are ready rather than in the array's order
+     */
+    public record Collection(String each, int max, int concurrency, boolean arrival) {
+        /** The placeholder an element's value takes in the part's path. */
+        public static final String EACH = "each";
+
+        /** The query parameter whose values the elements are, when {@code each} names one. */
+        public Optional<String> queryName() {
+            return each.startsWith(QUERY) ? Optional.of(each.substring(QUERY.length())) : Optional.empty();
+        }
+
+        public static final int DEFAULT_MAX = 20;
+        public static final int DEFAULT_CONCURRENCY = 5;
+
+        /** The prefix of an {@code each} naming a repeated query parameter of the request ({@code query:ids}). */
+        public static final String QUERY = "query:";
+
+        public Collection {
+            requireNonNull(each, "each");
+            if (each.indexOf(PathTemplate.REFERENCE) <= 0) {
+                throw new IllegalArgumentException("each: '" + each + "' (expected: part:/json/pointer)");
+            }
+            if (each.startsWith(QUERY) && each.length() == QUERY.length()) {
+                throw new IllegalArgumentException("each: '" + each + "' (expected: query:<parameter name>)");
+            }
+            if (max < 1 || concurrency < 1) {
+                throw new IllegalArgumentException(
+                        "max: " + max + ", concurrency: " + concurrency + " (expected: both > 0)");
+            }
+        }
     }
 
     /** The part a reference ({@code product:/reviewIds}) names. */

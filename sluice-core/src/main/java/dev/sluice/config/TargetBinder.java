@@ -142,7 +142,11 @@ final class TargetBinder {
                 "take",
                 "max-key-bytes",
                 "after",
-                "max-value");
+                "max-value",
+                "each",
+                "max",
+                "concurrency",
+                "order");
         Optional<String> upstream = upstream(m);
         Optional<PathTemplate> path =
                 m.require("path", TEMPLATE_EXPECTED) ? template(m, routePath, true) : Optional.empty();
@@ -170,14 +174,77 @@ final class TargetBinder {
                 }
             }
         }
+        Optional<PartConfig.Collection> collection = collection(m, path);
+        if (collection.isPresent() && collection.get().queryName().isEmpty()) {
+            String source = PartConfig.referencedPart(collection.get().each());
+            if (after.isPresent() && !after.get().equals(source)) {
+                m.problem(
+                        "each",
+                        "'" + collection.get().each() + "' is in part '" + source + "' but after is '" + after.get()
+                                + "' (expected: the part named by after)");
+            }
+            after = Optional.of(source);
+        }
         if (after.isEmpty() && m.has("max-value")) {
             m.problem("max-value", "without after or a reference to an earlier part (expected: with one of them)");
         }
         if (upstream.isEmpty() || path.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(
-                new PartConfig(name, upstream.get(), path.get(), optional, timeout, shaping, after, maxValue));
+        return Optional.of(new PartConfig(
+                name, upstream.get(), path.get(), optional, timeout, shaping, after, maxValue, collection));
+    }
+
+    private static final String EACH_EXPECTED =
+            "part:/json/pointer, the array in an earlier part to fan out over, or query:<name>";
+
+    /** A part's {@code each}, {@code max}, {@code concurrency} and {@code order}: a collection part's. */
+    private static Optional<PartConfig.Collection> collection(Mapping m, Optional<PathTemplate> path) {
+        if (!m.has("each")) {
+            for (String key : List.of("max", "concurrency", "order")) {
+                if (m.has(key)) {
+                    m.problem(key, "without each (expected: with each, on a collection part)");
+                }
+            }
+            return Optional.empty();
+        }
+        Optional<String> each = m.string("each", EACH_EXPECTED);
+        int max = m.integer("max", PartConfig.Collection.DEFAULT_MAX, 1, 10_000, "a whole number from 1 to 10000");
+        int concurrency = m.integer(
+                "concurrency", PartConfig.Collection.DEFAULT_CONCURRENCY, 1, 1_000, "a whole number from 1 to 1000");
+        String order = m.choice("order", "declared", "declared", "arrival");
+        if (each.isEmpty()) {
+            return Optional.empty();
+        }
+        String text = each.get();
+        int colon = text.indexOf(PathTemplate.REFERENCE);
+        if (text.startsWith(PartConfig.Collection.QUERY)) {
+            if (text.length() == PartConfig.Collection.QUERY.length()) {
+                m.problem("each", "'" + text + "' (expected: query:<parameter name>)");
+                return Optional.empty();
+            }
+            colon = -2; // no pointer to check
+        }
+        if (colon == 0 || colon == -1) {
+            m.problem("each", "'" + text + "' (expected: " + EACH_EXPECTED + ")");
+            return Optional.empty();
+        }
+        Optional<String> pointerProblem =
+                colon < 0 ? Optional.empty() : PartConfig.Shaping.pointerProblem(text.substring(colon + 1));
+        if (pointerProblem.isPresent()) {
+            m.problem("each", "the pointer " + pointerProblem.get());
+            return Optional.empty();
+        }
+        if (path.isPresent()
+                && (!path.get().variableNames().contains(PartConfig.Collection.EACH)
+                        || !path.get().references().isEmpty())) {
+            m.problem(
+                    "path",
+                    "'" + path.get() + "' (expected: a path with {each} and no {part:/pointer} reference, such as"
+                            + " /products/{each})");
+            return Optional.empty();
+        }
+        return Optional.of(new PartConfig.Collection(text, max, concurrency, order.equals("arrival")));
     }
 
     /**
@@ -193,11 +260,19 @@ final class TargetBinder {
             if (part.after().isEmpty()) {
                 continue;
             }
-            String at = section.child(part.name()) + (part.path().references().isEmpty() ? ".after" : ".path");
+            String at = section.child(part.name())
+                    + (part.collection().isPresent()
+                            ? ".each"
+                            : part.path().references().isEmpty() ? ".after" : ".path");
             String after = part.after().get();
             if (sequential) {
                 problems.add(new Problem(
                         at, "a chained part in a sequential composition (expected: fanout: parallel with after)"));
+            } else if (byName.containsKey(after)
+                    && byName.get(after).collection().isPresent()) {
+                problems.add(new Problem(
+                        at,
+                        "'" + after + "' is a collection part (expected: a part with a body of its own to wait for)"));
             } else if (!byName.containsKey(after)) {
                 problems.add(new Problem(
                         at,

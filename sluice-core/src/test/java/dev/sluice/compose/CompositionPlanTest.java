@@ -370,7 +370,8 @@ class CompositionPlanTest {
                 Optional.empty(),
                 Optional.empty(),
                 Optional.ofNullable(after),
-                PartConfig.DEFAULT_MAX_VALUE);
+                PartConfig.DEFAULT_MAX_VALUE,
+                Optional.empty());
     }
 
     /** Feeds {@code json} through part {@code i}'s tap, as an engine does with the bytes it buffers. */
@@ -433,6 +434,82 @@ class CompositionPlanTest {
         String meta = new String(plan.meta(), StandardCharsets.UTF_8);
         assertThat(meta).contains("\"reviews\":{\"status\":0").contains("no value at 'product:/ids'");
         assertThat(meta).contains("part 'other' failed: upstream status 503");
+    }
+
+    static PartConfig collection(String name, String path, String each, int max, int concurrency) {
+        return new PartConfig(
+                name,
+                "up",
+                PathTemplate.parsePart(path),
+                false,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                PartConfig.DEFAULT_MAX_VALUE,
+                Optional.of(new PartConfig.Collection(each, max, concurrency, false)));
+    }
+
+    /** The bytes the steps up to the next WAIT write, each RELAY standing for 10 bytes ("#"). */
+    static String written(CompositionPlan plan, List<String> steps) {
+        StringBuilder out = new StringBuilder();
+        for (Step s = plan.next(); s != WAIT; s = plan.next()) {
+            steps.add(s == COMMIT || s == FINISH ? s.name() : s + "(" + plan.part() + ")");
+            switch (s) {
+                case START -> steps.set(steps.size() - 1, "START(" + plan.part() + " " + plan.target() + ")");
+                case OPEN -> out.append(new String(plan.key(), StandardCharsets.UTF_8));
+                case NULL ->
+                    out.append(new String(plan.key(), StandardCharsets.UTF_8)).append("null");
+                case CLOSE -> out.append(new String(plan.closer(), StandardCharsets.UTF_8));
+                case RELAY -> {
+                    out.append('#');
+                    plan.relayed(plan.part(), 10);
+                }
+                default -> {}
+            }
+        }
+        return out.toString();
+    }
+
+    @Test
+    void aCollectionPartFansOutOverAnArrayWithinItsConcurrencyAndRelaysOneArrayInOrder() {
+        CompositionPlan plan = plan(
+                Fanout.PARALLEL,
+                Order.DECLARED,
+                OnError.PARTIAL,
+                part("product"),
+                collection("related", "/r/{each}", "product:/ids", 3, 2));
+        assertThat(plan.slots()).isEqualTo(5);
+        assertThat(plan.configured(4)).isEqualTo(1);
+        List<String> steps = new ArrayList<>();
+        assertThat(written(plan, steps)).isEmpty();
+        assertThat(steps).containsExactly("START(0 /product)");
+        plan.answered(0, 200, JSON);
+        steps.clear();
+        tapped(plan, 0, "{\"ids\": [\"a b\", 2, 3, 4]} ");
+        assertThat(written(plan, steps)).isEqualTo("{\"product\":###");
+        assertThat(steps).startsWith("START(2 /r/a%20b)", "START(3 /r/2)", "COMMIT"); // 2 at once: concurrency
+        plan.ended(0);
+        plan.answered(2, 500, JSON); // the first element fails: the third starts
+        steps.clear();
+        assertThat(written(plan, steps)).isEqualTo(",\"related\":[null");
+        assertThat(steps).startsWith("START(4 /r/3)");
+        plan.answered(4, 200, JSON);
+        plan.received(4, 10);
+        plan.ended(4);
+        assertThat(written(plan, List.of())).isEmpty(); // the second element is next in the array's order
+        plan.answered(3, 200, JSON);
+        plan.received(3, 10);
+        plan.ended(3);
+        steps.clear();
+        assertThat(written(plan, steps)).isEqualTo(",#,#]");
+        assertThat(steps).endsWith("CLOSE(1)", "FINISH");
+        String meta = new String(plan.meta(), StandardCharsets.UTF_8);
+        assertThat(meta)
+                .contains("\"related\":{\"status\":200")
+                .contains("\"elements\":[{\"status\":500")
+                .contains("\"error\":\"upstream status 500\"}")
+                .contains("\"skipped\":1")
+                .contains("\"failed\":[]");
     }
 
     static PartConfig shaped(String name, String take) {

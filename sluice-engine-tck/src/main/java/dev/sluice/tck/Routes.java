@@ -212,7 +212,24 @@ public final class Routes {
                     Optional.empty(),
                     Optional.empty(),
                     Optional.ofNullable(after),
-                    PartConfig.DEFAULT_MAX_VALUE));
+                    PartConfig.DEFAULT_MAX_VALUE,
+                    Optional.empty()));
+            return this;
+        }
+
+        /** A collection part: a call to {@code path} (with {@code {each}}) per element at {@code each}. */
+        public ComposeSpec collectionPart(
+                String name, String upstream, String path, String each, int max, int concurrency, boolean arrival) {
+            parts.add(new PartConfig(
+                    name,
+                    upstream,
+                    PathTemplate.parsePart(path),
+                    false,
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    PartConfig.DEFAULT_MAX_VALUE,
+                    Optional.of(new PartConfig.Collection(each, max, concurrency, arrival))));
             return this;
         }
 

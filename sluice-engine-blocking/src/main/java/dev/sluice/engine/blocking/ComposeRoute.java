@@ -96,15 +96,16 @@ final class ComposeRoute implements BlockingRoute {
         ExchangeTally tally = Requests.tally(request);
         CompositionPlan plan = new CompositionPlan(
                 id, target, splice, readAhead, System::nanoTime, observer, tally, delivery, targets);
-        Composition composition = new Composition(plan, fanout, parts.size(), buffers, timer, path -> {
+        Composition composition = new Composition(plan, fanout, plan.slots(), buffers, timer, path -> {
             UpstreamRequest out = new UpstreamRequest(PartRequest.METHOD, path).header("Accept", PartRequest.ACCEPT);
             Requests.addForwarding(request, rules, edits, out);
             return out;
         });
-        PartFetch[] fetches = new PartFetch[parts.size()];
-        for (int i = 0; i < parts.size(); i++) {
+        PartFetch[] fetches = new PartFetch[plan.slots()]; // a collection part's elements after the parts
+        for (int i = 0; i < fetches.length; i++) {
+            int c = plan.configured(i);
             fetches[i] = new PartFetch(
-                    composition, i, parts.get(i), clients[i], readAhead, plan.validator(i), rings, budget);
+                    composition, i, parts.get(c), clients[c], readAhead, plan.validator(i), rings, budget);
             composition.add(fetches[i]);
         }
         try {

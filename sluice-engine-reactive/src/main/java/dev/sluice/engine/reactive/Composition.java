@@ -111,11 +111,12 @@ final class Composition {
                 delivery,
                 targets);
         this.flatten = plan.flattensRelayed();
-        int n = route.parts.size();
+        int n = plan.slots(); // a collection part's elements after the parts
         this.parts = new Part[n];
         ClientRequest.Forwarding forwarding = in.forwarding();
         for (int i = 0; i < n; i++) {
-            parts[i] = new Part(this, i, route.parts.get(i), route.upstreams[i], forwarding, route.readAhead);
+            int c = plan.configured(i);
+            parts[i] = new Part(this, i, route.parts.get(c), route.upstreams[c], forwarding, route.readAhead);
         }
     }
 
@@ -187,10 +188,14 @@ final class Composition {
                     }
                 }
                 case FAIL -> failResponse();
-                case OPEN ->
-                    pendingKey = plan.contentType() == null
+                case OPEN -> {
+                    if (pendingKey != null) { // a collection part's key and '[', before its first element's
+                        emit(pendingKey);
+                    }
+                    pendingKey = plan.keyIsSplice()
                             ? route.key(plan.part(), plan.first())
                             : Unpooled.wrappedBuffer(plan.key());
+                }
                 case NULL -> emit(Unpooled.wrappedBuffer(plan.key(), NULL));
                 case CLOSE -> {
                     if (pendingKey != null) { // a part that relayed no byte (a shaper kept none)
