@@ -544,6 +544,7 @@ public final class CompositionPlan {
                 return Step.WAIT;
             }
             col.current = -1;
+            report.element(e);
         }
         if (col.relayedCount == col.count) {
             c.ended = true;
@@ -570,6 +571,7 @@ public final class CompositionPlan {
         col.relayedCount++;
         part = e.index;
         if (e.failed) {
+            report.element(e);
             return Step.NULL;
         }
         e.relayStarted = true;

@@ -125,9 +125,23 @@ final class CompositionReport {
         long firstByte = p.answeredNanos < 0 ? -1 : p.answeredNanos - p.startNanos;
         p.event = new PartEvent(route, p.config.upstream(), p.outcome, kind, firstByte);
         observer.part(p.event);
-        if (!p.begun) {
-            return;
+        if (p.begun) {
+            tellCall(p, kind);
         }
+    }
+
+    /**
+     * A collection part's element is written (relayed whole, or {@code null}): the observer is told
+     * of its upstream call, if it made one (the element is reported in its part's {@code _meta}).
+     */
+    void element(PartState e) {
+        if (observer.listens() && e.begun) {
+            tellCall(e, e.failed ? e.kind : PartKind.OK);
+        }
+    }
+
+    private void tellCall(PartState p, PartKind kind) {
+        long firstByte = p.answeredNanos < 0 ? -1 : p.answeredNanos - p.startNanos;
         UpstreamOutcome call;
         long latency;
         if (p.answeredNanos >= 0) {

@@ -512,6 +512,68 @@ class CompositionPlanTest {
                 .contains("\"failed\":[]");
     }
 
+    @Test
+    void eachElementsCallIsToldToTheObserverAndItsPartOnce() {
+        List<String> told = new ArrayList<>();
+        dev.sluice.observe.GatewayObserver observer = new dev.sluice.observe.GatewayObserver() {
+            @Override
+            public void part(dev.sluice.observe.PartEvent event) {
+                told.add("part " + event.outcome().name());
+            }
+
+            @Override
+            public void upstream(dev.sluice.observe.UpstreamEvent event) {
+                told.add("call " + event.status());
+            }
+        };
+        ComposeTarget target = new ComposeTarget(
+                Fanout.PARALLEL,
+                Order.ARRIVAL,
+                OnError.PARTIAL,
+                Duration.ofSeconds(2),
+                false,
+                List.of(part("list"), collection("items", "/i/{each}", "list:/ids", 5, 5)));
+        CompositionPlan plan = new CompositionPlan(
+                "page",
+                target,
+                new JsonSplice(List.of("list", "items")),
+                100,
+                () -> now,
+                observer,
+                null,
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        tapped(plan, 0, "[1, 2]    "); // a pointer into an array, not an object: no value
+        plan.ended(0);
+        steps(plan);
+        assertThat(told).containsExactly("part list", "call 200", "part items");
+        assertThat(new String(plan.meta(), StandardCharsets.UTF_8)).contains("no value at 'list:/ids'");
+
+        told.clear();
+        plan = new CompositionPlan(
+                "page",
+                target,
+                new JsonSplice(List.of("list", "items")),
+                100,
+                () -> now,
+                observer,
+                null,
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        tapped(plan, 0, "{\"ids\":[1,2]}");
+        plan.ended(0);
+        plan.answered(2, 503, JSON);
+        plan.answered(3, 200, JSON);
+        plan.received(3, 10);
+        plan.ended(3);
+        steps(plan);
+        assertThat(told).containsExactly("part list", "call 200", "call 503", "call 200", "part items");
+    }
+
     static PartConfig shaped(String name, String take) {
         return new PartConfig(
                 name,
