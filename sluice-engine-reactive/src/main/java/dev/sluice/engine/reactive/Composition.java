@@ -192,11 +192,18 @@ final class Composition {
                     if (pendingKey != null) { // a collection part's key and '[', before its first element's
                         emit(pendingKey);
                     }
+                    // the part's key, or an element's comma
                     pendingKey = plan.keyIsSplice()
                             ? route.key(plan.part(), plan.first())
                             : Unpooled.wrappedBuffer(plan.key());
                 }
-                case NULL -> emit(Unpooled.wrappedBuffer(plan.key(), NULL));
+                case NULL -> {
+                    if (pendingKey != null) { // a collection part's key and '[', before its first element's null
+                        emit(pendingKey);
+                        pendingKey = null;
+                    }
+                    emit(Unpooled.wrappedBuffer(plan.key(), NULL));
+                }
                 case CLOSE -> {
                     if (pendingKey != null) { // a part that relayed no byte (a shaper kept none)
                         emit(pendingKey);
