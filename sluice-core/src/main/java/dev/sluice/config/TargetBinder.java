@@ -69,7 +69,7 @@ final class TargetBinder {
                 for (Map.Entry<String, Object> e : p.entries()) {
                     part(p, e.getKey(), e.getValue(), routePath).ifPresent(parts::add);
                 }
-                chains(p, parts, fanout.equals("sequential"));
+                chains(p, parts, fanout.equals("sequential"), order.equals("declared"));
             });
         }
         if (parts.isEmpty() || problems.size() != before) {
@@ -251,7 +251,7 @@ final class TargetBinder {
      * A chained part's {@code after} must name another part of the composition, and the chains must
      * not loop: each problem by the path of the {@code after} (or implied by the {@code path}) at fault.
      */
-    private void chains(Mapping section, List<PartConfig> parts, boolean sequential) {
+    private void chains(Mapping section, List<PartConfig> parts, boolean sequential, boolean declared) {
         Map<String, PartConfig> byName = new java.util.HashMap<>();
         for (PartConfig part : parts) {
             byName.put(part.name(), part);
@@ -268,6 +268,15 @@ final class TargetBinder {
             if (sequential) {
                 problems.add(new Problem(
                         at, "a chained part in a sequential composition (expected: fanout: parallel with after)"));
+            } else if (declared
+                    && byName.containsKey(after)
+                    && parts.indexOf(byName.get(after)) > parts.indexOf(part)) {
+                // relayed first, it would wait for a value the later part may hold past its read-ahead
+                problems.add(new Problem(
+                        at,
+                        "'" + after + "' is declared after '" + part.name()
+                                + "' in a composition relayed in declared order (expected: the part it waits"
+                                + " for declared first)"));
             } else if (byName.containsKey(after)
                     && byName.get(after).collection().isPresent()) {
                 problems.add(new Problem(

@@ -93,6 +93,19 @@ class ChainedPartConfigTest {
     }
 
     @Test
+    void inDeclaredOrderThePartWaitedForMustBeDeclaredFirst() {
+        String parts = String.join(
+                "\n",
+                "reviews: { upstream: a, path: \"/r?ids={product:/ids}\" }",
+                "product: { upstream: a, path: /p }");
+        String declared =
+                yaml("parallel", parts).replace("fanout: parallel", "fanout: parallel\n      order: declared");
+        assertThat(problems(declared).stream().map(Problem::path))
+                .containsExactly("routes[0].compose.parts.reviews.path");
+        assertThat(problems(yaml("parallel", parts))).isEmpty(); // arrival order relays whichever is ready
+    }
+
+    @Test
     void aChainIsRefusedInASequentialComposition() {
         assertThat(
                         problems(yaml(
