@@ -48,6 +48,11 @@ public final class Completeness {
         this.holds = failFast || r.any();
     }
 
+    /** Whether {@code p} is a configured part named in {@code require} (a collection's element never is). */
+    private boolean required(PartState p) {
+        return p.owner == null && p.index < required.length && required[p.index];
+    }
+
     /** Whether the head waits for some part's head (else it goes with the first ready part). */
     boolean holdsHead() {
         return holds;
@@ -55,22 +60,22 @@ public final class Completeness {
 
     /** Whether the head waits for part {@code p}'s head (or its failure). */
     boolean holdsHeadFor(PartState p) {
-        return failFast || required[p.index] || p.index == statusFrom;
+        return p.owner == null && (failFast || required(p) || p.index == statusFrom);
     }
 
     /** Whether {@code p}, failed before the head, makes the response an error instead. */
     boolean refuses(PartState p) {
-        return p.failed && (required[p.index] || (failFast && !p.config.optional()));
+        return p.failed && p.owner == null && (required(p) || (failFast && !p.config.optional()));
     }
 
     /** Whether {@code p} failing after the head aborts the response rather than being {@code null}. */
     boolean abortsAfterCommit(PartState p) {
-        return required[p.index];
+        return required(p);
     }
 
     /** The status of an error answered for {@code p} ({@link #refuses}). */
     int failureStatus(PartState p) {
-        if (required[p.index]) {
+        if (required(p)) {
             return partStatus(p);
         }
         return p.kind == PartKind.TIMEOUT ? 504 : 502; // on-error: fail
@@ -107,7 +112,7 @@ public final class Completeness {
             if (p.failed) {
                 return "false";
             }
-            known &= p.ended || required[p.index];
+            known &= p.ended || required(p) || p.owner != null; // an element: its collection part says
         }
         return known ? "true" : null;
     }

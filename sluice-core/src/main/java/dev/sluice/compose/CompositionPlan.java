@@ -8,7 +8,11 @@ import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.PartKind;
+import dev.sluice.routing.PathTemplate;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
@@ -37,11 +41,14 @@ public final class CompositionPlan {
     public enum Step {
         /** Nothing to do until the next event, or until {@link #waitNanos()} have passed. */
         WAIT,
-        /** Start part {@link #part()}'s upstream call (after its upstream's pacing wait, if any). */
+        /**
+         * Start part {@link #part()}'s upstream call (after its upstream's pacing wait, if any): a
+         * {@link PartRequest} to {@link #target()}.
+         */
         START,
         /** Part {@link #part()} failed on the plan's own account (its deadline): stop its call, free its bytes. */
         STOP,
-        /** Send status 200 with the composition's headers: body bytes follow. */
+        /** Send {@link #status()} with the composition's headers: body bytes follow. */
         COMMIT,
         /** Answer {@link #failureStatus()} with {@link #errorBody()} instead (only before COMMIT). Last step. */
         FAIL,
@@ -74,7 +81,10 @@ public final class CompositionPlan {
     private final boolean declared;
     private final Completeness completeness;
     private final boolean commitsWhenFull;
+    private final boolean chained; // some part waits for another's values
+    private final int top; // the configured parts; past them in `parts`, collection parts' element slots
     private final PartState[] parts;
+    private final PartRequest.Targets targets;
     private final int[] ready; // arrival order: a FIFO of part indexes, each enqueued once
     private int readyHead;
     private int readyTail;
@@ -105,6 +115,7 @@ public final class CompositionPlan {
      * @param observer told of every part as it settles ({@link GatewayObserver#NONE}: nobody is)
      * @param tally the exchange's, given every part's outcome once all have settled (null: none)
      * @param delivery the format chosen by {@link DeliveryNegotiation#choose} for this request
+     * @param targets the parts' upstream targets for this request ({@link PartRequest#expand})
      */
     public CompositionPlan(
             String route,
@@ -114,8 +125,10 @@ public final class CompositionPlan {
             LongSupplier clock,
             GatewayObserver observer,
             ExchangeTally tally,
-            Delivery delivery) {
+            Delivery delivery,
+            PartRequest.Targets targets) {
         this.configs = target.parts();
+        this.targets = targets;
         this.splice = splice;
         this.delivery = delivery;
         this.frames = delivery == Delivery.JSON ? null : new DeliveryFrames(delivery);
@@ -129,7 +142,13 @@ public final class CompositionPlan {
         this.start = start;
         long routeDeadline = start + target.timeout().toNanos();
         int n = configs.size();
-        this.parts = new PartState[n];
+        int slots = n;
+        for (PartConfig config : configs) {
+            slots += config.collection().map(PartConfig.Collection::max).orElse(0);
+        }
+        this.top = n;
+        this.parts = new PartState[slots];
+        int slot = n;
         for (int i = 0; i < n; i++) {
             PartConfig config = configs.get(i);
             long deadline = routeDeadline;
@@ -142,18 +161,101 @@ public final class CompositionPlan {
             JsonShaper shaper = config.shaping().map(JsonShaper::new).orElse(null);
             JsonValidator validator = shaper == null && target.validateJson() ? new JsonValidator() : null;
             parts[i] = new PartState(config, i, deadline, Math.max(1, readAhead), validator, shaper);
+            if (config.collection().isPresent()) { // a slot per element it may have, each a part of its own
+                PartConfig.Collection c = config.collection().get();
+                PartState[] elements = new PartState[c.max()];
+                for (int e = 0; e < elements.length; e++, slot++) {
+                    JsonShaper own = config.shaping().map(JsonShaper::new).orElse(null);
+                    elements[e] = parts[slot] = new PartState(
+                            config,
+                            slot,
+                            deadline,
+                            Math.max(1, readAhead),
+                            own == null && target.validateJson() ? new JsonValidator() : null,
+                            own);
+                    elements[e].owner = parts[i];
+                }
+                parts[i].col = new PartState.Collection(elements, c.concurrency(), c.arrival());
+            }
         }
-        this.report = new CompositionReport(route, observer, tally, clock, start, parts);
+        PartState[] topLevel = slots == n ? parts : java.util.Arrays.copyOf(parts, n);
+        this.report = new CompositionReport(route, observer, tally, clock, start, topLevel);
         refreshEarliest();
         this.ready = declared ? null : new int[n];
-        this.actions = new int[2 * n];
+        this.actions = new int[2 * slots];
+        this.chained = chain(topLevel);
         if (sequential) {
             begin(0);
         } else {
             for (int i = 0; i < n; i++) {
-                begin(i);
+                if (parts[i].after < 0 && parts[i].col == null) {
+                    begin(i);
+                } else if (parts[i].after < 0) { // a collection over a query parameter's values: known now
+                    list(
+                            parts[i],
+                            targets.queryValues(parts[i].config
+                                    .collection()
+                                    .get()
+                                    .queryName()
+                                    .get()));
+                }
             }
         }
+    }
+
+    /**
+     * Links each chained part to the part it waits for, and gives that part a tap for the values
+     * its dependents refer to. Whether any part is chained.
+     */
+    private static boolean chain(PartState[] parts) {
+        Map<String, Integer> byName = null;
+        for (PartState p : parts) {
+            if (p.config.after().isEmpty()) {
+                continue;
+            }
+            if (byName == null) {
+                byName = new HashMap<>();
+                for (PartState q : parts) {
+                    byName.put(q.config.name(), q.index);
+                }
+            }
+            p.after = byName.get(p.config.after().get()); // TargetBinder checked the name
+            PartState earlier = parts[p.after];
+            earlier.dependents = earlier.dependents == null
+                    ? new PartState[] {p}
+                    : java.util.Arrays.copyOf(earlier.dependents, earlier.dependents.length + 1);
+            earlier.dependents[earlier.dependents.length - 1] = p;
+            p.references = p.col != null
+                    ? new String[] {p.config.collection().get().each()}
+                    : p.config.path().references().toArray(String[]::new);
+        }
+        if (byName == null) {
+            return false;
+        }
+        for (PartState earlier : parts) {
+            if (earlier.dependents == null) {
+                continue;
+            }
+            List<String> pointers = new ArrayList<>();
+            int maxValue = 1;
+            for (PartState d : earlier.dependents) {
+                d.slots = new int[d.references.length];
+                for (int r = 0; r < d.references.length; r++) {
+                    String pointer = PartConfig.referencedPointer(d.references[r]);
+                    int slot = pointers.indexOf(pointer);
+                    if (slot < 0) {
+                        slot = pointers.size();
+                        pointers.add(pointer);
+                    }
+                    d.slots[r] = slot;
+                }
+                maxValue = Math.max(maxValue, d.config.maxValue());
+            }
+            earlier.tap = pointers.isEmpty()
+                    ? null
+                    : new JsonPointerTap(earlier.config.name() + PathTemplate.REFERENCE, pointers, maxValue);
+        }
+        return true;
     }
 
     // ---- events ----
@@ -187,6 +289,15 @@ public final class CompositionPlan {
     /** {@link #answered(int, int, String, long)} with the route's read-ahead. */
     public boolean answered(int i, int status, String contentType) {
         return answered(i, status, contentType, Long.MAX_VALUE);
+    }
+
+    /**
+     * The tap to feed part {@code i}'s bytes to as they are buffered (after its {@link #shaper}), before
+     * {@link #received}: it finds the values chained parts wait for. Null when no part refers to
+     * part {@code i}'s values (then nothing is scanned).
+     */
+    public JsonPointerTap tap(int i) {
+        return parts[i].tap;
     }
 
     /** The validator to feed part {@code i}'s body bytes to, before {@link #received}; null without {@code validate-json}. */
@@ -223,6 +334,10 @@ public final class CompositionPlan {
             fail(p, shapingError(p.shaper), PartKind.INVALID);
             return false;
         }
+        if (p.tap != null && p.tap.resolved() != p.tapSeen) {
+            p.tapSeen = p.tap.resolved();
+            startDependents(p, false);
+        }
         changed(p);
         return true;
     }
@@ -258,6 +373,13 @@ public final class CompositionPlan {
         p.ended = true;
         p.endNanos = clock.getAsLong();
         refreshEarliest();
+        callDone(p);
+        if (p.dependents != null) {
+            if (p.tap != null) {
+                p.tap.finish(); // what it has not found by now is missing
+            }
+            startDependents(p, true);
+        }
         changed(p);
         return true;
     }
@@ -341,6 +463,9 @@ public final class CompositionPlan {
             closing = -1;
             return Step.CLOSE;
         }
+        if (relaying >= 0 && parts[relaying].col != null) {
+            return relayElements(parts[relaying]);
+        }
         if (relaying >= 0) {
             PartState p = parts[relaying];
             if (p.buffered > 0) {
@@ -383,7 +508,8 @@ public final class CompositionPlan {
 
     private Step commit() {
         if (completeness.holdsHead()) {
-            for (PartState p : parts) {
+            for (int i = 0; i < top; i++) { // an element's failure is its collection's _meta's, never the response's
+                PartState p = parts[i];
                 if (completeness.refuses(p)) {
                     failedPart = p;
                     over = true;
@@ -394,13 +520,13 @@ public final class CompositionPlan {
             boolean waiting = false;
             boolean blocked = false;
             for (PartState p : parts) {
-                waiting |= !p.answered && !p.failed && completeness.holdsHeadFor(p);
+                waiting |= p.owner == null && !p.answered && !p.failed && completeness.holdsHeadFor(p);
                 blocked |= p.isBlocked();
             }
-            if (waiting && !(blocked && commitsWhenFull)) {
+            if (waiting && !(blocked && (commitsWhenFull || chained))) {
                 return Step.WAIT;
             }
-        } else if (declared ? !parts[nextDeclared].isReady() : readyHead == readyTail) {
+        } else if (declared ? !isReady(parts[nextDeclared]) : readyHead == readyTail) {
             return Step.WAIT;
         }
         committed = true;
@@ -408,14 +534,87 @@ public final class CompositionPlan {
         return Step.COMMIT;
     }
 
+    /**
+     * The steps of a collection part being relayed: its elements one at a time, in the array's order
+     * or as they are ready, each {@code OPEN} (a comma before all but the first), {@code RELAY}… or
+     * {@code NULL}; then {@code CLOSE} ({@code ]}).
+     */
+    private Step relayElements(PartState c) {
+        PartState.Collection col = c.col;
+        if (col.current >= 0) {
+            PartState e = parts[col.current];
+            if (e.buffered > 0) {
+                part = e.index;
+                return Step.RELAY;
+            }
+            if (!e.ended) {
+                return Step.WAIT;
+            }
+            col.current = -1;
+            report.element(e);
+        }
+        if (col.relayedCount == col.count) {
+            c.ended = true;
+            c.endNanos = clock.getAsLong();
+            for (int e = 0; e < col.count; e++) {
+                c.relayed += col.elements[e].relayed;
+            }
+            report.settle(c);
+            relaying = -1;
+            part = c.index;
+            return Step.CLOSE;
+        }
+        PartState e;
+        if (col.arrival) {
+            e = col.arrivedHead == col.arrivedTail ? null : parts[col.arrived[col.arrivedHead++]];
+        } else {
+            e = col.elements[col.relayedCount];
+            e = e.isReady() ? e : null;
+        }
+        if (e == null) {
+            return Step.WAIT;
+        }
+        first = col.relayedCount == 0;
+        col.relayedCount++;
+        part = e.index;
+        if (e.failed) {
+            report.element(e);
+            return Step.NULL;
+        }
+        e.relayStarted = true;
+        col.current = e.index;
+        return Step.OPEN;
+    }
+
+    /** Whether part {@code p} can be relayed next: for a collection, once listed and its next element can. */
+    private boolean isReady(PartState p) {
+        PartState.Collection col = p.col;
+        if (col == null || p.failed) {
+            return p.isReady();
+        }
+        if (!col.listed) {
+            return false;
+        }
+        if (col.count == 0) {
+            return true;
+        }
+        return col.arrival ? col.arrivedHead != col.arrivedTail : col.elements[col.relayedCount].isReady();
+    }
+
     private int nextReady() {
         if (!declared) {
             return readyHead == readyTail ? -1 : ready[readyHead++];
         }
-        if (nextDeclared < parts.length && parts[nextDeclared].isReady()) {
+        if (nextDeclared < top && isReady(parts[nextDeclared])) {
             return nextDeclared++;
         }
         return -1;
+    }
+
+    /** For START: the part's upstream request target (origin form, its upstream's base path included). */
+    public String target() {
+        String chainedTarget = parts[part].target;
+        return chainedTarget != null ? chainedTarget : targets.target(part);
     }
 
     /** The part the last step names. */
@@ -433,18 +632,67 @@ public final class CompositionPlan {
      * DeliveryFrames#open} when delivered part by part).
      */
     public byte[] key() {
+        PartState p = parts[part];
+        if (p.owner != null) {
+            return first ? EMPTY : COMMA;
+        }
+        if (p.col != null && !p.failed) {
+            byte[] key = frames == null
+                    ? splice.key(part, first)
+                    : frames.open(p.config.name(), 200, clock.getAsLong() - start, null);
+            byte[] open = java.util.Arrays.copyOf(key, key.length + 1);
+            open[key.length] = '[';
+            return open;
+        }
         if (frames == null) {
             return splice.key(part, first);
         }
-        PartState p = parts[part];
         return p.failed
                 ? frames.open(p.config.name(), p.status, p.endNanos - start, p.error)
                 : frames.open(p.config.name(), p.status, clock.getAsLong() - start, null);
     }
 
-    /** For CLOSE: the bytes that complete the part's frame ({@link DeliveryFrames#closer}). */
+    /**
+     * For CLOSE: the bytes that complete the part's frame ({@link DeliveryFrames#closer}), or a
+     * collection part's array ({@code ]}, then its frame's closer).
+     */
     public byte[] closer() {
+        PartState p = parts[part];
+        if (p.col != null && !p.failed) {
+            if (frames == null) {
+                return CLOSE_ARRAY;
+            }
+            byte[] closer = frames.closer();
+            byte[] both = new byte[closer.length + 1];
+            both[0] = ']';
+            System.arraycopy(closer, 0, both, 1, closer.length);
+            return both;
+        }
         return frames.closer();
+    }
+
+    private static final byte[] EMPTY = {};
+    private static final byte[] COMMA = {','};
+    private static final byte[] CLOSE_ARRAY = {']'};
+
+    /**
+     * For OPEN: whether {@link #key()} is the route's {@link JsonSplice#key} for the part, which an
+     * engine may keep ready-made per part (not when delivered part by part, nor for a collection
+     * part or its elements).
+     */
+    public boolean keyIsSplice() {
+        PartState p = parts[part];
+        return frames == null && p.col == null && p.owner == null;
+    }
+
+    /** How many parts the engine keeps: the configured ones, then a slot per element a collection part may have. */
+    public int slots() {
+        return parts.length;
+    }
+
+    /** The configured part slot {@code s} belongs to (itself, or an element's collection part): its upstream. */
+    public int configured(int s) {
+        return parts[s].owner != null ? parts[s].owner.index : s;
     }
 
     /** For FINISH: {@code ,"_meta":{...}}} with every part's outcome (or the format's last frame). */
@@ -605,10 +853,78 @@ public final class CompositionPlan {
         p.buffered = 0;
         refreshEarliest();
         changed(p);
+        callDone(p);
+        if (p.dependents != null) {
+            for (PartState d : p.dependents) {
+                if (!d.begun && !d.failed) {
+                    fail(d, "part '" + p.config.name() + "' failed: " + reason, PartKind.FAILED);
+                }
+            }
+        }
+    }
+
+    /**
+     * Starts the parts waiting for part {@code p} whose values have all streamed past (or, for one
+     * that refers to none, once {@code p} has ended); a value missing, too long or not a scalar, or
+     * one its template cannot take, makes the waiting part {@code null} with the reason.
+     */
+    private void startDependents(PartState p, boolean ended) {
+        for (PartState d : p.dependents) {
+            if (d.begun || d.failed) {
+                continue;
+            }
+            if (d.references.length == 0) {
+                if (ended) {
+                    begin(d.index);
+                }
+                continue;
+            }
+            Map<String, String> values = null;
+            String problem = null;
+            for (int r = 0; r < d.references.length && problem == null; r++) {
+                int slot = d.slots[r];
+                if (!p.tap.isResolved(slot)) {
+                    values = null;
+                    break;
+                }
+                String value = p.tap.value(slot);
+                if (value == null) {
+                    problem = p.tap.problem(slot);
+                } else if (value.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > d.config.maxValue()) {
+                    problem = "the value at '" + d.references[r] + "' is longer than max-value (" + d.config.maxValue()
+                            + " bytes)";
+                } else {
+                    if (values == null) {
+                        values = new HashMap<>();
+                    }
+                    values.put(d.references[r], value);
+                }
+            }
+            if (problem != null) {
+                fail(d, problem, PartKind.FAILED);
+            } else if (values != null && d.col != null) {
+                list(d, p.tap.scalars(d.slots[0]));
+            } else if (values != null) {
+                try {
+                    d.target = targets.target(d.index, values);
+                    begin(d.index);
+                } catch (PathTemplate.ExpansionException e) {
+                    fail(d, e.getMessage(), PartKind.FAILED);
+                }
+            }
+        }
     }
 
     private void changed(PartState p) {
-        if (ready != null && !p.queued && p.isReady()) {
+        if (p.owner != null) { // an element: queued among its collection's, which may now be ready
+            PartState.Collection col = p.owner.col;
+            if (col.arrival && !p.queued && p.isReady()) {
+                p.queued = true;
+                col.arrived[col.arrivedTail++] = p.index;
+            }
+            p = p.owner;
+        }
+        if (ready != null && !p.queued && isReady(p)) {
             p.queued = true;
             ready[readyTail++] = p.index;
         }
@@ -619,6 +935,51 @@ public final class CompositionPlan {
                     begin(i);
                     break;
                 }
+            }
+        }
+    }
+
+    /** A collection part's array has streamed past: its elements' targets, the first calls started. */
+    private void list(PartState c, List<String> scalars) {
+        PartState.Collection col = c.col;
+        col.count = Math.min(scalars.size(), col.elements.length);
+        col.skipped = scalars.size() - col.count;
+        col.listed = true;
+        c.answered = true;
+        c.status = 200;
+        for (int e = 0; e < col.count; e++) {
+            PartState el = col.elements[e];
+            el.listedElement = true;
+            try {
+                el.target = targets.target(c.index, Map.of(PartConfig.Collection.EACH, scalars.get(e)));
+            } catch (PathTemplate.ExpansionException bad) {
+                fail(el, bad.getMessage(), PartKind.FAILED);
+            }
+        }
+        refreshEarliest();
+        startElements(col);
+        changed(c);
+    }
+
+    /** Starts a collection's next elements while fewer than its {@code concurrency} are in flight. */
+    private void startElements(PartState.Collection col) {
+        while (col.inFlight < col.concurrency && col.started < col.count) {
+            PartState el = col.elements[col.started++];
+            if (!el.failed) {
+                col.inFlight++;
+                begin(el.index);
+            }
+        }
+    }
+
+    /** An element's call is over (its body ended, or it failed): the next may start. */
+    private void callDone(PartState p) {
+        if (p.owner != null && p.begun && !p.callDone) {
+            p.callDone = true;
+            PartState.Collection col = p.owner.col;
+            col.inFlight--;
+            if (!over) {
+                startElements(col);
             }
         }
     }

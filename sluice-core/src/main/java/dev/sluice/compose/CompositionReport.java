@@ -48,12 +48,53 @@ final class CompositionReport {
 
     /** {@code ,"_meta":{...}}} with every part's outcome. */
     byte[] meta() {
-        return JsonSplice.meta(outcomes(), clock.getAsLong() - start);
+        return JsonSplice.meta(outcomes(), extras(), clock.getAsLong() - start);
     }
 
     /** The closing bytes of a composition delivered part by part, with {@code _meta}. */
     byte[] meta(DeliveryFrames frames) {
-        return frames.meta(outcomes(), clock.getAsLong() - start);
+        return frames.meta(outcomes(), extras(), clock.getAsLong() - start);
+    }
+
+    /**
+     * A collection part's entry's added members, {@code ,"elements":[...]} (and {@code ,"skipped":n}
+     * for elements past {@code max}); null when no part is a collection.
+     */
+    private List<String> extras() {
+        List<String> extras = null;
+        for (int i = 0; i < parts.length; i++) {
+            PartState p = parts[i];
+            if (p.col == null || !p.col.listed) {
+                continue;
+            }
+            if (extras == null) {
+                extras = new ArrayList<>(java.util.Collections.nCopies(parts.length, (String) null));
+            }
+            StringBuilder sb = new StringBuilder(",\"elements\":[");
+            for (int e = 0; e < p.col.count; e++) {
+                PartState el = p.col.elements[e];
+                if (e > 0) {
+                    sb.append(',');
+                }
+                long end = (el.failed || el.ended ? el.endNanos : clock.getAsLong()) - start;
+                sb.append("{\"status\":").append(el.status);
+                sb.append(",\"latency_ms\":").append(JsonSplice.millis(end));
+                sb.append(",\"bytes\":").append(el.relayed);
+                if (el.attempts > 1) {
+                    sb.append(",\"attempts\":").append(el.attempts);
+                }
+                if (el.failed) {
+                    sb.append(",\"error\":").append(JsonSplice.quote(el.error));
+                }
+                sb.append('}');
+            }
+            sb.append(']');
+            if (p.col.skipped > 0) {
+                sb.append(",\"skipped\":").append(p.col.skipped);
+            }
+            extras.set(i, sb.toString());
+        }
+        return extras;
     }
 
     private List<PartOutcome> outcomes() {
@@ -87,9 +128,23 @@ final class CompositionReport {
         long firstByte = p.answeredNanos < 0 ? -1 : p.answeredNanos - p.startNanos;
         p.event = new PartEvent(route, p.config.upstream(), p.outcome, kind, firstByte);
         observer.part(p.event);
-        if (!p.begun) {
-            return;
+        if (p.begun) {
+            tellCall(p, kind);
         }
+    }
+
+    /**
+     * A collection part's element is written (relayed whole, or {@code null}): the observer is told
+     * of its upstream call, if it made one (the element is reported in its part's {@code _meta}).
+     */
+    void element(PartState e) {
+        if (observer.listens() && e.begun) {
+            tellCall(e, e.failed ? e.kind : PartKind.OK);
+        }
+    }
+
+    private void tellCall(PartState p, PartKind kind) {
+        long firstByte = p.answeredNanos < 0 ? -1 : p.answeredNanos - p.startNanos;
         UpstreamOutcome call;
         long latency;
         if (p.answeredNanos >= 0) {

@@ -60,13 +60,19 @@ public final class DeliveryFrames {
 
     /** The closing bytes: the {@code _meta} frame, the end of the stream. */
     public byte[] meta(List<PartOutcome> outcomes, long totalNanos) {
+        return meta(outcomes, null, totalNanos);
+    }
+
+    /** {@link #meta(List, long)} with members added to some parts' entries (see {@link JsonSplice}). */
+    byte[] meta(List<PartOutcome> outcomes, List<String> extras, long totalNanos) {
         StringBuilder sb = new StringBuilder(96 + outcomes.size() * 64);
         switch (format) {
             case SSE -> sb.append("event: meta\ndata: ");
             case MULTIPART -> sb.append(PART_HEAD);
             default -> {}
         }
-        JsonSplice.appendMeta(sb.append("{\"_meta\":"), outcomes, totalNanos).append('}');
+        JsonSplice.appendMeta(sb.append("{\"_meta\":"), outcomes, extras, totalNanos)
+                .append('}');
         sb.append(
                 switch (format) {
                     case SSE -> "\n\n";

@@ -50,12 +50,30 @@ public final class JsonSplice {
      * @param totalNanos the composition's duration
      */
     public static byte[] meta(List<PartOutcome> outcomes, long totalNanos) {
+        return meta(outcomes, null, totalNanos);
+    }
+
+    /**
+     * {@link #meta(List, long)} with members added to some parts' entries.
+     *
+     * @param extras by part, JSON members (with their leading comma) added to its entry, or null
+     */
+    static byte[] meta(List<PartOutcome> outcomes, List<String> extras, long totalNanos) {
         StringBuilder sb = new StringBuilder(64 + outcomes.size() * 64).append(",\"_meta\":");
-        return appendMeta(sb, outcomes, totalNanos).append('}').toString().getBytes(StandardCharsets.UTF_8);
+        return appendMeta(sb, outcomes, extras, totalNanos)
+                .append('}')
+                .toString()
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     /** Appends the {@code _meta} object, {@code {"parts":{...},"failed":[...],"latency_ms":...}}. */
     static StringBuilder appendMeta(StringBuilder sb, List<PartOutcome> outcomes, long totalNanos) {
+        return appendMeta(sb, outcomes, null, totalNanos);
+    }
+
+    static StringBuilder appendMeta(
+            StringBuilder sb, List<PartOutcome> outcomes, List<String> extras, long totalNanos) {
+        int index = 0;
         sb.append("{\"parts\":{");
         boolean first = true;
         for (PartOutcome o : outcomes) {
@@ -75,6 +93,10 @@ public final class JsonSplice {
             if (o.error().isPresent()) {
                 sb.append(",\"error\":").append(quote(o.error().get()));
             }
+            if (extras != null && extras.get(index) != null) {
+                sb.append(extras.get(index));
+            }
+            index++;
             sb.append('}');
         }
         sb.append("},\"failed\":[");

@@ -33,6 +33,16 @@ final class PartState {
     boolean relayStarted;
     boolean cached; // answered from the part cache
     boolean successorStarted;
+    // chains: this part waits for `after`'s values; a part others wait for has a tap and dependents
+    int after = -1;
+    String[] references; // this part's, in its path ({@code product:/reviewIds}); empty: it waits for the end
+    int[] slots; // each reference's pointer in the earlier part's tap
+    JsonPointerTap tap; // on a part others wait for: finds their values in its bytes
+    int tapSeen; // the tap's resolved count when last looked at
+    PartState[] dependents; // the parts waiting for this one, or null
+    String target; // a chained part's target, once its values are known; an element's
+    Collection col; // a collection part's fan-out, or null
+    PartState owner; // an element's collection part, or null
     PartOutcome outcome;
     PartEvent event; // told to the observer, when one listens
 
@@ -63,6 +73,37 @@ final class PartState {
 
     /** Its deadline still matters: being fetched (or waiting to be), or being relayed, and not ended. */
     boolean deadlineApplies() {
-        return !ended && !failed && outcome == null;
+        if (col != null) {
+            return !col.listed && !failed; // then its elements carry the deadline
+        }
+        return !ended && !failed && outcome == null && !(owner != null && !listedElement);
+    }
+
+    boolean listedElement;
+    boolean callDone; // an element whose call is over, no longer counted in flight // an element slot given an element
+    // (slots past the array's length stay idle)
+
+    /** A collection part's elements: slots in the plan's part array, listed once its array has streamed past. */
+    static final class Collection {
+        final PartState[] elements; // max slots
+        final int concurrency;
+        final boolean arrival;
+        boolean listed;
+        int count; // elements listed (at most max)
+        int skipped; // elements past max
+        int started;
+        int inFlight;
+        int relayedCount;
+        int current = -1; // the slot being relayed
+        final int[] arrived; // arrival order: slots ready, each once
+        int arrivedHead;
+        int arrivedTail;
+
+        Collection(PartState[] elements, int concurrency, boolean arrival) {
+            this.elements = elements;
+            this.concurrency = concurrency;
+            this.arrival = arrival;
+            this.arrived = new int[elements.length];
+        }
     }
 }

@@ -16,6 +16,12 @@ import java.util.Optional;
  *     on-error: fail}
  * @param timeout optional bound on this part alone (the route's timeout bounds all parts)
  * @param shaping how the part's JSON is filtered as it streams, when it is
+ * @param after the earlier part this one is chained to: it starts once the values its {@code path}
+ *     refers to ({@code {product:/reviewIds}}, {@link PathTemplate#references()}) have streamed past
+ *     in that part, or once that part's body has ended when it refers to none
+ * @param maxValue the longest value a reference takes, in bytes
+ * @param collection when the part is a collection: a call per element of an array found in an
+ *     earlier part, relayed as one JSON array
  * @param cache whether and how its answers are kept in the part cache ({@code cache:})
  */
 public record PartConfig(
@@ -25,14 +31,67 @@ public record PartConfig(
         boolean optional,
         Optional<Duration> timeout,
         Optional<Shaping> shaping,
+        Optional<String> after,
+        int maxValue,
+        Optional<Collection> collection,
         Optional<PartCaching> cache) {
+
+    /** {@code max-value}'s default. */
+    public static final int DEFAULT_MAX_VALUE = 1024;
+
     public PartConfig {
         requireNonNull(name, "name");
         requireNonNull(upstream, "upstream");
         requireNonNull(path, "path");
         requireNonNull(timeout, "timeout");
         requireNonNull(shaping, "shaping");
+        requireNonNull(after, "after");
+        requireNonNull(collection, "collection");
         requireNonNull(cache, "cache");
+        if (after.isEmpty() && !path.references().isEmpty()) { // implied by the first reference
+            after = Optional.of(referencedPart(path.references().iterator().next()));
+        }
+        if (after.isEmpty()
+                && collection.isPresent()
+                && collection.get().queryName().isEmpty()) {
+            after = Optional.of(referencedPart(collection.get().each()));
+        }
+        if (maxValue < 1) {
+            throw new IllegalArgumentException("maxValue: " + maxValue + " (expected: > 0)");
+        }
+    }
+
+    /** A part that starts with the composition. */
+    public PartConfig(
+            String name,
+            String upstream,
+            PathTemplate path,
+            boolean optional,
+            Optional<Duration> timeout,
+            Optional<Shaping> shaping) {
+        this(name, upstream, path, optional, timeout, shaping, Optional.empty(), DEFAULT_MAX_VALUE, Optional.empty());
+    }
+
+    /** A part that starts with the composition, cached as {@code cache} says. */
+    public PartConfig(
+            String name,
+            String upstream,
+            PathTemplate path,
+            boolean optional,
+            Optional<Duration> timeout,
+            Optional<Shaping> shaping,
+            Optional<PartCaching> cache) {
+        this(
+                name,
+                upstream,
+                path,
+                optional,
+                timeout,
+                shaping,
+                Optional.empty(),
+                DEFAULT_MAX_VALUE,
+                Optional.empty(),
+                cache);
     }
 
     /** A part that is never cached. */
@@ -42,8 +101,60 @@ public record PartConfig(
             PathTemplate path,
             boolean optional,
             Optional<Duration> timeout,
-            Optional<Shaping> shaping) {
-        this(name, upstream, path, optional, timeout, shaping, Optional.empty());
+            Optional<Shaping> shaping,
+            Optional<String> after,
+            int maxValue,
+            Optional<Collection> collection) {
+        this(name, upstream, path, optional, timeout, shaping, after, maxValue, collection, Optional.empty());
+    }
+
+    /**
+     * A collection part's fan-out: a call to the part's {@code path}, its {@code {each}} the element, for
+     * each scalar of the array at {@code each} ({@code product:/relatedIds}).
+     *
+     * @param each the earlier part and the JSON pointer of the array
+     * @param max the most elements fetched; more are left out and counted in {@code _meta}
+     * @param concurrency the most element calls in flight at once
+     * @param arrival elements relayed as they are ready rather than in the array's order
+     */
+    public record Collection(String each, int max, int concurrency, boolean arrival) {
+        /** The placeholder an element's value takes in the part's path. */
+        public static final String EACH = "each";
+
+        /** The query parameter whose values the elements are, when {@code each} names one. */
+        public Optional<String> queryName() {
+            return each.startsWith(QUERY) ? Optional.of(each.substring(QUERY.length())) : Optional.empty();
+        }
+
+        public static final int DEFAULT_MAX = 20;
+        public static final int DEFAULT_CONCURRENCY = 5;
+
+        /** The prefix of an {@code each} naming a repeated query parameter of the request ({@code query:ids}). */
+        public static final String QUERY = "query:";
+
+        public Collection {
+            requireNonNull(each, "each");
+            if (each.indexOf(PathTemplate.REFERENCE) <= 0) {
+                throw new IllegalArgumentException("each: '" + each + "' (expected: part:/json/pointer)");
+            }
+            if (each.startsWith(QUERY) && each.length() == QUERY.length()) {
+                throw new IllegalArgumentException("each: '" + each + "' (expected: query:<parameter name>)");
+            }
+            if (max < 1 || concurrency < 1) {
+                throw new IllegalArgumentException(
+                        "max: " + max + ", concurrency: " + concurrency + " (expected: both > 0)");
+            }
+        }
+    }
+
+    /** The part a reference ({@code product:/reviewIds}) names. */
+    public static String referencedPart(String reference) {
+        return reference.substring(0, reference.indexOf(PathTemplate.REFERENCE));
+    }
+
+    /** The JSON pointer of a reference ({@code /reviewIds}). */
+    public static String referencedPointer(String reference) {
+        return reference.substring(reference.indexOf(PathTemplate.REFERENCE) + 1);
     }
 
     /** A part relayed as its upstream sends it. */

@@ -66,7 +66,7 @@ final class TargetBinder {
         }
         Optional<PathTemplate> path = Optional.empty();
         if (m.has("path")) {
-            path = template(m, routePath);
+            path = template(m, routePath, false);
         }
         Optional<PathRewrite> rewrite = ProxyBinder.rewrite(m, problems);
         if (rewrite.isPresent() && (path.isPresent() || stripPrefix.isPresent())) {
@@ -113,6 +113,7 @@ final class TargetBinder {
                 for (Map.Entry<String, Object> e : p.entries()) {
                     part(p, e.getKey(), e.getValue(), routePath).ifPresent(parts::add);
                 }
+                chains(p, parts, fanout.equals("sequential"), order.equals("declared"));
             });
         }
         Requirements requirements = Requirements.bind(
@@ -190,17 +191,171 @@ final class TargetBinder {
                 "rename",
                 "take",
                 "max-key-bytes",
-                "cache");
+                "cache",
+                "after",
+                "max-value",
+                "each",
+                "max",
+                "concurrency",
+                "order");
         Optional<String> upstream = upstream(m);
-        Optional<PathTemplate> path = m.require("path", TEMPLATE_EXPECTED) ? template(m, routePath) : Optional.empty();
+        Optional<PathTemplate> path =
+                m.require("path", TEMPLATE_EXPECTED) ? template(m, routePath, true) : Optional.empty();
         boolean optional = m.bool("optional", false);
         Optional<Duration> timeout = m.duration("timeout");
         Optional<PartConfig.Shaping> shaping = shaping(m);
         Optional<PartCaching> cache = PartCachingBinder.cache(m);
+        Optional<String> after = m.string("after", "the name of an earlier part");
+        int maxValue = m.size(
+                "max-value",
+                PartConfig.DEFAULT_MAX_VALUE,
+                1,
+                "a size such as 1KiB: the longest value a reference to an earlier part takes");
+        if (path.isPresent()) {
+            for (String reference : path.get().references()) {
+                PartConfig.Shaping.pointerProblem(PartConfig.referencedPointer(reference))
+                        .ifPresent(problem -> m.problem("path", "{" + reference + "}: the pointer " + problem));
+                String named = PartConfig.referencedPart(reference);
+                if (after.isPresent() && !after.get().equals(named)) {
+                    m.problem(
+                            "path",
+                            "{" + reference + "} refers to part '" + named + "' but after is '" + after.get()
+                                    + "' (expected: references to the part named by after)");
+                } else if (after.isEmpty()) {
+                    after = Optional.of(named); // implied by the reference
+                }
+            }
+        }
+        Optional<PartConfig.Collection> collection = collection(m, path);
+        if (collection.isPresent() && collection.get().queryName().isEmpty()) {
+            String source = PartConfig.referencedPart(collection.get().each());
+            if (after.isPresent() && !after.get().equals(source)) {
+                m.problem(
+                        "each",
+                        "'" + collection.get().each() + "' is in part '" + source + "' but after is '" + after.get()
+                                + "' (expected: the part named by after)");
+            }
+            after = Optional.of(source);
+        }
+        if (after.isEmpty() && m.has("max-value")) {
+            m.problem("max-value", "without after or a reference to an earlier part (expected: with one of them)");
+        }
         if (upstream.isEmpty() || path.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(new PartConfig(name, upstream.get(), path.get(), optional, timeout, shaping, cache));
+        return Optional.of(new PartConfig(
+                name, upstream.get(), path.get(), optional, timeout, shaping, after, maxValue, collection, cache));
+    }
+
+    private static final String EACH_EXPECTED =
+            "part:/json/pointer, the array in an earlier part to fan out over, or query:<name>";
+
+    /** A part's {@code each}, {@code max}, {@code concurrency} and {@code order}: a collection part's. */
+    private static Optional<PartConfig.Collection> collection(Mapping m, Optional<PathTemplate> path) {
+        if (!m.has("each")) {
+            for (String key : List.of("max", "concurrency", "order")) {
+                if (m.has(key)) {
+                    m.problem(key, "without each (expected: with each, on a collection part)");
+                }
+            }
+            return Optional.empty();
+        }
+        Optional<String> each = m.string("each", EACH_EXPECTED);
+        int max = m.integer("max", PartConfig.Collection.DEFAULT_MAX, 1, 10_000, "a whole number from 1 to 10000");
+        int concurrency = m.integer(
+                "concurrency", PartConfig.Collection.DEFAULT_CONCURRENCY, 1, 1_000, "a whole number from 1 to 1000");
+        String order = m.choice("order", "declared", "declared", "arrival");
+        if (each.isEmpty()) {
+            return Optional.empty();
+        }
+        String text = each.get();
+        int colon = text.indexOf(PathTemplate.REFERENCE);
+        if (text.startsWith(PartConfig.Collection.QUERY)) {
+            if (text.length() == PartConfig.Collection.QUERY.length()) {
+                m.problem("each", "'" + text + "' (expected: query:<parameter name>)");
+                return Optional.empty();
+            }
+            colon = -2; // no pointer to check
+        }
+        if (colon == 0 || colon == -1) {
+            m.problem("each", "'" + text + "' (expected: " + EACH_EXPECTED + ")");
+            return Optional.empty();
+        }
+        Optional<String> pointerProblem =
+                colon < 0 ? Optional.empty() : PartConfig.Shaping.pointerProblem(text.substring(colon + 1));
+        if (pointerProblem.isPresent()) {
+            m.problem("each", "the pointer " + pointerProblem.get());
+            return Optional.empty();
+        }
+        if (path.isPresent()
+                && (!path.get().variableNames().contains(PartConfig.Collection.EACH)
+                        || !path.get().references().isEmpty())) {
+            m.problem(
+                    "path",
+                    "'" + path.get() + "' (expected: a path with {each} and no {part:/pointer} reference, such as"
+                            + " /products/{each})");
+            return Optional.empty();
+        }
+        return Optional.of(new PartConfig.Collection(text, max, concurrency, order.equals("arrival")));
+    }
+
+    /**
+     * A chained part's {@code after} must name another part of the composition, and the chains must
+     * not loop: each problem by the path of the {@code after} (or implied by the {@code path}) at fault.
+     */
+    private void chains(Mapping section, List<PartConfig> parts, boolean sequential, boolean declared) {
+        Map<String, PartConfig> byName = new java.util.HashMap<>();
+        for (PartConfig part : parts) {
+            byName.put(part.name(), part);
+        }
+        for (PartConfig part : parts) {
+            if (part.after().isEmpty()) {
+                continue;
+            }
+            String at = section.child(part.name())
+                    + (part.collection().isPresent()
+                            ? ".each"
+                            : part.path().references().isEmpty() ? ".after" : ".path");
+            String after = part.after().get();
+            if (sequential) {
+                problems.add(new Problem(
+                        at, "a chained part in a sequential composition (expected: fanout: parallel with after)"));
+            } else if (declared
+                    && byName.containsKey(after)
+                    && parts.indexOf(byName.get(after)) > parts.indexOf(part)) {
+                // relayed first, it would wait for a value the later part may hold past its read-ahead
+                problems.add(new Problem(
+                        at,
+                        "'" + after + "' is declared after '" + part.name()
+                                + "' in a composition relayed in declared order (expected: the part it waits"
+                                + " for declared first)"));
+            } else if (byName.containsKey(after)
+                    && byName.get(after).collection().isPresent()) {
+                problems.add(new Problem(
+                        at,
+                        "'" + after + "' is a collection part (expected: a part with a body of its own to wait for)"));
+            } else if (!byName.containsKey(after)) {
+                problems.add(new Problem(
+                        at,
+                        "'" + after + "' is not a part of this composition (expected: one of "
+                                + String.join(
+                                        ", ", byName.keySet().stream().sorted().toList()) + ")"));
+            } else {
+                List<String> loop = new ArrayList<>(List.of(part.name()));
+                String next = after;
+                while (next != null && !loop.contains(next) && byName.containsKey(next)) {
+                    loop.add(next);
+                    next = byName.get(next).after().orElse(null);
+                }
+                if (part.name().equals(next)) {
+                    loop.add(next);
+                    problems.add(new Problem(
+                            at,
+                            "a cycle: " + String.join(" after ", loop)
+                                    + " (expected: each part after one that does not wait for it)"));
+                }
+            }
+        }
     }
 
     /** A part's {@code select}, {@code exclude}, {@code rename}, {@code take} and {@code max-key-bytes}. */
@@ -312,14 +467,14 @@ final class TargetBinder {
     }
 
     /** {@code path:} as a template; {@code {**}} only when the route path is a wildcard. */
-    private Optional<PathTemplate> template(Mapping m, Optional<PathPattern> routePath) {
+    private Optional<PathTemplate> template(Mapping m, Optional<PathPattern> routePath, boolean part) {
         Optional<String> text = m.requiredString("path", TEMPLATE_EXPECTED);
         if (text.isEmpty()) {
             return Optional.empty();
         }
         PathTemplate template;
         try {
-            template = PathTemplate.parse(text.get());
+            template = part ? PathTemplate.parsePart(text.get()) : PathTemplate.parse(text.get());
         } catch (IllegalArgumentException e) {
             m.problem("path", e.getMessage());
             return Optional.empty();

@@ -38,26 +38,46 @@ public final class QueryString {
         if (rawQuery == null || rawQuery.isEmpty()) {
             return Map.of();
         }
-        return new AbstractMap<>() {
-            private Map<String, String> values;
+        return new Parameters(rawQuery);
+    }
 
-            private Map<String, String> parsed() {
-                if (values == null) {
-                    values = parse(rawQuery);
+    /** A query's parameters, first value per name, parsed on first use; {@link #all} has every value. */
+    public static final class Parameters extends AbstractMap<String, String> {
+        private final String rawQuery;
+        private Map<String, String> values;
+
+        private Parameters(String rawQuery) {
+            this.rawQuery = rawQuery;
+        }
+
+        private Map<String, String> parsed() {
+            if (values == null) {
+                values = parse(rawQuery);
+            }
+            return values;
+        }
+
+        @Override
+        public String get(Object key) {
+            return parsed().get(key);
+        }
+
+        @Override
+        public Set<Entry<String, String>> entrySet() {
+            return parsed().entrySet();
+        }
+
+        /** Every decoded value of the parameters named {@code name}, in order ("" for one without {@code =}). */
+        public java.util.List<String> all(String name) {
+            java.util.List<String> all = new java.util.ArrayList<>();
+            walk(rawQuery, (start, eq, end) -> {
+                if (decode(rawQuery.substring(start, eq < 0 ? end : eq)).equals(name)) {
+                    all.add(eq < 0 ? "" : decode(rawQuery.substring(eq + 1, end)));
                 }
-                return values;
-            }
-
-            @Override
-            public String get(Object key) {
-                return parsed().get(key);
-            }
-
-            @Override
-            public Set<Entry<String, String>> entrySet() {
-                return parsed().entrySet();
-            }
-        };
+                return true;
+            });
+            return all;
+        }
     }
 
     private static Map<String, String> parse(String rawQuery) {

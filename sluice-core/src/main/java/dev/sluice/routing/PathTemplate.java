@@ -30,6 +30,9 @@ public final class PathTemplate {
     private final List<String> pieces; // alternating: literal, variable, literal, variable, ..., literal
     private final int queryFrom; // index of the first piece after the template's '?'; pieces.size() if none
 
+    /** The separator in a reference to an earlier composition part's value: {@code {product:/reviewIds}}. */
+    public static final char REFERENCE = ':';
+
     private PathTemplate(String source, List<String> pieces) {
         this.source = source;
         this.pieces = pieces;
@@ -49,6 +52,21 @@ public final class PathTemplate {
      * @throws IllegalArgumentException naming what is wrong with it
      */
     public static PathTemplate parse(String template) {
+        return parse(template, false);
+    }
+
+    /**
+     * Parses a composition part's template, which may also hold references to values in earlier
+     * parts, {@code {part:/json/pointer}} (see {@link #references()}): they expand like a query
+     * parameter of that name, whose value the composition gives.
+     *
+     * @throws IllegalArgumentException naming what is wrong with it
+     */
+    public static PathTemplate parsePart(String template) {
+        return parse(template, true);
+    }
+
+    private static PathTemplate parse(String template, boolean references) {
         if (template == null || !template.startsWith("/")) {
             throw new IllegalArgumentException("'" + template + "' (expected: a path starting with '/')");
         }
@@ -73,9 +91,10 @@ public final class PathTemplate {
                 throw new IllegalArgumentException("'" + template + "' (expected: balanced '{name}' placeholders)");
             }
             String name = template.substring(open + 1, close);
-            if (!name.equals(REMAINDER) && !isVariableName(name)) {
+            if (!name.equals(REMAINDER) && !isVariableName(name) && !(references && isReference(name))) {
                 throw new IllegalArgumentException(
-                        "'" + template + "' (expected: '{name}' of letters, digits, '-', '_', or '{**}')");
+                        "'" + template + "' (expected: '{name}' of letters, digits, '-', '_',"
+                                + (references ? " '{part:/json/pointer}'," : "") + " or '{**}')");
             }
             pieces.add(template.substring(pos, open));
             pieces.add(name);
@@ -95,6 +114,23 @@ public final class PathTemplate {
             }
         }
         return true;
+    }
+
+    /** {@code part:pointer}, the part's name as a variable's; the pointer is checked by whoever binds it. */
+    static boolean isReference(String name) {
+        int colon = name.indexOf(REFERENCE);
+        return colon > 0 && isVariableName(name.substring(0, colon));
+    }
+
+    /** The references to earlier parts' values ({@code product:/reviewIds}), in order, each once. */
+    public Set<String> references() {
+        Set<String> names = new LinkedHashSet<>();
+        for (int i = 1; i < pieces.size(); i += 2) {
+            if (pieces.get(i).indexOf(REFERENCE) > 0) {
+                names.add(pieces.get(i));
+            }
+        }
+        return names;
     }
 
     /** The placeholder names, {@code **} included when present. */

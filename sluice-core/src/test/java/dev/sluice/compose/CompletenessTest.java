@@ -41,7 +41,8 @@ class CompletenessTest {
                 () -> now,
                 dev.sluice.observe.GatewayObserver.NONE,
                 null,
-                ComposeTarget.Delivery.JSON);
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(java.util.Map.of(), java.util.Map.of(), ""));
     }
 
     static Requirements statusFrom(String part) {

@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +46,8 @@ class CompositionPlanTest {
                 () -> now,
                 dev.sluice.observe.GatewayObserver.NONE,
                 null,
-                ComposeTarget.Delivery.JSON);
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
     }
 
     static PartConfig part(String name) {
@@ -277,7 +279,8 @@ class CompositionPlanTest {
                 () -> now,
                 dev.sluice.observe.GatewayObserver.NONE,
                 null,
-                ComposeTarget.Delivery.JSON);
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
         steps(plan);
         plan.answered(0, 200, JSON);
         byte[] body = "{\"x\":".getBytes(StandardCharsets.UTF_8);
@@ -318,7 +321,8 @@ class CompositionPlanTest {
                 () -> now,
                 observer,
                 null,
-                ComposeTarget.Delivery.JSON);
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
         steps(plan);
         plan.answered(0, 200, JSON);
         plan.received(0, 10);
@@ -346,7 +350,8 @@ class CompositionPlanTest {
                 () -> now,
                 observer,
                 null,
-                ComposeTarget.Delivery.JSON);
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
         steps(plan);
         plan.answered(0, 200, JSON);
         plan.failed(1, UpstreamFailure.REFUSED, 0);
@@ -354,6 +359,219 @@ class CompositionPlanTest {
         assertThat(events)
                 .extracting(e -> e.outcome().name() + ": " + e.outcome().error().orElse("ok"))
                 .containsExactly("a: not relayed: the response failed", "b: upstream refused the connection");
+    }
+
+    static PartConfig chained(String name, String path, String after) {
+        return new PartConfig(
+                name,
+                "up",
+                PathTemplate.parsePart(path),
+                false,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.ofNullable(after),
+                PartConfig.DEFAULT_MAX_VALUE,
+                Optional.empty());
+    }
+
+    /** Feeds {@code json} through part {@code i}'s tap, as an engine does with the bytes it buffers. */
+    static void tapped(CompositionPlan plan, int i, String json) {
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        plan.tap(i).feed(bytes, 0, bytes.length);
+        plan.received(i, bytes.length);
+    }
+
+    @Test
+    void aChainedPartStartsOnceItsValueHasStreamedPastWithTheValueEncodedInItsTarget() {
+        CompositionPlan plan = plan(
+                Fanout.PARALLEL,
+                Order.ARRIVAL,
+                OnError.PARTIAL,
+                part("product"),
+                chained("reviews", "/reviews/{product:/name}?ids={product:/ids}", "product"));
+        assertThat(plan.tap(1))
+                .as("nobody waits for reviews' values: nothing scans it")
+                .isNull();
+        assertThat(steps(plan)).containsExactly("START(0)");
+        plan.answered(0, 200, JSON);
+        tapped(plan, 0, "{\"name\": \"a/b c\", \"ids\": [1,  "); // 10 bytes per RELAY
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(0)", "RELAY(0)", "RELAY(0)", "RELAY(0)");
+        tapped(plan, 0, "\"x&y\"],   ");
+        assertThat(plan.next()).isEqualTo(Step.START); // before product ends, and before its bytes are relayed
+        assertThat(plan.part()).isEqualTo(1);
+        assertThat(plan.target()).isEqualTo("/reviews/a%2Fb%20c?ids=1%2Cx%26y");
+        assertThat(steps(plan)).containsExactly("RELAY(0)");
+        tapped(plan, 0, "\"n\": 1}   ");
+        plan.ended(0);
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        plan.ended(1);
+        assertThat(steps(plan)).containsExactly("RELAY(0)", "OPEN(1)", "RELAY(1)", "FINISH");
+    }
+
+    @Test
+    void aMissingValueOrAFailedEarlierPartMakesTheChainedPartNullWithItsReason() {
+        CompositionPlan plan = plan(
+                Fanout.PARALLEL,
+                Order.DECLARED,
+                OnError.PARTIAL,
+                part("product"),
+                chained("reviews", "/reviews?ids={product:/ids}", null),
+                chained("stock", "/stock", "product"),
+                part("other"),
+                chained("later", "/later?x={other:/x}", "other"));
+        assertThat(steps(plan)).containsExactly("START(0)", "START(3)");
+        plan.answered(0, 200, JSON);
+        tapped(plan, 0, "{\"id\": 1}");
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(0)", "RELAY(0)");
+        plan.ended(0);
+        assertThat(steps(plan)).containsExactly("START(2)", "NULL(1)"); // stock waited for product's end
+        plan.answered(3, 503, JSON);
+        plan.answered(2, 200, JSON);
+        plan.received(2, 10);
+        plan.ended(2);
+        assertThat(steps(plan)).containsExactly("OPEN(2)", "RELAY(2)", "NULL(3)", "NULL(4)", "FINISH");
+        String meta = new String(plan.meta(), StandardCharsets.UTF_8);
+        assertThat(meta).contains("\"reviews\":{\"status\":0").contains("no value at 'product:/ids'");
+        assertThat(meta).contains("part 'other' failed: upstream status 503");
+    }
+
+    static PartConfig collection(String name, String path, String each, int max, int concurrency) {
+        return new PartConfig(
+                name,
+                "up",
+                PathTemplate.parsePart(path),
+                false,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                PartConfig.DEFAULT_MAX_VALUE,
+                Optional.of(new PartConfig.Collection(each, max, concurrency, false)));
+    }
+
+    /** The bytes the steps up to the next WAIT write, each RELAY standing for 10 bytes ("#"). */
+    static String written(CompositionPlan plan, List<String> steps) {
+        StringBuilder out = new StringBuilder();
+        for (Step s = plan.next(); s != WAIT; s = plan.next()) {
+            steps.add(s == COMMIT || s == FINISH ? s.name() : s + "(" + plan.part() + ")");
+            switch (s) {
+                case START -> steps.set(steps.size() - 1, "START(" + plan.part() + " " + plan.target() + ")");
+                case OPEN -> out.append(new String(plan.key(), StandardCharsets.UTF_8));
+                case NULL ->
+                    out.append(new String(plan.key(), StandardCharsets.UTF_8)).append("null");
+                case CLOSE -> out.append(new String(plan.closer(), StandardCharsets.UTF_8));
+                case RELAY -> {
+                    out.append('#');
+                    plan.relayed(plan.part(), 10);
+                }
+                default -> {}
+            }
+        }
+        return out.toString();
+    }
+
+    @Test
+    void aCollectionPartFansOutOverAnArrayWithinItsConcurrencyAndRelaysOneArrayInOrder() {
+        CompositionPlan plan = plan(
+                Fanout.PARALLEL,
+                Order.DECLARED,
+                OnError.PARTIAL,
+                part("product"),
+                collection("related", "/r/{each}", "product:/ids", 3, 2));
+        assertThat(plan.slots()).isEqualTo(5);
+        assertThat(plan.configured(4)).isEqualTo(1);
+        List<String> steps = new ArrayList<>();
+        assertThat(written(plan, steps)).isEmpty();
+        assertThat(steps).containsExactly("START(0 /product)");
+        plan.answered(0, 200, JSON);
+        steps.clear();
+        tapped(plan, 0, "{\"ids\": [\"a b\", 2, 3, 4]} ");
+        assertThat(written(plan, steps)).isEqualTo("{\"product\":###");
+        assertThat(steps).startsWith("START(2 /r/a%20b)", "START(3 /r/2)", "COMMIT"); // 2 at once: concurrency
+        plan.ended(0);
+        plan.answered(2, 500, JSON); // the first element fails: the third starts
+        steps.clear();
+        assertThat(written(plan, steps)).isEqualTo(",\"related\":[null");
+        assertThat(steps).startsWith("START(4 /r/3)");
+        plan.answered(4, 200, JSON);
+        plan.received(4, 10);
+        plan.ended(4);
+        assertThat(written(plan, List.of())).isEmpty(); // the second element is next in the array's order
+        plan.answered(3, 200, JSON);
+        plan.received(3, 10);
+        plan.ended(3);
+        steps.clear();
+        assertThat(written(plan, steps)).isEqualTo(",#,#]");
+        assertThat(steps).endsWith("CLOSE(1)", "FINISH");
+        String meta = new String(plan.meta(), StandardCharsets.UTF_8);
+        assertThat(meta)
+                .contains("\"related\":{\"status\":200")
+                .contains("\"elements\":[{\"status\":500")
+                .contains("\"error\":\"upstream status 500\"}")
+                .contains("\"skipped\":1")
+                .contains("\"failed\":[]");
+    }
+
+    @Test
+    void eachElementsCallIsToldToTheObserverAndItsPartOnce() {
+        List<String> told = new ArrayList<>();
+        dev.sluice.observe.GatewayObserver observer = new dev.sluice.observe.GatewayObserver() {
+            @Override
+            public void part(dev.sluice.observe.PartEvent event) {
+                told.add("part " + event.outcome().name());
+            }
+
+            @Override
+            public void upstream(dev.sluice.observe.UpstreamEvent event) {
+                told.add("call " + event.status());
+            }
+        };
+        ComposeTarget target = new ComposeTarget(
+                Fanout.PARALLEL,
+                Order.ARRIVAL,
+                OnError.PARTIAL,
+                Duration.ofSeconds(2),
+                false,
+                List.of(part("list"), collection("items", "/i/{each}", "list:/ids", 5, 5)));
+        CompositionPlan plan = new CompositionPlan(
+                "page",
+                target,
+                new JsonSplice(List.of("list", "items")),
+                100,
+                () -> now,
+                observer,
+                null,
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        tapped(plan, 0, "[1, 2]    "); // a pointer into an array, not an object: no value
+        plan.ended(0);
+        steps(plan);
+        assertThat(told).containsExactly("part list", "call 200", "part items");
+        assertThat(new String(plan.meta(), StandardCharsets.UTF_8)).contains("no value at 'list:/ids'");
+
+        told.clear();
+        plan = new CompositionPlan(
+                "page",
+                target,
+                new JsonSplice(List.of("list", "items")),
+                100,
+                () -> now,
+                observer,
+                null,
+                ComposeTarget.Delivery.JSON,
+                PartRequest.withoutBasePaths(target.parts()).expand(Map.of(), Map.of(), ""));
+        steps(plan);
+        plan.answered(0, 200, JSON);
+        tapped(plan, 0, "{\"ids\":[1,2]}");
+        plan.ended(0);
+        plan.answered(2, 503, JSON);
+        plan.answered(3, 200, JSON);
+        plan.received(3, 10);
+        plan.ended(3);
+        steps(plan);
+        assertThat(told).containsExactly("part list", "call 200", "call 503", "call 200", "part items");
     }
 
     static PartConfig shaped(String name, String take) {

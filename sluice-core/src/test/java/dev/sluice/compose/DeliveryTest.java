@@ -41,8 +41,8 @@ class DeliveryTest {
     String deliver(Delivery format) {
         ComposeTarget target = target(List.of(format));
         JsonSplice splice = new JsonSplice(List.of("a", "b"));
-        CompositionPlan plan =
-                new CompositionPlan("", target, splice, 100, () -> now, GatewayObserver.NONE, null, format);
+        CompositionPlan plan = new CompositionPlan(
+                "", target, splice, 100, () -> now, GatewayObserver.NONE, null, format, targets(target));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         byte[] body = BODY_A.getBytes(StandardCharsets.UTF_8);
         assertThat(plan.delivery()).isEqualTo(format);
@@ -118,7 +118,8 @@ class DeliveryTest {
                 () -> now,
                 GatewayObserver.NONE,
                 null,
-                Delivery.NDJSON);
+                Delivery.NDJSON,
+                targets(target));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         byte[] body = "[1]".getBytes(StandardCharsets.UTF_8);
         drain(plan, out, body);
@@ -202,5 +203,9 @@ class DeliveryTest {
         assertThat(new String(DeliveryNegotiation.notAcceptableBody(some), StandardCharsets.UTF_8))
                 .contains("not_acceptable")
                 .contains("text/event-stream, application/x-ndjson");
+    }
+
+    private static PartRequest.Targets targets(ComposeTarget target) {
+        return PartRequest.withoutBasePaths(target.parts()).expand(java.util.Map.of(), java.util.Map.of(), "");
     }
 }

@@ -33,6 +33,19 @@ final class ChunkedWire {
         return data;
     }
 
+    /** A response's head, up to and with its empty line. */
+    static String head(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("the connection closed in the head: " + head);
+            }
+            head.append((char) b);
+        }
+        return head.toString();
+    }
+
     /** One line, without its CR LF. */
     static String line(InputStream in) throws IOException {
         StringBuilder line = new StringBuilder();

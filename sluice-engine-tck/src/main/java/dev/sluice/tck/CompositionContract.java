@@ -174,6 +174,25 @@ public abstract class CompositionContract extends ContractFixture {
     }
 
     @Test
+    void aPartsTargetIsItsUpstreamsBasePathAndItsPathFixedOrExpanded() {
+        try (TestGateway gw = gateway()
+                .upstream(Routes.upstream("based", java.net.URI.create(upstream.url() + "/inspect/base")))
+                .route(
+                        "user",
+                        on("/users/{id}"),
+                        compose()
+                                .order(Order.DECLARED)
+                                .part("fixed", "based", "/fixed?a=1")
+                                .part("expanded", "based", "/users/{id}/x"))
+                .start()) {
+            Composed composed = Composed.of(gw.wire().get("/users/a%20b"));
+            assertThat(Json.at(composed.part("fixed"), "path")).isEqualTo("/inspect/base/fixed");
+            assertThat(Json.at(composed.part("fixed"), "query")).isEqualTo("a=1");
+            assertThat(Json.at(composed.part("expanded"), "path")).isEqualTo("/inspect/base/users/a%20b/x");
+        }
+    }
+
+    @Test
     void partsAreGetsWithAcceptHostAndForwardedHeaders() {
         try (TestGateway gw = gateway()
                 .route(

@@ -561,4 +561,30 @@ public abstract class EngineContract {
             return EngineContract.this.transport();
         }
     }
+
+    @Nested
+    class CompositionChains extends CompositionChainContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
+    class CompositionCollections extends CompositionCollectionContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
 }

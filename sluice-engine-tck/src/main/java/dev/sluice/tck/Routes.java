@@ -251,6 +251,40 @@ public final class Routes {
             return this;
         }
 
+        /**
+         * A chained part: its path may refer to values in the part named by {@code after} ({@code
+         * {product:/reviewIds}}); {@code after} may be null when a reference names it.
+         */
+        public ComposeSpec chainedPart(String name, String upstream, String path, String after) {
+            parts.add(new PartConfig(
+                    name,
+                    upstream,
+                    PathTemplate.parsePart(path),
+                    false,
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.ofNullable(after),
+                    PartConfig.DEFAULT_MAX_VALUE,
+                    Optional.empty()));
+            return this;
+        }
+
+        /** A collection part: a call to {@code path} (with {@code {each}}) per element at {@code each}. */
+        public ComposeSpec collectionPart(
+                String name, String upstream, String path, String each, int max, int concurrency, boolean arrival) {
+            parts.add(new PartConfig(
+                    name,
+                    upstream,
+                    PathTemplate.parsePart(path),
+                    false,
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    PartConfig.DEFAULT_MAX_VALUE,
+                    Optional.of(new PartConfig.Collection(each, max, concurrency, arrival))));
+            return this;
+        }
+
         public ComposeSpec optionalPart(String name, String upstream, String path) {
             parts.add(new PartConfig(name, upstream, PathTemplate.parse(path), true, Optional.empty()));
             return this;

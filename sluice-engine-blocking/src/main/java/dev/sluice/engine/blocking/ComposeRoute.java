@@ -5,6 +5,7 @@ import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.DeliveryNegotiation;
 import dev.sluice.compose.JsonSplice;
 import dev.sluice.compose.PartCache;
+import dev.sluice.compose.PartRequest;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.ComposeTarget.Delivery;
@@ -34,6 +35,7 @@ final class ComposeRoute implements BlockingRoute {
     private final ComposeTarget target;
     private final List<PartConfig> parts;
     private final UpstreamClient[] clients;
+    private final PartRequest requests;
     private final JsonSplice splice;
     private final HeaderRules rules;
     private final Executor fanout;
@@ -69,6 +71,11 @@ final class ComposeRoute implements BlockingRoute {
         for (int i = 0; i < parts.size(); i++) {
             this.clients[i] = clients.get(parts.get(i).upstream());
         }
+        this.requests = new PartRequest(
+                parts,
+                java.util.Arrays.stream(this.clients)
+                        .map(c -> c.config().basePath())
+                        .toList());
         this.splice = new JsonSplice(parts.stream().map(PartConfig::name).toList());
         this.rules = HeaderRules.of(route.filters());
         this.fanout = fanout;
@@ -96,24 +103,27 @@ final class ComposeRoute implements BlockingRoute {
             ClientOutput.send(response, true, ByteBuffer.allocate(0));
             return;
         }
+        PartRequest.Targets targets =
+                requests.expand(match.variables(), Requests.lazyQuery(request), match.remainder());
         ExchangeTally tally = Requests.tally(request);
-        CompositionPlan plan =
-                new CompositionPlan(id, target, splice, readAhead, System::nanoTime, observer, tally, delivery);
-        Composition composition = new Composition(plan, fanout, parts.size(), buffers, timer);
-        Map<String, String> query = Requests.lazyQuery(request);
-        PartFetch[] fetches = new PartFetch[parts.size()];
-        for (int i = 0; i < parts.size(); i++) {
-            PartConfig part = parts.get(i);
-            UpstreamClient client = clients[i];
+        CompositionPlan plan = new CompositionPlan(
+                id, target, splice, readAhead, System::nanoTime, observer, tally, delivery, targets);
+        Composition composition = new Composition(plan, fanout, plan.slots(), buffers, timer, path -> {
+            UpstreamRequest out = new UpstreamRequest(PartRequest.METHOD, path).header("Accept", PartRequest.ACCEPT);
+            Requests.addForwarding(request, rules, edits, out);
+            return out;
+        });
+        PartFetch[] fetches = new PartFetch[plan.slots()]; // a collection part's elements after the parts
+        for (int i = 0; i < fetches.length; i++) {
+            int c = plan.configured(i);
+            PartConfig part = parts.get(c);
+            UpstreamClient client = clients[c];
             if (cache != null && part.cache().isPresent()) {
                 int index = i;
                 client = new CachedPartClient(
                         client, cache, part.cache().get(), part.upstream(), () -> composition.cached(index));
             }
-            String path = client.config().basePath() + part.path().expand(match.variables(), query, match.remainder());
-            UpstreamRequest out = new UpstreamRequest("GET", path).header("Accept", "application/json");
-            Requests.addForwarding(request, rules, edits, out);
-            fetches[i] = new PartFetch(composition, i, part, client, out, readAhead, plan.validator(i), rings, budget);
+            fetches[i] = new PartFetch(composition, i, part, client, readAhead, plan.validator(i), rings, budget);
             composition.add(fetches[i]);
         }
         try {

@@ -5,6 +5,7 @@ import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.DeliveryFrames;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonSplice;
+import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.UpstreamFailure;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.ByteBufferPool;
@@ -42,6 +44,7 @@ final class Composition {
     private final PartFetch[] parts;
     private final ByteBufferPool buffers; // the server's
     private final ScheduledExecutorService timer;
+    private final Function<String, UpstreamRequest> newRequest; // a part's request to the target the plan gives
     private ScheduledFuture<?> alarm; // guarded by lock: wakes run() at the plan's nearest deadline
     private long alarmAt; // guarded by lock: when it rings (System.nanoTime)
 
@@ -50,8 +53,10 @@ final class Composition {
             Executor fanout,
             int partCount,
             ByteBufferPool buffers,
-            ScheduledExecutorService timer) {
+            ScheduledExecutorService timer,
+            Function<String, UpstreamRequest> newRequest) {
         this.plan = plan;
+        this.newRequest = newRequest;
         this.flatten = plan.flattensRelayed();
         this.buffers = buffers;
         this.timer = timer;
@@ -62,6 +67,11 @@ final class Composition {
     /** Part {@code i}'s shaper, or null: set when the plan was made, so read without the lock. */
     JsonShaper shaper(int i) {
         return plan.shaper(i);
+    }
+
+    /** Part {@code i}'s tap, or null: set when the plan was made, so read without the lock. */
+    dev.sluice.compose.JsonPointerTap tap(int i) {
+        return plan.tap(i);
     }
 
     void add(PartFetch part) {
@@ -149,7 +159,8 @@ final class Composition {
             lock.unlock();
         }
         for (PartFetch part : parts) {
-            if (!part.ended) { // an ended part's connection is back in the pool, or about to be
+            // never started: no request; an ended part's connection is back in the pool, or about to be
+            if (part.request != null && !part.ended) {
                 part.request.cancel();
             }
         }
@@ -174,6 +185,7 @@ final class Composition {
                 CompositionPlan.Step step = plan.next();
                 if (step == CompositionPlan.Step.START) { // started together, outside the lock
                     starts[startCount++] = plan.part();
+                    parts[plan.part()].target = plan.target();
                     continue;
                 }
                 if (startCount > 0) {
@@ -307,16 +319,19 @@ final class Composition {
     }
 
     /**
-     * Under lock: hands the parts the plan started to fan-out threads, without the lock (each fetch's
-     * first step takes it); a refused hand-over fails its part.
+     * Under lock: hands the parts the plan started, each with its request to the target the plan gave,
+     * to fan-out threads, without the lock (each fetch's first step takes it); a refused hand-over
+     * fails its part.
      */
     private void startAll(int[] starts, int count) {
         lock.unlock();
         int refused = 0;
         try {
             for (int i = 0; i < count; i++) {
+                PartFetch part = parts[starts[i]];
+                part.request = newRequest.apply(part.target);
                 try {
-                    fanout.execute(parts[starts[i]]);
+                    fanout.execute(part);
                 } catch (RejectedExecutionException e) {
                     starts[refused++] = starts[i];
                 }

@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.compose.JsonPointerTap;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
 import dev.sluice.compose.ReadAheadBudget;
@@ -33,10 +34,12 @@ final class PartFetch implements Runnable {
     final PartConfig config;
     private final Composition composition;
     private final UpstreamClient client;
-    final UpstreamRequest request;
+    String target; // set under the lock with the plan's START
+    UpstreamRequest request; // made from it when the request thread starts the part; null until then
     private final int capacity;
     private final JsonValidator validator; // the plan's, fed on the fetch thread only
     private final JsonShaper shaper; // the plan's, null unless the part is shaped; fetch thread only
+    private final JsonPointerTap tap; // the plan's, null unless chained parts wait for this one's values
     private byte[] in; // a shaped part's bytes as read, before they are shaped into the ring
     private int inPos;
     private int inEnd;
@@ -59,7 +62,6 @@ final class PartFetch implements Runnable {
             int index,
             PartConfig config,
             UpstreamClient client,
-            UpstreamRequest request,
             int capacity,
             JsonValidator validator,
             RingPool rings,
@@ -68,10 +70,10 @@ final class PartFetch implements Runnable {
         this.index = index;
         this.config = config;
         this.client = client;
-        this.request = request;
         this.capacity = capacity;
         this.validator = validator;
         this.shaper = composition.shaper(index);
+        this.tap = composition.tap(index);
         this.rings = rings;
         this.budget = budget;
     }
@@ -132,6 +134,9 @@ final class PartFetch implements Runnable {
                         : shaped(response, pos, room);
                 if (n > 0 && validator != null) {
                     validator.feed(ring, pos, n);
+                }
+                if (n > 0 && tap != null) {
+                    tap.feed(ring, pos, n);
                 }
                 if (!composition.received(this, n)) {
                     return;

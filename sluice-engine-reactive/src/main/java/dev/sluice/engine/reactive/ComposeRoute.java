@@ -4,6 +4,7 @@ import dev.sluice.compose.ComposedHead;
 import dev.sluice.compose.DeliveryNegotiation;
 import dev.sluice.compose.JsonSplice;
 import dev.sluice.compose.PartCache;
+import dev.sluice.compose.PartRequest;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.ComposeTarget.Delivery;
@@ -35,7 +36,7 @@ final class ComposeRoute {
     final PartCache partCache; // the gateway's, or null: none
     final String id;
     final GatewayObserver observer;
-    final String[] fixedPaths; // by part index, base path included; null when the part's path has placeholders
+    final PartRequest requests;
     private final ByteBuf[] firstKeys; // direct and unreleasable: spliced next to direct part buffers
     private final ByteBuf[] laterKeys;
 
@@ -54,15 +55,12 @@ final class ComposeRoute {
         this.target = target;
         this.parts = target.parts();
         this.upstreams = new Upstream[parts.size()];
-        this.fixedPaths = new String[parts.size()];
         for (int i = 0; i < parts.size(); i++) {
-            PartConfig part = parts.get(i);
-            this.upstreams[i] = upstreams.get(part.upstream());
-            if (part.path().variableNames().isEmpty()) {
-                String path = part.path().expand(Map.of(), Map.of(), "");
-                fixedPaths[i] = this.upstreams[i].basePath() + path;
-            }
+            this.upstreams[i] = upstreams.get(parts.get(i).upstream());
         }
+        this.requests = new PartRequest(
+                parts,
+                java.util.Arrays.stream(this.upstreams).map(Upstream::basePath).toList());
         this.splice = new JsonSplice(parts.stream().map(PartConfig::name).toList());
         this.firstKeys = new ByteBuf[parts.size()];
         this.laterKeys = new ByteBuf[parts.size()];
@@ -112,15 +110,7 @@ final class ComposeRoute {
             ComposedHead.headers(target, delivery, rules).forEach(response::header);
             return Responses.empty(response, 200);
         }
-        String[] paths = new String[parts.size()];
-        Map<String, String> query = in.query();
-        for (int i = 0; i < paths.length; i++) {
-            paths[i] = fixedPaths[i];
-            if (paths[i] == null) {
-                paths[i] = upstreams[i].basePath()
-                        + parts.get(i).path().expand(match.variables(), query, match.remainder());
-            }
-        }
-        return new Composition(this, in, response, channel, paths, delivery).run();
+        PartRequest.Targets targets = requests.expand(match.variables(), in.query(), match.remainder());
+        return new Composition(this, in, response, channel, targets, delivery).run();
     }
 }

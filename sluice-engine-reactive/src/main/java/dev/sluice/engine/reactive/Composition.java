@@ -90,7 +90,7 @@ final class Composition {
             ClientRequest in,
             HttpServerResponse response,
             Channel channel,
-            String[] paths,
+            dev.sluice.compose.PartRequest.Targets targets,
             Delivery delivery) {
         this.http10 = in.request.version().equals(io.netty.handler.codec.http.HttpVersion.HTTP_1_0);
         this.route = route;
@@ -109,13 +109,15 @@ final class Composition {
                 System::nanoTime,
                 route.observer,
                 in.tally(),
-                delivery);
+                delivery,
+                targets);
         this.flatten = plan.flattensRelayed();
-        int n = paths.length;
+        int n = plan.slots(); // a collection part's elements after the parts
         this.parts = new Part[n];
         ClientRequest.Forwarding forwarding = in.forwarding();
         for (int i = 0; i < n; i++) {
-            parts[i] = new Part(this, i, route.parts.get(i), route.upstreams[i], paths[i], forwarding, route.readAhead);
+            int c = plan.configured(i);
+            parts[i] = new Part(this, i, route.parts.get(c), route.upstreams[c], forwarding, route.readAhead);
         }
     }
 
@@ -178,7 +180,7 @@ final class Composition {
                     armTimer();
                     return;
                 }
-                case START -> parts[plan.part()].begin();
+                case START -> parts[plan.part()].begin(plan.target());
                 case STOP -> parts[plan.part()].close();
                 case COMMIT -> {
                     commit();
@@ -187,11 +189,22 @@ final class Composition {
                     }
                 }
                 case FAIL -> failResponse();
-                case OPEN ->
-                    pendingKey = plan.contentType() == null
+                case OPEN -> {
+                    if (pendingKey != null) { // a collection part's key and '[', before its first element's
+                        emit(pendingKey);
+                    }
+                    // the part's key, or an element's comma
+                    pendingKey = plan.keyIsSplice()
                             ? route.key(plan.part(), plan.first())
                             : Unpooled.wrappedBuffer(plan.key());
-                case NULL -> emit(Unpooled.wrappedBuffer(plan.key(), NULL));
+                }
+                case NULL -> {
+                    if (pendingKey != null) { // a collection part's key and '[', before its first element's null
+                        emit(pendingKey);
+                        pendingKey = null;
+                    }
+                    emit(Unpooled.wrappedBuffer(plan.key(), NULL));
+                }
                 case CLOSE -> {
                     if (pendingKey != null) { // a part that relayed no byte (a shaper kept none)
                         emit(pendingKey);

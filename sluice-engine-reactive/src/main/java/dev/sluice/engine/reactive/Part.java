@@ -1,9 +1,11 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.compose.CompositionPlan;
+import dev.sluice.compose.JsonPointerTap;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
 import dev.sluice.compose.PartCache;
+import dev.sluice.compose.PartRequest;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.UpstreamFailure;
@@ -12,7 +14,6 @@ import dev.sluice.upstream.UpstreamCall;
 import dev.sluice.upstream.UpstreamCall.Action;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
@@ -45,6 +46,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
+    private static final HttpMethod METHOD = HttpMethod.valueOf(PartRequest.METHOD);
+
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Part.class);
 
     /**
@@ -61,11 +64,12 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private final Composition composition;
     private final CompositionPlan plan;
     private final Upstream upstream;
-    private final String path;
+    private String path; // the plan's target, given when it starts the part
     private final ClientRequest.Forwarding forwarding;
     private final int readAhead;
     private final JsonValidator validator; // the plan's; null unless validate-json
     private final JsonShaper shaper; // the plan's; null unless the part is shaped
+    private final JsonPointerTap tap; // the plan's; null unless chained parts wait for this one's values
     private final ArrayDeque<ByteBuf> buffer = new ArrayDeque<>(4);
     private final ReadAheadBudget budget;
     private final ReadAheadBudget.Grant grant = this::granted; // one instance: it is what cancel() finds
@@ -97,7 +101,6 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             int index,
             PartConfig config,
             Upstream upstream,
-            String path,
             ClientRequest.Forwarding forwarding,
             int readAhead) {
         this.composition = composition;
@@ -105,22 +108,23 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         this.index = index;
         this.config = config;
         this.upstream = upstream;
-        this.path = path;
         this.forwarding = forwarding;
         this.readAhead = readAhead;
         this.budget = composition.route.budget;
         this.validator = plan.validator(index);
         this.shaper = plan.shaper(index);
-        this.tries = new UpstreamCall(upstream.guard(), "GET", 0, System::nanoTime);
+        this.tap = plan.tap(index);
+        this.tries = new UpstreamCall(upstream.guard(), PartRequest.METHOD, 0, System::nanoTime);
         this.cache = config.cache().isPresent() ? composition.route.partCache : null;
     }
 
-    /** Starts the call, after the upstream's pacing wait when it has one. */
-    void begin() {
+    /** Starts the call to {@code target}, after the upstream's pacing wait when it has one. */
+    void begin(String target) {
         if (begun || closed || done) {
             return;
         }
         begun = true;
+        path = target;
         if (cache != null && answeredFromCache()) {
             return;
         }
@@ -265,7 +269,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (cache != null) {
             sent = headers;
         }
-        c.send(this, HttpMethod.GET, path, headers);
+        c.send(this, METHOD, path, headers);
     }
 
     /** The status line and headers: on the upstream connection's loop. */
@@ -373,6 +377,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             chunk = shaped;
             n = m;
         }
+        if (tap != null && n > 0) {
+            for (ByteBuffer nio : chunk.nioBuffers()) {
+                tap.feed(nio);
+            }
+        }
         if (!plan.received(index, n)) {
             chunk.release();
             budget.release(n);
@@ -412,7 +421,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     /** The part's request headers, sent to {@code authority}. */
     private HttpHeaders requestHeaders(String authority) {
         HttpHeaders headers = UpstreamConnection.newHeaders();
-        headers.set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
+        headers.set(HttpHeaderNames.ACCEPT, PartRequest.ACCEPT);
         forwarding.addTo(composition.route.rules, authority, headers);
         return headers;
     }

@@ -444,10 +444,17 @@ final class Http1Exchange implements UpstreamResponse {
             return 0;
         }
         if (framing == Framing.CHUNKED) {
+            // chunk data only: counting buffered framing bytes (a chunk's CRLF, the next size line)
+            // made a read after them wait on the socket for the next chunk, holding what had come
             ByteBuffer data = parser.content();
-            if (data != null && data.hasRemaining()) {
-                return data.remaining();
+            if ((data == null || !data.hasRemaining()) && connection.pos < connection.limit && !parser.ended()) {
+                ByteBuffer view = ByteBuffer.wrap(connection.buffer, connection.pos, connection.limit - connection.pos);
+                parser.parse(view); // what is buffered, no socket read; a bad response is read()'s to report
+                parsed += view.position() - connection.pos;
+                connection.pos = view.position();
+                data = parser.content();
             }
+            return data != null && data.hasRemaining() && parser.bad() == null ? data.remaining() : 0;
         }
         int n = connection.available();
         return framing == Framing.LENGTH ? (int) Math.min(n, left) : n;
