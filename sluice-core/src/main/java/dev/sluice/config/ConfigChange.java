@@ -87,6 +87,7 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
         // the files' contents rotate live; their paths do not
         present(problems, "server.tls", a.tls(), b.tls()).ifPresent(tls -> tls(problems, tls.running(), tls.next()));
         differs(problems, "server.http2", a.http2().enabled(), b.http2().enabled());
+        differs(problems, "server.request-id.response", a.responseRequestId(), b.responseRequestId());
         present(problems, "admin", running.admin(), next.admin()).ifPresent(admin -> {
             differs(problems, "admin.host", admin.running().host(), admin.next().host());
             differs(problems, "admin.port", admin.running().port(), admin.next().port());
@@ -184,8 +185,8 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
             differs(
                     problems,
                     "logging.access.format",
-                    access.running().combined() ? "combined" : "json",
-                    access.next().combined() ? "combined" : "json");
+                    access.running().format(),
+                    access.next().format());
             differs(
                     problems,
                     "logging.access.to",

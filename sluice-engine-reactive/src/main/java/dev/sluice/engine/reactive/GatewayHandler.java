@@ -50,6 +50,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     private final GatewaySnapshot.Holder<ReactiveRoute> snapshots;
     private final GatewayObserver observer;
     private final boolean recordsTraces; // the observer's: a trace the gateway begins is then sampled
+    private final boolean idOnAnswer; // server.request-id.response (a restart changes it)
     /** {@code server.limits.websocket-idle-timeout}: how long a silent WebSocket tunnel stays open. */
     private final java.time.Duration websocketIdle;
 
@@ -66,6 +67,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         this.recordsTraces = observer.recordsTraces();
         this.websocketIdle = config.server().limits().websocketIdleTimeout();
         this.limits = config.server().limits();
+        this.idOnAnswer = config.server().responseRequestId();
         this.resources = PolicyResources.of(config);
         this.budget = ReadAheadBudget.of(config.server());
         this.snapshots = new GatewaySnapshot.Holder<>(compile(config, resources, upstreams, observer, budget));
@@ -102,6 +104,9 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     @Override
     public Publisher<Void> apply(HttpServerRequest request, HttpServerResponse response) {
         ClientRequest in = ClientRequest.of(request);
+        if (idOnAnswer) {
+            response.header(RequestId.HEADER, in.answerWithId());
+        }
         if (recordsTraces) {
             in.recordTraces();
         }
@@ -222,7 +227,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         if (!given.refusedBy().isEmpty() && in.tally() != null) {
             in.tally().refused(given.refusedBy());
         }
-        response.responseHeaders().clear();
+        Responses.clearHeaders(response);
         given.headers().forEach(response::header);
         if (given.closes()) { // its body is never read, so the connection closes after the answer
             response.keepAlive(false);
@@ -309,9 +314,10 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             in.request.withConnection(connection -> Responses.abort(connection.channel()));
             return Mono.empty();
         }
-        response.responseHeaders().clear();
-        if (id != null) {
-            response.header(RequestId.HEADER, id);
+        Responses.clearHeaders(response);
+        String shown = in.answerId(decided.internal());
+        if (shown != null) {
+            response.header(RequestId.HEADER, shown);
         }
         return Responses.send(response, decided.status(), decided.body(id));
     }
