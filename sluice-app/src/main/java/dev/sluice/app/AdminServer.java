@@ -17,6 +17,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,6 +41,8 @@ import java.util.stream.Collectors;
  *   GET /metrics        Prometheus text format (docs/METRICS.md)
  *   GET /routes         JSON: each route's id, path, methods and target (the running configuration)
  *   GET /config         JSON: the running configuration file's tree, secrets redacted (ConfigView)
+ *   (with admin.auth.token, every endpoint but /health/live and /health/ready answers 401 without
+ *   Authorization: Bearer TOKEN)
  *   POST /reload        reads the configuration file again: 200 {"status":"reloaded",...}, or 400
  *                       {"error":"invalid_config","problems":[{"path":..,"message":..}]} and nothing
  *                       changed
@@ -54,6 +57,7 @@ final class AdminServer implements AutoCloseable {
     private final Reloader reloader;
     private final String host;
     private final Runnable beforeScrape;
+    private final Optional<byte[]> tokenDigest; // SHA-256 of admin.auth.token
     private volatile boolean stopping;
 
     private AdminServer(
@@ -63,8 +67,10 @@ final class AdminServer implements AutoCloseable {
             PrometheusMeterRegistry registry,
             Reloader reloader,
             String host,
-            Runnable beforeScrape) {
+            Runnable beforeScrape,
+            Optional<String> token) {
         this.beforeScrape = beforeScrape;
+        this.tokenDigest = token.map(AdminServer::sha256);
         this.server = server;
         this.executor = executor;
         this.gateway = gateway;
@@ -91,8 +97,8 @@ final class AdminServer implements AutoCloseable {
         ExecutorService executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("sluice-admin-", 0).factory());
         server.setExecutor(executor);
-        AdminServer adminServer =
-                new AdminServer(server, executor, gateway, registry, reloader, admin.host(), beforeScrape);
+        AdminServer adminServer = new AdminServer(
+                server, executor, gateway, registry, reloader, admin.host(), beforeScrape, admin.token());
         server.createContext("/", adminServer::handle);
         server.start();
         return adminServer;
@@ -116,6 +122,11 @@ final class AdminServer implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
             String path = exchange.getRequestURI().getRawPath();
+            if (!authorized(exchange, path)) {
+                exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"sluice-admin\"");
+                json(exchange, 401, error(401, "unauthorized", "this endpoint needs Authorization: Bearer TOKEN"));
+                return;
+            }
             if (path.equals("/reload")) {
                 reload(exchange);
                 return;
@@ -179,6 +190,31 @@ final class AdminServer implements AutoCloseable {
                 }
                 default -> json(exchange, 404, error(404, "not_found", "no admin endpoint " + path));
             }
+        }
+    }
+
+    /**
+     * Whether the exchange may see {@code path}: always without {@code admin.auth.token}, and for the
+     * orchestrator's probes ({@code /health/live}, {@code /health/ready}, which tell nothing); else
+     * with {@code Authorization: Bearer TOKEN}. The digests are compared in constant time
+     * ({@link MessageDigest#isEqual}), so the time taken tells nothing of how much of a guess was right.
+     */
+    private boolean authorized(HttpExchange exchange, String path) {
+        if (tokenDigest.isEmpty() || path.equals("/health/live") || path.equals("/health/ready")) {
+            return true;
+        }
+        String header = exchange.getRequestHeaders().getFirst("Authorization");
+        if (header == null || header.length() < 7 || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return false;
+        }
+        return MessageDigest.isEqual(sha256(header.substring(7).strip()), tokenDigest.get());
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
         }
     }
 

@@ -44,7 +44,8 @@ public final class Cli {
 
     static final String USAGE = """
       usage:
-        sluice run -c FILE [--engine virtual|platform|reactive] [--port N]   run a configuration
+        sluice run -c FILE [--engine virtual|platform|reactive] [--port N] [--admin-port N]
+                                                                               run a configuration
         sluice demo [--engine E] [--port N] [--upstream-port-base N]           demo upstreams + gateway with the bundled config
         sluice check -c FILE                                                   validate a configuration
         sluice upstreams [--host H] [--port-base N]                            only the demo upstreams
@@ -60,7 +61,7 @@ public final class Cli {
      * the README's commands against them without running anything.
      */
     static final Map<String, Set<String>> OPTIONS = Map.of(
-            "run", Set.of("--config", "--engine", "--port"),
+            "run", Set.of("--config", "--engine", "--port", "--admin-port"),
             "demo", Set.of("--engine", "--port", "--upstream-port-base"),
             "check", Set.of("--config"),
             "upstreams", Set.of("--host", "--port-base"),
@@ -140,15 +141,19 @@ public final class Cli {
         Path file = Path.of(a.required("--config", "FILE (-c FILE)"));
         Optional<EngineMode> engine = engine(a);
         Optional<Integer> port = a.integer("--port", 0, 65535);
+        Optional<Integer> adminPort = a.integer("--admin-port", 0, 65535);
+        java.util.function.UnaryOperator<GatewayConfig> commandLine = c -> {
+            GatewayConfig applied = c.with(
+                    engine.orElse(c.server().engine()), port.orElse(c.server().port()));
+            return adminPort.map(applied::withAdminPort).orElse(applied);
+        };
         GatewayConfig config;
         try {
             config = ConfigLoader.load(file);
         } catch (ConfigException e) {
             throw new Failure(e.getMessage());
         }
-        config = config.with(
-                engine.orElse(config.server().engine()),
-                port.orElse(config.server().port()));
+        config = commandLine.apply(config);
         LogBackend.configure(config.logging(), err);
         Optional<PrometheusMeterRegistry> registry = config.admin().isPresent()
                 ? Optional.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
@@ -177,7 +182,7 @@ public final class Cli {
             throw e;
         }
         metrics.ifPresent(m -> m.watch(() -> gateway));
-        Reloader reloader = reloader(file, engine, port, config, gateway, registry.map(r -> (MeterRegistry) r));
+        Reloader reloader = reloader(file, commandLine, config, gateway, registry.map(r -> (MeterRegistry) r));
         Optional<AdminServer> admin = Optional.empty();
         if (config.admin().isPresent()) {
             try {
@@ -213,13 +218,12 @@ public final class Cli {
     /** Reloads on a change of {@code file}, on SIGHUP and (with an admin listener) on POST /reload. */
     private static Reloader reloader(
             Path file,
-            Optional<EngineMode> engine,
-            Optional<Integer> port,
+            java.util.function.UnaryOperator<GatewayConfig> commandLine,
             GatewayConfig config,
             RunningGateway gateway,
             Optional<io.micrometer.core.instrument.MeterRegistry> registry)
             throws Failure {
-        Reloader reloader = new Reloader(file, engine, port, config, gateway, registry);
+        Reloader reloader = new Reloader(file, commandLine, config, gateway, registry);
         try {
             reloader.watch();
         } catch (IOException e) {

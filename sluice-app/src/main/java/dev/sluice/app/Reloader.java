@@ -6,7 +6,6 @@ import dev.sluice.config.ConfigChange;
 import dev.sluice.config.ConfigException;
 import dev.sluice.config.ConfigFiles;
 import dev.sluice.config.ConfigLoader;
-import dev.sluice.config.EngineMode;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.Problem;
 import dev.sluice.engine.RunningGateway;
@@ -23,14 +22,15 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Hot reload of {@code sluice run}'s configuration file: when the file changes (watched, including
  * Kubernetes' ConfigMap symlink swap), on SIGHUP, or on the admin listener's {@code POST /reload}.
- * The file is read and validated whole, the command line's {@code --engine} and {@code --port} are
- * applied as at start, and {@link ConfigChange} decides what may change live; then the engine swaps
+ * The file is read and validated whole, the command line's {@code --engine}, {@code --port} and
+ * {@code --admin-port} are applied as at start, and {@link ConfigChange} decides what may change live; then the engine swaps
  * its snapshot in one step. A file with any problem changes nothing: the running configuration
  * stays, and every problem is logged (and answered to {@code POST /reload}) with its path.
  */
@@ -45,8 +45,7 @@ final class Reloader implements AutoCloseable {
     record Outcome(boolean applied, GatewayConfig config, List<Problem> problems, String source) {}
 
     private final Path file;
-    private final Optional<EngineMode> engine;
-    private final Optional<Integer> port;
+    private final UnaryOperator<GatewayConfig> commandLine;
     private final RunningGateway gateway;
     private final Counter applied;
     private final Counter refused;
@@ -60,14 +59,12 @@ final class Reloader implements AutoCloseable {
 
     Reloader(
             Path file,
-            Optional<EngineMode> engine,
-            Optional<Integer> port,
+            UnaryOperator<GatewayConfig> commandLine,
             GatewayConfig running,
             RunningGateway gateway,
             Optional<MeterRegistry> registry) {
         this.file = requireNonNull(file, "file").toAbsolutePath();
-        this.engine = engine;
-        this.port = port;
+        this.commandLine = requireNonNull(commandLine, "commandLine");
         this.running = requireNonNull(running, "running");
         this.gateway = requireNonNull(gateway, "gateway");
         this.runningFiles = ConfigFiles.read(this.file);
@@ -108,9 +105,7 @@ final class Reloader implements AutoCloseable {
         ConfigChange change;
         try {
             next = ConfigLoader.parse(files);
-            next = next.with(
-                    engine.orElse(next.server().engine()),
-                    port.orElse(next.server().port()));
+            next = commandLine.apply(next);
             change = ConfigChange.between(running, next, file.toString());
             gateway.reload(next, change);
         } catch (ConfigException e) {

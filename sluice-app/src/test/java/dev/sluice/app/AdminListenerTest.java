@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -307,5 +308,72 @@ class AdminListenerTest {
         assertThat(server).containsEntry("engine", "reactive").containsEntry("host", "127.0.0.1");
         assertThat(server).as("the configured port (0: any free one)").containsEntry("port", 0);
         assertThat(json).containsKeys("upstreams", "routes", "admin");
+    }
+
+    /**
+     * {@code admin.auth.token} (here from a secret file) guards every admin endpoint but the
+     * orchestrator's probes: 401 without it or with another, 200 with it; {@code --admin-port}
+     * starts the listener on the port it names.
+     */
+    @Test
+    void withATokenTheAdminAnswers401WithoutItAnd200WithIt() throws Exception {
+        int adminPort;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            adminPort = free.getLocalPort();
+        }
+        String token = "s3cret-admin-token-0123456789";
+        Files.writeString(dir.resolve("admin-token"), token + "\n");
+        Path file = Files.writeString(dir.resolve("gateway.yaml"), """
+                server: { host: 127.0.0.1, port: 0 }
+                admin: { host: 127.0.0.1, port: 0, auth: { token: { secret-file: admin-token } } }
+                upstreams: { u: { url: "http://127.0.0.1:9" } }
+                routes: [ { id: a, match: { path: "/a" }, proxy: { upstream: u } } ]
+                """);
+        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        CliRunner.Result result = CliRunner.run(
+                session -> {
+                    URI admin = session.adminUrl().orElseThrow();
+                    assertThat(admin.getPort()).as("--admin-port").isEqualTo(adminPort);
+                    for (String path : new String[] {"/metrics", "/config", "/routes", "/health"}) {
+                        assertThat(Http.get(admin, path).statusCode()).as(path).isEqualTo(401);
+                        for (String auth : new String[] {"Bearer wrong-token-0123456789", "Basic " + token, "Bearer"}) {
+                            assertThat(client.send(
+                                                    java.net.http.HttpRequest.newBuilder(admin.resolve(path))
+                                                            .header("Authorization", auth)
+                                                            .build(),
+                                                    java.net.http.HttpResponse.BodyHandlers.ofString())
+                                            .statusCode())
+                                    .as("%s with %s", path, auth.split(" ")[0])
+                                    .isEqualTo(401);
+                        }
+                        java.net.http.HttpResponse<String> ok = client.send(
+                                java.net.http.HttpRequest.newBuilder(admin.resolve(path))
+                                        .header("Authorization", "Bearer " + token)
+                                        .build(),
+                                java.net.http.HttpResponse.BodyHandlers.ofString());
+                        assertThat(ok.statusCode()).as(path).isEqualTo(200);
+                        assertThat(ok.body()).doesNotContain(token);
+                    }
+                    assertThat(client.send(
+                                            java.net.http.HttpRequest.newBuilder(admin.resolve("/reload"))
+                                                    .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                                                    .build(),
+                                            java.net.http.HttpResponse.BodyHandlers.ofString())
+                                    .statusCode())
+                            .isEqualTo(401);
+                    assertThat(Http.get(admin, "/health/live").statusCode())
+                            .as("probes")
+                            .isEqualTo(200);
+                    assertThat(Http.get(admin, "/health/ready").statusCode())
+                            .as("probes")
+                            .isEqualTo(200);
+                },
+                "run",
+                "-c",
+                file.toString(),
+                "--admin-port",
+                String.valueOf(adminPort));
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out() + result.err()).doesNotContain(token);
     }
 }

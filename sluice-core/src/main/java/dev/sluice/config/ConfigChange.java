@@ -91,6 +91,13 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
         present(problems, "admin", running.admin(), next.admin()).ifPresent(admin -> {
             differs(problems, "admin.host", admin.running().host(), admin.next().host());
             differs(problems, "admin.port", admin.running().port(), admin.next().port());
+            if (!admin.running().token().equals(admin.next().token())) { // named, never shown
+                differs(
+                        problems,
+                        "admin.auth.token",
+                        admin.running().token().isPresent() ? "(a token)" : "none",
+                        admin.next().token().isPresent() ? "(another token)" : "none");
+            }
             differs(
                     problems,
                     "admin.drain-delay",

@@ -12,7 +12,9 @@ import java.util.Set;
  * <ul>
  *   <li>an upstream no route uses ({@code upstreams.NAME});
  *   <li>a CORS {@code allowed-methods} entry the route's {@code match.methods} does not accept: the preflight says
- *       yes and the request then gets 405.
+ *       yes and the request then gets 405;
+ *   <li>an admin listener beyond loopback without {@code admin.auth.token}: anyone who reaches it may
+ *       reload the configuration and read it and the metrics.
  * </ul>
  */
 public final class ConfigWarnings {
@@ -51,6 +53,12 @@ public final class ConfigWarnings {
                 }
             }
         }
+        config.admin()
+                .filter(admin -> !admin.loopbackOnly() && admin.token().isEmpty())
+                .ifPresent(admin -> warnings.add(new Problem(
+                        "admin.host",
+                        "'" + admin.host() + "' listens beyond this host without admin.auth.token: anyone who"
+                                + " reaches it may POST /reload and read /config and /metrics")));
         return warnings;
     }
 }
