@@ -54,6 +54,7 @@ public final class Cli {
       from the ./sluice launcher in a source checkout:
         sluice test [maven args]                                               every test of the project (what CI runs)
         sluice lab SCENARIO [options]                                          the benchmark lab (./sluice lab help)
+        sluice image [--name NAME:TAG] [--out FILE]                            the container image, an OCI tar (./sluice image --help)
       """;
 
     /**
@@ -125,7 +126,7 @@ public final class Cli {
             case "version", "--version", "-v" ->
                 print(Arguments.parse(command, rest, OPTIONS.get("version")), version() + "\n");
             case "help", "--help", "-h" -> print(Arguments.parse(command, rest, OPTIONS.get("help")), USAGE);
-            case "test", "lab" ->
+            case "test", "lab", "image" ->
                 throw new UsageException("'" + command + "' runs from the ./sluice launcher in a source checkout"
                         + " (./sluice " + command + "), not from the jar");
             default -> throw new UsageException("unknown command '" + command + "'");

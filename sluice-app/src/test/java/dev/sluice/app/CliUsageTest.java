@@ -26,6 +26,32 @@ class CliUsageTest {
         assertThat(result.err()).isEmpty();
     }
 
+    /**
+     * {@code help} lists every command: each of the CLI's table ({@link Cli#OPTIONS}) and each the
+     * {@code ./sluice} launcher runs itself, and no other; so neither can gain a command help omits.
+     */
+    @Test
+    void helpListsEveryCommandOfTheCliAndTheLauncher() throws Exception {
+        java.util.Set<String> listed = new java.util.TreeSet<>();
+        java.util.regex.Matcher line = java.util.regex.Pattern.compile("(?m)^\\s+sluice ([a-z]+(?: \\| [a-z]+)*)")
+                .matcher(Cli.USAGE);
+        while (line.find()) {
+            listed.addAll(java.util.List.of(line.group(1).split(" \\| ")));
+        }
+        java.nio.file.Path root = java.nio.file.Path.of("").toAbsolutePath();
+        while (!java.nio.file.Files.isRegularFile(root.resolve("sluice"))) {
+            root = root.getParent();
+        }
+        java.util.Set<String> commands = new java.util.TreeSet<>(Cli.OPTIONS.keySet());
+        java.util.regex.Matcher launcher = java.util.regex.Pattern.compile("if \\[ \"\\$\\{1:-}\" = \"([a-z]+)\" ]")
+                .matcher(java.nio.file.Files.readString(root.resolve("sluice")));
+        while (launcher.find()) {
+            commands.add(launcher.group(1));
+        }
+        assertThat(commands).contains("image", "test", "lab", "run");
+        assertThat(listed).isEqualTo(commands);
+    }
+
     @Test
     void noCommandIsAUsageError() {
         CliRunner.Result result = CliRunner.run();
