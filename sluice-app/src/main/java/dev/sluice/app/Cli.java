@@ -49,7 +49,7 @@ public final class Cli {
         sluice demo [--engine E] [--port N] [--upstream-port-base N]           demo upstreams + gateway with the bundled config
         sluice check -c FILE                                                   validate a configuration
         sluice upstreams [--host H] [--port-base N]                            only the demo upstreams
-        sluice config                                                          print the bundled demo config
+        sluice config [--upstream-port-base N]                                 print the bundled demo config
         sluice version | help
       from the ./sluice launcher in a source checkout:
         sluice test [maven args]                                               every test of the project (what CI runs)
@@ -66,7 +66,7 @@ public final class Cli {
             "demo", Set.of("--engine", "--port", "--upstream-port-base"),
             "check", Set.of("--config"),
             "upstreams", Set.of("--host", "--port-base"),
-            "config", Set.of(),
+            "config", Set.of("--upstream-port-base"),
             "version", Set.of(),
             "help", Set.of());
 
@@ -122,7 +122,7 @@ public final class Cli {
             case "demo" -> demo(Arguments.parse(command, rest, OPTIONS.get("demo")));
             case "check" -> check(Arguments.parse(command, rest, OPTIONS.get("check")));
             case "upstreams" -> upstreams(Arguments.parse(command, rest, OPTIONS.get("upstreams")));
-            case "config" -> print(Arguments.parse(command, rest, OPTIONS.get("config")), DemoConfig.yaml());
+            case "config" -> config(Arguments.parse(command, rest, OPTIONS.get("config")));
             case "version", "--version", "-v" ->
                 print(Arguments.parse(command, rest, OPTIONS.get("version")), version() + "\n");
             case "help", "--help", "-h" -> print(Arguments.parse(command, rest, OPTIONS.get("help")), USAGE);
@@ -131,6 +131,13 @@ public final class Cli {
                         + " (./sluice " + command + "), not from the jar");
             default -> throw new UsageException("unknown command '" + command + "'");
         };
+    }
+
+    /** The bundled demo configuration, its upstream URLs on {@code --upstream-port-base} when given. */
+    private int config(Arguments a) throws UsageException {
+        Optional<Integer> base = a.integer("--upstream-port-base", 1, 65530);
+        out.print(base.map(DemoConfig::yaml).orElseGet(DemoConfig::yaml));
+        return 0;
     }
 
     private int print(Arguments noOptions, String text) {

@@ -100,6 +100,22 @@ class CliUsageTest {
         assertThat(result.out()).startsWith("# Sluice demo configuration").contains("routes:", "id: compose");
     }
 
+    /** {@code config --upstream-port-base N} moves the six URLs where {@code upstreams --port-base N} serves. */
+    @Test
+    void configOnAnotherPortBasePointsEveryUpstreamThere() throws Exception {
+        CliRunner.Result result = CliRunner.run("config", "--upstream-port-base", "29081");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        dev.sluice.config.GatewayConfig moved = dev.sluice.config.ConfigLoader.parse(result.out(), "moved.yaml");
+        dev.sluice.config.GatewayConfig bundled = dev.sluice.demo.DemoConfig.load();
+        assertThat(moved.upstreams().keySet()).isEqualTo(bundled.upstreams().keySet());
+        for (String name : bundled.upstreams().keySet()) {
+            assertThat(moved.upstream(name).url().getPort())
+                    .as(name)
+                    .isEqualTo(bundled.upstream(name).url().getPort() - 19081 + 29081);
+        }
+        assertThat(result.out()).doesNotContain(":1908").contains("--port-base 29081");
+    }
+
     @Test
     void aCommandFollowedByHelpPrintsTheUsage() {
         CliRunner.Result result = CliRunner.run("demo", "--help");
