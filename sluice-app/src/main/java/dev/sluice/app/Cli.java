@@ -50,6 +50,7 @@ public final class Cli {
         sluice check -c FILE                                                   validate a configuration
         sluice upstreams [--host H] [--port-base N]                            only the demo upstreams
         sluice config [--upstream-port-base N]                                 print the bundled demo config
+        sluice import OPENAPI_FILE                                             a starting config from an OpenAPI 3 document
         sluice version | help
       from the ./sluice launcher in a source checkout:
         sluice test [maven args]                                               every test of the project (what CI runs)
@@ -67,6 +68,7 @@ public final class Cli {
             "check", Set.of("--config"),
             "upstreams", Set.of("--host", "--port-base"),
             "config", Set.of("--upstream-port-base"),
+            "import", Set.of("--openapi"),
             "version", Set.of(),
             "help", Set.of());
 
@@ -123,6 +125,7 @@ public final class Cli {
             case "check" -> check(Arguments.parse(command, rest, OPTIONS.get("check")));
             case "upstreams" -> upstreams(Arguments.parse(command, rest, OPTIONS.get("upstreams")));
             case "config" -> config(Arguments.parse(command, rest, OPTIONS.get("config")));
+            case "import" -> importOpenApi(Arguments.parse(command, rest, OPTIONS.get("import")));
             case "version", "--version", "-v" ->
                 print(Arguments.parse(command, rest, OPTIONS.get("version")), version() + "\n");
             case "help", "--help", "-h" -> print(Arguments.parse(command, rest, OPTIONS.get("help")), USAGE);
@@ -137,6 +140,26 @@ public final class Cli {
     private int config(Arguments a) throws UsageException {
         Optional<Integer> base = a.integer("--upstream-port-base", 1, 65530);
         out.print(base.map(DemoConfig::yaml).orElseGet(DemoConfig::yaml));
+        return 0;
+    }
+
+    /** Prints a configuration made from an OpenAPI 3 document; what it assumed goes to stderr. */
+    private int importOpenApi(Arguments a) throws UsageException, Failure {
+        Path file = Path.of(a.required("--openapi", "FILE (sluice import openapi.yaml)"));
+        String text;
+        try {
+            text = java.nio.file.Files.readString(file);
+        } catch (IOException e) {
+            throw new Failure("'" + file + "' cannot be read: " + describe(e), e);
+        }
+        OpenApiImport.Result result;
+        try {
+            result = OpenApiImport.convert(text, file.getFileName().toString());
+        } catch (OpenApiImport.ImportException e) {
+            throw new Failure(e.getMessage(), e);
+        }
+        out.print(result.yaml());
+        result.notes().forEach(note -> err.println("sluice import: " + note));
         return 0;
     }
 
