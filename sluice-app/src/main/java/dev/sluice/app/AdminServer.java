@@ -58,6 +58,7 @@ final class AdminServer implements AutoCloseable {
     private final String host;
     private final Runnable beforeScrape;
     private final Optional<byte[]> tokenDigest; // SHA-256 of admin.auth.token
+    private final Optional<dev.sluice.tls.ServerTls> tls; // admin.tls: its certificates rotate as the server's do
     private volatile boolean stopping;
 
     private AdminServer(
@@ -68,8 +69,10 @@ final class AdminServer implements AutoCloseable {
             Reloader reloader,
             String host,
             Runnable beforeScrape,
-            Optional<String> token) {
+            Optional<String> token,
+            Optional<dev.sluice.tls.ServerTls> tls) {
         this.beforeScrape = beforeScrape;
+        this.tls = tls;
         this.tokenDigest = token.map(AdminServer::sha256);
         this.server = server;
         this.executor = executor;
@@ -93,12 +96,40 @@ final class AdminServer implements AutoCloseable {
             throws IOException {
         requireNonNull(gateway, "gateway");
         requireNonNull(reloader, "reloader");
-        HttpServer server = HttpServer.create(new InetSocketAddress(admin.host(), admin.port()), 64);
+        Optional<dev.sluice.tls.ServerTls> tls = Optional.empty();
+        HttpServer server;
+        if (admin.tls().isPresent()) {
+            try {
+                tls = Optional.of(dev.sluice.tls.ServerTls.open(admin.tls().get(), "admin.tls"));
+            } catch (dev.sluice.config.ConfigException e) {
+                throw new IOException(e.getMessage().strip().replace('\n', ' '), e);
+            }
+            dev.sluice.tls.ServerTls context = tls.get();
+            com.sun.net.httpserver.HttpsServer https =
+                    com.sun.net.httpserver.HttpsServer.create(new InetSocketAddress(admin.host(), admin.port()), 64);
+            https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(context.context()) {
+                @Override
+                public void configure(com.sun.net.httpserver.HttpsParameters params) {
+                    javax.net.ssl.SSLParameters p = context.context().getDefaultSSLParameters();
+                    p.setProtocols(context.protocols());
+                    p.setCipherSuites(context.cipherSuites());
+                    switch (context.clientAuth()) { // the same ask as the gateway's listener
+                        case REQUIRE -> p.setNeedClientAuth(true);
+                        case OPTIONAL -> p.setWantClientAuth(true);
+                        case NONE -> {}
+                    }
+                    params.setSSLParameters(p);
+                }
+            });
+            server = https;
+        } else {
+            server = HttpServer.create(new InetSocketAddress(admin.host(), admin.port()), 64);
+        }
         ExecutorService executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("sluice-admin-", 0).factory());
         server.setExecutor(executor);
         AdminServer adminServer = new AdminServer(
-                server, executor, gateway, registry, reloader, admin.host(), beforeScrape, admin.token());
+                server, executor, gateway, registry, reloader, admin.host(), beforeScrape, admin.token(), tls);
         server.createContext("/", adminServer::handle);
         server.start();
         return adminServer;
@@ -111,7 +142,7 @@ final class AdminServer implements AutoCloseable {
 
     /** Where it is reached: {@code http://127.0.0.1:9090}. */
     URI url() {
-        return URI.create("http://" + Session.urlHost(host) + ":" + port());
+        return URI.create((tls.isPresent() ? "https://" : "http://") + Session.urlHost(host) + ":" + port());
     }
 
     /** From now on {@code /health/ready} answers 503: the gateway is stopping. */
@@ -147,7 +178,7 @@ final class AdminServer implements AutoCloseable {
                     String listeners = ",\"listeners\":[{\"name\":\"gateway\",\"port\":" + gateway.port()
                             + ",\"tls\":" + server.tls().isPresent() + ",\"protocols\":[" + protocols
                             + "]},{\"name\":\"admin\",\"port\":" + port()
-                            + ",\"tls\":false,\"protocols\":[\"http/1.1\"]}]}";
+                            + ",\"tls\":" + tls.isPresent() + ",\"protocols\":[\"http/1.1\"]}]}";
                     if (failure.isEmpty()) {
                         json(exchange, 200, "{\"status\":\"up\"" + listeners);
                     } else {
@@ -304,5 +335,6 @@ final class AdminServer implements AutoCloseable {
     public void close() {
         server.stop(0);
         executor.shutdownNow();
+        tls.ifPresent(dev.sluice.tls.ServerTls::close);
     }
 }

@@ -1,6 +1,7 @@
 package dev.sluice.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.demo.DemoUpstreams;
 import dev.sluice.tck.ListeningSockets;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -375,5 +377,59 @@ class AdminListenerTest {
                 String.valueOf(adminPort));
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.out() + result.err()).doesNotContain(token);
+    }
+
+    /**
+     * {@code admin.tls} with {@code client-auth: require}: a client without a certificate the CA
+     * signed is refused in the handshake, one with it gets 200; {@code sluice check} does not warn of
+     * such a listener beyond loopback.
+     */
+    @Test
+    void withAdminTlsRequiringAClientCertificateOnlyItsHoldersGetIn() throws Exception {
+        dev.sluice.tck.TestCertificates ca = dev.sluice.tck.TestCertificates.authority("admin CA");
+        dev.sluice.tck.TestCertificates.Issued server =
+                ca.server(dev.sluice.tck.TestCertificates.KeyType.EC, "localhost");
+        server.writeCertificate(dir.resolve("admin.pem"));
+        server.writeKey(dir.resolve("admin-key.pem"));
+        ca.writeCertificate(dir.resolve("ca.pem"));
+        String admin = "admin: { host: %s, port: 0, tls: { certificate: admin.pem, key: admin-key.pem,"
+                + " client-auth: require, client-ca: ca.pem } }\n";
+        String rest = """
+                server: { host: 127.0.0.1, port: 0 }
+                upstreams: { u: { url: "http://127.0.0.1:9" } }
+                routes: [ { id: a, match: { path: "/a" }, proxy: { upstream: u } } ]
+                """;
+        Path wide = Files.writeString(dir.resolve("wide.yaml"), rest + admin.formatted("0.0.0.0"));
+        assertThat(CliRunner.run("check", "-c", wide.toString()).out()).doesNotContain("warning: admin");
+        Path file = Files.writeString(dir.resolve("gateway.yaml"), rest + admin.formatted("127.0.0.1"));
+        CliRunner.Result result = CliRunner.run(
+                session -> {
+                    URI url = session.adminUrl().orElseThrow().resolve("/metrics");
+                    assertThat(url.getScheme()).isEqualTo("https");
+                    try (java.net.http.HttpClient without = java.net.http.HttpClient.newBuilder()
+                            .sslContext(ca.clientContext(Optional.empty()))
+                            .build()) {
+                        assertThatThrownBy(() -> without.send(
+                                        java.net.http.HttpRequest.newBuilder(url)
+                                                .build(),
+                                        java.net.http.HttpResponse.BodyHandlers.ofString()))
+                                .as("no client certificate: refused in the handshake")
+                                .isInstanceOf(java.io.IOException.class);
+                    }
+                    try (java.net.http.HttpClient with = java.net.http.HttpClient.newBuilder()
+                            .sslContext(ca.clientContext(Optional.of(ca.client("operator"))))
+                            .build()) {
+                        assertThat(with.send(
+                                                java.net.http.HttpRequest.newBuilder(url)
+                                                        .build(),
+                                                java.net.http.HttpResponse.BodyHandlers.ofString())
+                                        .statusCode())
+                                .isEqualTo(200);
+                    }
+                },
+                "run",
+                "-c",
+                file.toString());
+        assertThat(result.exitCode()).as(result.err()).isZero();
     }
 }

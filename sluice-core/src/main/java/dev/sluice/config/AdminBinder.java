@@ -8,7 +8,8 @@ final class AdminBinder {
 
     private AdminBinder() {}
 
-    static Optional<AdminConfig> admin(Mapping root) {
+    /** @param base the directory {@code admin.tls}'s files are resolved against: the configuration file's */
+    static Optional<AdminConfig> admin(Mapping root, java.nio.file.Path base) {
         if (!root.has("admin")) {
             return Optional.empty();
         }
@@ -17,7 +18,7 @@ final class AdminBinder {
             return Optional.empty();
         }
         Mapping m = section.get();
-        m.allowOnly("host", "port", "drain-delay", "auth");
+        m.allowOnly("host", "port", "drain-delay", "auth", "tls");
         String host = m.string("host", "a host name or address").orElse("127.0.0.1");
         if (host.isBlank()) {
             m.problem("host", "'' (expected: a host name or address)");
@@ -41,6 +42,8 @@ final class AdminBinder {
                     }
                     return t;
                 });
-        return Optional.of(new AdminConfig(host, port, drainDelay, token));
+        Optional<TlsConfig> tls = m.mapping("tls", "a mapping with certificate and key (PEM files), as server.tls")
+                .flatMap(t -> ServerTlsBinder.tls(t, base));
+        return Optional.of(new AdminConfig(host, port, drainDelay, token, tls));
     }
 }

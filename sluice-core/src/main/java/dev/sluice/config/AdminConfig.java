@@ -14,22 +14,32 @@ import java.util.Optional;
  *     serves, so that a load balancer stops sending before the gateway stops accepting (default 0)
  * @param token the bearer token every endpoint but {@code /health/live} and {@code /health/ready}
  *     requires ({@code admin.auth.token}, from {@code ${VAR}} or {@code secret-file}), when set
+ * @param tls TLS on the admin listener ({@code admin.tls}, as {@code server.tls}); with {@code
+ *     client-auth: require}, only clients with a certificate its {@code client-ca} signed get in
  */
-public record AdminConfig(String host, int port, Duration drainDelay, Optional<String> token) {
+public record AdminConfig(String host, int port, Duration drainDelay, Optional<String> token, Optional<TlsConfig> tls) {
     public AdminConfig {
         requireNonNull(host, "host");
         requireNonNull(drainDelay, "drainDelay");
         requireNonNull(token, "token");
+        requireNonNull(tls, "tls");
     }
 
-    /** An admin listener without a token. */
+    /** An admin listener without a token or TLS. */
     public AdminConfig(String host, int port, Duration drainDelay) {
-        this(host, port, drainDelay, Optional.empty());
+        this(host, port, drainDelay, Optional.empty(), Optional.empty());
     }
 
     /** The same listener on {@code port} (the command line's {@code --admin-port}). */
     public AdminConfig withPort(int port) {
-        return new AdminConfig(host, port, drainDelay, token);
+        return new AdminConfig(host, port, drainDelay, token, tls);
+    }
+
+    /** Whether a client needs a token or a certificate its CA signed. */
+    public boolean authenticates() {
+        return token.isPresent()
+                || tls.filter(t -> t.clientAuth() == TlsConfig.ClientAuth.REQUIRE)
+                        .isPresent();
     }
 
     /**
@@ -45,6 +55,6 @@ public record AdminConfig(String host, int port, Duration drainDelay, Optional<S
     @Override
     public String toString() {
         return "AdminConfig[host=" + host + ", port=" + port + ", drainDelay=" + drainDelay + ", token="
-                + (token.isPresent() ? "(set)" : "none") + "]";
+                + (token.isPresent() ? "(set)" : "none") + ", tls=" + tls.isPresent() + "]";
     }
 }

@@ -91,6 +91,13 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
         present(problems, "admin", running.admin(), next.admin()).ifPresent(admin -> {
             differs(problems, "admin.host", admin.running().host(), admin.next().host());
             differs(problems, "admin.port", admin.running().port(), admin.next().port());
+            if (!admin.running().tls().equals(admin.next().tls())) {
+                differs(
+                        problems,
+                        "admin.tls",
+                        admin.running().tls().isPresent() ? "(set)" : "none",
+                        admin.next().tls().isPresent() ? "(changed)" : "none");
+            }
             if (!admin.running().token().equals(admin.next().token())) { // named, never shown
                 differs(
                         problems,

@@ -146,7 +146,7 @@ public final class ConfigLoader {
         Mapping r = root.get();
         r.allowOnly("server", "admin", "upstreams", "routes", "logging", "redis", "tracing");
         ServerConfig server = ServerBinder.server(r, base);
-        Optional<AdminConfig> admin = AdminBinder.admin(r);
+        Optional<AdminConfig> admin = AdminBinder.admin(r, base);
         Optional<RedisConfig> redis = RedisBinder.redis(r);
         Set<String> declared = new LinkedHashSet<>();
         Map<String, UpstreamConfig> upstreams = UpstreamBinder.upstreams(r, declared, base);
