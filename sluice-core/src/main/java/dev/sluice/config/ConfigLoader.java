@@ -144,7 +144,7 @@ public final class ConfigLoader {
             return Optional.empty();
         }
         Mapping r = root.get();
-        r.allowOnly("server", "admin", "upstreams", "routes", "logging", "redis", "tracing");
+        r.allowOnly("include", "server", "admin", "upstreams", "routes", "logging", "redis", "tracing");
         ServerConfig server = ServerBinder.server(r, base);
         Optional<AdminConfig> admin = AdminBinder.admin(r, base);
         Optional<RedisConfig> redis = RedisBinder.redis(r);
