@@ -305,7 +305,8 @@ public final class Cli {
     private int check(Arguments a) throws UsageException {
         Path file = Path.of(a.required("--config", "FILE (-c FILE)"));
         try {
-            GatewayConfig config = ConfigLoader.load(file);
+            dev.sluice.config.ConfigFiles files = dev.sluice.config.ConfigFiles.read(file);
+            GatewayConfig config = ConfigLoader.parse(files);
             if (config.server().tls().isPresent()) { // usable, but perhaps not for long
                 for (Problem warning : ServerCertificates.load(
                                 config.server().tls().get(), "server.tls", java.time.Instant.now())
@@ -325,7 +326,7 @@ public final class Cli {
                 }
             }
             for (Problem warning : dev.sluice.config.ConfigWarnings.of(config)) { // unused upstreams, CORS vs 405
-                out.println("warning: " + warning);
+                out.println("warning: " + files.locate(warning)); // by the included file that wrote it
             }
             out.println("ok: " + config.routes().size() + " routes, "
                     + config.upstreams().size() + " upstreams");

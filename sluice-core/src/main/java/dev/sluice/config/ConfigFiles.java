@@ -89,6 +89,14 @@ public record ConfigFiles(
         return Includes.merge(this, new ArrayList<>()).tree();
     }
 
+    /**
+     * {@code problem}, found in the merged configuration (a warning of {@link ConfigWarnings}), at its
+     * path in the file that wrote it: {@code conf.d/10-orders.yaml: upstreams.orders}.
+     */
+    public Problem locate(Problem problem) {
+        return Includes.merge(this, new ArrayList<>()).locate(problem);
+    }
+
     /** A digest of every file's name and text: equal digests, the same configuration. */
     public byte[] digest() {
         try {

@@ -129,4 +129,15 @@ class IncludesTest {
                 .containsKeys("server", "upstreams", "routes")
                 .doesNotContainKey("include");
     }
+
+    @Test
+    void aWarningIsNamedByTheFragmentThatWroteIt() throws Exception {
+        Path file = main(MAIN);
+        fragment("conf.d/10-b.yaml", "upstreams:\n  spare: { url: \"http://127.0.0.1:9009\" }\n");
+        ConfigFiles files = ConfigFiles.read(file);
+        assertThat(ConfigWarnings.of(ConfigLoader.parse(files)))
+                .map(files::locate)
+                .extracting(Problem::path)
+                .containsExactly("conf.d/10-b.yaml: upstreams.spare");
+    }
 }
