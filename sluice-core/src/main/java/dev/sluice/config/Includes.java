@@ -59,8 +59,14 @@ final class Includes {
                 ? List.of()
                 : include instanceof List<?> list ? new ArrayList<>(list) : List.of(include);
         Set<Path> seen = new HashSet<>();
-        Path mainFile = base.resolve(Path.of(source).getFileName().toString()).normalize();
-        seen.add(mainFile);
+        try {
+            Path name = Path.of(source).getFileName();
+            if (name != null) {
+                seen.add(base.resolve(name.toString()).normalize()); // a glob that matches it skips it
+            }
+        } catch (java.nio.file.InvalidPathException labelNotAFile) {
+            // a label, not a file name: nothing to skip
+        }
         for (int i = 0; i < patterns.size(); i++) {
             String path = include instanceof List<?> ? KEY + "[" + i + "]" : KEY;
             if (!(patterns.get(i) instanceof String pattern) || pattern.isBlank()) {
@@ -81,8 +87,19 @@ final class Includes {
             List<ConfigFiles.Fragment> fragments,
             List<Path> directories,
             List<Problem> problems) {
-        Path written = Path.of(pattern);
+        Path written;
+        try {
+            written = Path.of(pattern);
+        } catch (java.nio.file.InvalidPathException e) {
+            problems.add(new Problem(
+                    path, "'" + pattern + "' is not a file name here (expected: " + PATTERN_EXPECTED + ")"));
+            return;
+        }
         Path parent = written.getParent();
+        if (written.getFileName() == null) {
+            problems.add(new Problem(path, "'" + pattern + "' names no file (expected: " + PATTERN_EXPECTED + ")"));
+            return;
+        }
         String name = written.getFileName().toString();
         if (parent != null && isGlob(parent.toString())) {
             problems.add(new Problem(
@@ -101,7 +118,13 @@ final class Includes {
         }
         List<Path> matches = new ArrayList<>();
         if (isGlob(name)) {
-            PathMatcher matcher = dir.getFileSystem().getPathMatcher("glob:" + name);
+            PathMatcher matcher;
+            try {
+                matcher = dir.getFileSystem().getPathMatcher("glob:" + name);
+            } catch (java.util.regex.PatternSyntaxException e) {
+                problems.add(new Problem(path, "'" + pattern + "' is not a glob: " + e.getDescription()));
+                return;
+            }
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
                 for (Path entry : entries) {
                     if (matcher.matches(entry.getFileName()) && Files.isRegularFile(entry)) {

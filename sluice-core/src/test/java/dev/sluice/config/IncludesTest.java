@@ -95,15 +95,23 @@ class IncludesTest {
 
     @Test
     void badPatternsAndNestedIncludesAreRefusedByPath() throws Exception {
-        Path file = main("include: [ \"*/x.yaml\", missing/*.yaml, conf.d/one.yaml, 7 ]\n"
-                + MAIN.substring(MAIN.indexOf('\n') + 1));
+        Path file =
+                main("include: [ \"*/x.yaml\", missing/*.yaml, conf.d/one.yaml, 7, \"conf.d/[a\", \"a\\0b\", \"/\" ]\n"
+                        + MAIN.substring(MAIN.indexOf('\n') + 1));
         fragment("conf.d/two.yaml", "include: other.yaml\n");
 
         List<Problem> problems = ConfigLoader.check(file);
 
         assertThat(problems)
                 .extracting(Problem::path)
-                .containsExactly("include[0]", "include[1]", "include[2]", "include[3]");
+                .containsExactly(
+                        "include[0]",
+                        "include[1]",
+                        "include[2]",
+                        "include[3]",
+                        "include[4]",
+                        "include[5]",
+                        "include[6]");
         assertThat(problems.get(0).message()).contains("glob in a directory name");
         assertThat(problems.get(1).message()).contains("does not exist");
 
