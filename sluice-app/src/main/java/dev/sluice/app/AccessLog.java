@@ -29,8 +29,8 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The access log ({@code logging.access}): one JSON object per request, written by one thread of its
- * own, never on the request's thread or event loop. An exchange is only put on a bounded queue; when
+ * The access log ({@code logging.access}): one JSON object per request (or a line in Apache's
+ * combined format, or of a template of the JSON's fields), written by one thread of its own, never on the request's thread or event loop. An exchange is only put on a bounded queue; when
  * the writer falls behind by {@code queue} lines, further lines are dropped and counted ({@code
  * sluice_access_log_dropped_total}) rather than slowing requests. The path is logged without its
  * query (which may carry an API key).
@@ -59,6 +59,8 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
     private static final java.time.Duration QUIET = java.time.Duration.ofMillis(20);
 
     private final ArrayBlockingQueue<Line> queue;
+    private final LoggingConfig.AccessLog config;
+    private final List<LoggingConfig.AccessLog.Piece> template; // empty unless config.template()
     private final Writer out;
     private final boolean ownsOut;
     private final LongAdder dropped = new LongAdder();
@@ -68,6 +70,8 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
 
     private AccessLog(LoggingConfig.AccessLog config, Writer out, boolean ownsOut) {
         this.queue = new ArrayBlockingQueue<>(config.queue());
+        this.config = config;
+        this.template = config.template() ? LoggingConfig.AccessLog.pieces(config.format()) : List.of();
         this.out = out;
         this.ownsOut = ownsOut;
         this.writer = Thread.ofPlatform().name("sluice-access-log").daemon(true).start(this::write);
@@ -101,7 +105,12 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
 
     /** A log to {@code out} (tests). */
     static AccessLog to(Writer out, int queue) {
-        return new AccessLog(new LoggingConfig.AccessLog(false, "test", queue), out, true);
+        return to(out, queue, "json");
+    }
+
+    /** A log to {@code out} in {@code format} (tests). */
+    static AccessLog to(Writer out, int queue, String format) {
+        return new AccessLog(new LoggingConfig.AccessLog(format, "test", queue), out, true);
     }
 
     @Override
@@ -138,7 +147,13 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
                     if (next == END) {
                         return;
                     }
-                    format(next, line, times);
+                    if (config.combined()) {
+                        combined(next, line);
+                    } else if (config.template()) {
+                        template(next, template, line, times);
+                    } else {
+                        format(next, line, times);
+                    }
                     out.append(line);
                     written.increment();
                 }
@@ -208,6 +223,87 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
             out.append('}');
         }
         out.append("}\n");
+    }
+
+    private static final java.time.format.DateTimeFormatter CLF = java.time.format.DateTimeFormatter.ofPattern(
+                    "dd/MMM/yyyy:HH:mm:ss Z", java.util.Locale.ROOT)
+            .withZone(java.time.ZoneOffset.UTC);
+
+    /**
+     * Apache's combined format: {@code 10.0.0.7 - - [26/Nov/2026:07:50:00 +0000] "GET /products/1001"
+     * 200 5120 "-" "-"}. The request line has no protocol version and Referer and User-Agent are
+     * {@code -}: the gateway logs no header values. The path is without its query, as in JSON.
+     */
+    static void combined(Line line, StringBuilder out) {
+        ExchangeEvent e = line.event();
+        out.setLength(0);
+        out.append(e.client().isEmpty() ? "-" : e.client())
+                .append(" - - [")
+                .append(CLF.format(Instant.ofEpochMilli(line.epochMillis())))
+                .append("] \"")
+                .append(e.method())
+                .append(' ');
+        quotedContent(e.path(), out);
+        out.append("\" ").append(e.status()).append(' ');
+        if (e.bytesOut() > 0) {
+            out.append(e.bytesOut());
+        } else {
+            out.append('-');
+        }
+        out.append(" \"-\" \"-\"\n");
+    }
+
+    /** {@code text} inside a quoted field: a quote or backslash escaped, a control character as {@code \\xNN}. */
+    private static void quotedContent(String text, StringBuilder out) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20 || c == 0x7f) {
+                out.append("\\x").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 15, 16));
+            } else {
+                out.append(c);
+            }
+        }
+    }
+
+    /** A template's line: each field as the JSON line has it, unquoted, {@code -} for none. */
+    static void template(Line line, List<LoggingConfig.AccessLog.Piece> pieces, StringBuilder out, Timestamps times) {
+        ExchangeEvent e = line.event();
+        out.setLength(0);
+        for (LoggingConfig.AccessLog.Piece piece : pieces) {
+            if (!piece.field()) {
+                out.append(piece.text());
+                continue;
+            }
+            switch (piece.text()) {
+                case "time" -> times.append(out, line.epochMillis());
+                case "request_id" -> text(e.requestId(), out);
+                case "client" -> text(e.client(), out);
+                case "method" -> text(e.method(), out);
+                case "path" -> text(e.path(), out);
+                case "route" -> text(e.route(), out);
+                case "status" -> out.append(e.status());
+                case "duration_ms" -> out.append(millis(e.durationNanos()));
+                case "outcome" -> out.append(e.aborted() ? "aborted" : "answered");
+                case "bytes_in" -> out.append(e.bytesIn());
+                case "bytes_out" -> out.append(e.bytesOut());
+                case "upstream_ms" -> out.append(e.upstreamNanos() < 0 ? "-" : millis(e.upstreamNanos()));
+                case "trace_id" -> text(e.traceId(), out);
+                case "refused_by" -> text(e.refusedBy(), out);
+                default -> throw new IllegalStateException("a field the template check let through: " + piece.text());
+            }
+        }
+        out.append('\n');
+    }
+
+    /** A text field of a template: {@code -} when empty; spaces kept, control characters escaped. */
+    private static void text(String value, StringBuilder out) {
+        if (value == null || value.isEmpty()) {
+            out.append('-');
+        } else {
+            quotedContent(value, out);
+        }
     }
 
     /**

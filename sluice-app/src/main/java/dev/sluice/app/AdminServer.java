@@ -18,6 +18,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -41,6 +42,8 @@ import java.util.stream.Collectors;
  *   GET /metrics        Prometheus text format (docs/METRICS.md)
  *   GET /routes         JSON: each route's id, path, methods and target (the running configuration)
  *   GET /config         JSON: the running configuration file's tree, secrets redacted (ConfigView)
+ *   (with admin.auth.token, every endpoint but /health/live and /health/ready answers 401 without
+ *   Authorization: Bearer TOKEN)
  *   POST /reload        reads the configuration file again: 200 {"status":"reloaded",...}, or 400
  *                       {"error":"invalid_config","problems":[{"path":..,"message":..}]} and nothing
  *                       changed
@@ -55,6 +58,8 @@ final class AdminServer implements AutoCloseable {
     private final Reloader reloader;
     private final String host;
     private final Runnable beforeScrape;
+    private final Optional<byte[]> tokenDigest; // SHA-256 of admin.auth.token
+    private final Optional<dev.sluice.tls.ServerTls> tls; // admin.tls: its certificates rotate as the server's do
     private volatile boolean stopping;
 
     private AdminServer(
@@ -64,8 +69,12 @@ final class AdminServer implements AutoCloseable {
             PrometheusMeterRegistry registry,
             Reloader reloader,
             String host,
-            Runnable beforeScrape) {
+            Runnable beforeScrape,
+            Optional<String> token,
+            Optional<dev.sluice.tls.ServerTls> tls) {
         this.beforeScrape = beforeScrape;
+        this.tls = tls;
+        this.tokenDigest = token.map(AdminServer::sha256);
         this.server = server;
         this.executor = executor;
         this.gateway = gateway;
@@ -88,12 +97,40 @@ final class AdminServer implements AutoCloseable {
             throws IOException {
         requireNonNull(gateway, "gateway");
         requireNonNull(reloader, "reloader");
-        HttpServer server = HttpServer.create(new InetSocketAddress(admin.host(), admin.port()), 64);
+        Optional<dev.sluice.tls.ServerTls> tls = Optional.empty();
+        HttpServer server;
+        if (admin.tls().isPresent()) {
+            try {
+                tls = Optional.of(dev.sluice.tls.ServerTls.open(admin.tls().get(), "admin.tls"));
+            } catch (dev.sluice.config.ConfigException e) {
+                throw new IOException(e.getMessage().strip().replace('\n', ' '), e);
+            }
+            dev.sluice.tls.ServerTls context = tls.get();
+            com.sun.net.httpserver.HttpsServer https =
+                    com.sun.net.httpserver.HttpsServer.create(new InetSocketAddress(admin.host(), admin.port()), 64);
+            https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(context.context()) {
+                @Override
+                public void configure(com.sun.net.httpserver.HttpsParameters params) {
+                    javax.net.ssl.SSLParameters p = context.context().getDefaultSSLParameters();
+                    p.setProtocols(context.protocols());
+                    p.setCipherSuites(context.cipherSuites());
+                    switch (context.clientAuth()) { // the same ask as the gateway's listener
+                        case REQUIRE -> p.setNeedClientAuth(true);
+                        case OPTIONAL -> p.setWantClientAuth(true);
+                        case NONE -> {}
+                    }
+                    params.setSSLParameters(p);
+                }
+            });
+            server = https;
+        } else {
+            server = HttpServer.create(new InetSocketAddress(admin.host(), admin.port()), 64);
+        }
         ExecutorService executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("sluice-admin-", 0).factory());
         server.setExecutor(executor);
-        AdminServer adminServer =
-                new AdminServer(server, executor, gateway, registry, reloader, admin.host(), beforeScrape);
+        AdminServer adminServer = new AdminServer(
+                server, executor, gateway, registry, reloader, admin.host(), beforeScrape, admin.token(), tls);
         server.createContext("/", adminServer::handle);
         server.start();
         return adminServer;
@@ -106,7 +143,7 @@ final class AdminServer implements AutoCloseable {
 
     /** Where it is reached: {@code http://127.0.0.1:9090}. */
     URI url() {
-        return URI.create("http://" + Session.urlHost(host) + ":" + port());
+        return URI.create((tls.isPresent() ? "https://" : "http://") + Session.urlHost(host) + ":" + port());
     }
 
     /** From now on {@code /health/ready} answers 503: the gateway is stopping. */
@@ -117,6 +154,11 @@ final class AdminServer implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
             String path = exchange.getRequestURI().getRawPath();
+            if (!authorized(exchange, path)) {
+                exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"sluice-admin\"");
+                json(exchange, 401, error(401, "unauthorized", "this endpoint needs Authorization: Bearer TOKEN"));
+                return;
+            }
             if (path.equals("/reload")) {
                 reload(exchange);
                 return;
@@ -137,7 +179,7 @@ final class AdminServer implements AutoCloseable {
                     String listeners = ",\"listeners\":[{\"name\":\"gateway\",\"port\":" + gateway.port()
                             + ",\"tls\":" + server.tls().isPresent() + ",\"protocols\":[" + protocols
                             + "]},{\"name\":\"admin\",\"port\":" + port()
-                            + ",\"tls\":false,\"protocols\":[\"http/1.1\"]}]}";
+                            + ",\"tls\":" + tls.isPresent() + ",\"protocols\":[\"http/1.1\"]}]}";
                     if (failure.isEmpty()) {
                         json(exchange, 200, "{\"status\":\"up\"" + listeners);
                     } else {
@@ -180,6 +222,31 @@ final class AdminServer implements AutoCloseable {
                 }
                 default -> json(exchange, 404, error(404, "not_found", "no admin endpoint " + path));
             }
+        }
+    }
+
+    /**
+     * Whether the exchange may see {@code path}: always without {@code admin.auth.token}, and for the
+     * orchestrator's probes ({@code /health/live}, {@code /health/ready}, which tell nothing); else
+     * with {@code Authorization: Bearer TOKEN}. The digests are compared in constant time
+     * ({@link MessageDigest#isEqual}), so the time taken tells nothing of how much of a guess was right.
+     */
+    private boolean authorized(HttpExchange exchange, String path) {
+        if (tokenDigest.isEmpty() || path.equals("/health/live") || path.equals("/health/ready")) {
+            return true;
+        }
+        String header = exchange.getRequestHeaders().getFirst("Authorization");
+        if (header == null || header.length() < 7 || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return false;
+        }
+        return MessageDigest.isEqual(sha256(header.substring(7).strip()), tokenDigest.get());
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
         }
     }
 
@@ -282,5 +349,6 @@ final class AdminServer implements AutoCloseable {
     public void close() {
         server.stop(0);
         executor.shutdownNow();
+        tls.ifPresent(dev.sluice.tls.ServerTls::close);
     }
 }

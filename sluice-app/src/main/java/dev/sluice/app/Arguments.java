@@ -8,11 +8,14 @@ import java.util.Set;
 
 /**
  * The options of one command: {@code --name value}, {@code --name=value} or {@code -c value}.
- * Options may come in any order, each at most once; there are no positional arguments.
+ * Options may come in any order, each at most once; {@code import} also takes its file as a plain
+ * word ({@code sluice import openapi.yaml}).
  */
 final class Arguments {
 
     private static final Map<String, String> SHORT = Map.of("-c", "--config");
+    /** Commands that take one word without an option name, and the option it stands for. */
+    private static final Map<String, String> POSITIONAL = Map.of("import", "--openapi");
 
     private final String command;
     private final Map<String, String> values;
@@ -38,6 +41,12 @@ final class Arguments {
                 value = word.substring(eq + 1);
             }
             name = SHORT.getOrDefault(name, name);
+            if (!name.startsWith("-")
+                    && POSITIONAL.containsKey(command)
+                    && !values.containsKey(POSITIONAL.get(command))) {
+                values.put(POSITIONAL.get(command), word);
+                continue;
+            }
             if (!name.startsWith("-")) {
                 throw new UsageException("'" + command + "' takes no argument '" + word + "'");
             }

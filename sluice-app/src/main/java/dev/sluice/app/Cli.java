@@ -44,15 +44,18 @@ public final class Cli {
 
     static final String USAGE = """
       usage:
-        sluice run -c FILE [--engine virtual|platform|reactive] [--port N]   run a configuration
+        sluice run -c FILE [--engine virtual|platform|reactive] [--port N] [--admin-port N]
+                                                                               run a configuration
         sluice demo [--engine E] [--port N] [--upstream-port-base N]           demo upstreams + gateway with the bundled config
         sluice check -c FILE                                                   validate a configuration
         sluice upstreams [--host H] [--port-base N]                            only the demo upstreams
-        sluice config                                                          print the bundled demo config
+        sluice config [--upstream-port-base N]                                 print the bundled demo config
+        sluice import OPENAPI_FILE                                             a starting config from an OpenAPI 3 document
         sluice version | help
       from the ./sluice launcher in a source checkout:
         sluice test [maven args]                                               every test of the project (what CI runs)
         sluice lab SCENARIO [options]                                          the benchmark lab (./sluice lab help)
+        sluice image [--name NAME:TAG] [--out FILE]                            the container image, an OCI tar (./sluice image --help)
       """;
 
     /**
@@ -60,11 +63,12 @@ public final class Cli {
      * the README's commands against them without running anything.
      */
     static final Map<String, Set<String>> OPTIONS = Map.of(
-            "run", Set.of("--config", "--engine", "--port"),
+            "run", Set.of("--config", "--engine", "--port", "--admin-port"),
             "demo", Set.of("--engine", "--port", "--upstream-port-base"),
             "check", Set.of("--config"),
             "upstreams", Set.of("--host", "--port-base"),
-            "config", Set.of(),
+            "config", Set.of("--upstream-port-base"),
+            "import", Set.of("--openapi"),
             "version", Set.of(),
             "help", Set.of());
 
@@ -120,15 +124,43 @@ public final class Cli {
             case "demo" -> demo(Arguments.parse(command, rest, OPTIONS.get("demo")));
             case "check" -> check(Arguments.parse(command, rest, OPTIONS.get("check")));
             case "upstreams" -> upstreams(Arguments.parse(command, rest, OPTIONS.get("upstreams")));
-            case "config" -> print(Arguments.parse(command, rest, OPTIONS.get("config")), DemoConfig.yaml());
+            case "config" -> config(Arguments.parse(command, rest, OPTIONS.get("config")));
+            case "import" -> importOpenApi(Arguments.parse(command, rest, OPTIONS.get("import")));
             case "version", "--version", "-v" ->
                 print(Arguments.parse(command, rest, OPTIONS.get("version")), version() + "\n");
             case "help", "--help", "-h" -> print(Arguments.parse(command, rest, OPTIONS.get("help")), USAGE);
-            case "test", "lab" ->
+            case "test", "lab", "image" ->
                 throw new UsageException("'" + command + "' runs from the ./sluice launcher in a source checkout"
                         + " (./sluice " + command + "), not from the jar");
             default -> throw new UsageException("unknown command '" + command + "'");
         };
+    }
+
+    /** The bundled demo configuration, its upstream URLs on {@code --upstream-port-base} when given. */
+    private int config(Arguments a) throws UsageException {
+        Optional<Integer> base = a.integer("--upstream-port-base", 1, 65530);
+        out.print(base.map(DemoConfig::yaml).orElseGet(DemoConfig::yaml));
+        return 0;
+    }
+
+    /** Prints a configuration made from an OpenAPI 3 document; what it assumed goes to stderr. */
+    private int importOpenApi(Arguments a) throws UsageException, Failure {
+        Path file = Path.of(a.required("--openapi", "FILE (sluice import openapi.yaml)"));
+        String text;
+        try {
+            text = java.nio.file.Files.readString(file);
+        } catch (IOException e) {
+            throw new Failure("'" + file + "' cannot be read: " + describe(e), e);
+        }
+        OpenApiImport.Result result;
+        try {
+            result = OpenApiImport.convert(text, file.getFileName().toString());
+        } catch (OpenApiImport.ImportException e) {
+            throw new Failure(e.getMessage(), e);
+        }
+        out.print(result.yaml());
+        result.notes().forEach(note -> err.println("sluice import: " + note));
+        return 0;
     }
 
     private int print(Arguments noOptions, String text) {
@@ -140,15 +172,19 @@ public final class Cli {
         Path file = Path.of(a.required("--config", "FILE (-c FILE)"));
         Optional<EngineMode> engine = engine(a);
         Optional<Integer> port = a.integer("--port", 0, 65535);
+        Optional<Integer> adminPort = a.integer("--admin-port", 0, 65535);
+        java.util.function.UnaryOperator<GatewayConfig> commandLine = c -> {
+            GatewayConfig applied = c.with(
+                    engine.orElse(c.server().engine()), port.orElse(c.server().port()));
+            return adminPort.map(applied::withAdminPort).orElse(applied);
+        };
         GatewayConfig config;
         try {
             config = ConfigLoader.load(file);
         } catch (ConfigException e) {
             throw new Failure(e.getMessage());
         }
-        config = config.with(
-                engine.orElse(config.server().engine()),
-                port.orElse(config.server().port()));
+        config = commandLine.apply(config);
         LogBackend.configure(config.logging(), err);
         Optional<PrometheusMeterRegistry> registry = config.admin().isPresent()
                 ? Optional.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
@@ -177,7 +213,7 @@ public final class Cli {
             throw e;
         }
         metrics.ifPresent(m -> m.watch(() -> gateway));
-        Reloader reloader = reloader(file, engine, port, config, gateway, registry.map(r -> (MeterRegistry) r));
+        Reloader reloader = reloader(file, commandLine, config, gateway, registry.map(r -> (MeterRegistry) r));
         Optional<AdminServer> admin = Optional.empty();
         if (config.admin().isPresent()) {
             try {
@@ -213,13 +249,12 @@ public final class Cli {
     /** Reloads on a change of {@code file}, on SIGHUP and (with an admin listener) on POST /reload. */
     private static Reloader reloader(
             Path file,
-            Optional<EngineMode> engine,
-            Optional<Integer> port,
+            java.util.function.UnaryOperator<GatewayConfig> commandLine,
             GatewayConfig config,
             RunningGateway gateway,
             Optional<io.micrometer.core.instrument.MeterRegistry> registry)
             throws Failure {
-        Reloader reloader = new Reloader(file, engine, port, config, gateway, registry);
+        Reloader reloader = new Reloader(file, commandLine, config, gateway, registry);
         try {
             reloader.watch();
         } catch (IOException e) {
@@ -270,7 +305,8 @@ public final class Cli {
     private int check(Arguments a) throws UsageException {
         Path file = Path.of(a.required("--config", "FILE (-c FILE)"));
         try {
-            GatewayConfig config = ConfigLoader.load(file);
+            dev.sluice.config.ConfigFiles files = dev.sluice.config.ConfigFiles.read(file);
+            GatewayConfig config = ConfigLoader.parse(files);
             if (config.server().tls().isPresent()) { // usable, but perhaps not for long
                 for (Problem warning : ServerCertificates.load(
                                 config.server().tls().get(), "server.tls", java.time.Instant.now())
@@ -290,7 +326,7 @@ public final class Cli {
                 }
             }
             for (Problem warning : dev.sluice.config.ConfigWarnings.of(config)) { // unused upstreams, CORS vs 405
-                out.println("warning: " + warning);
+                out.println("warning: " + files.locate(warning)); // by the included file that wrote it
             }
             out.println("ok: " + config.routes().size() + " routes, "
                     + config.upstreams().size() + " upstreams");

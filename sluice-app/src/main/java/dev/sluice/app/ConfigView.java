@@ -7,8 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
-import org.snakeyaml.engine.v2.api.Load;
-import org.snakeyaml.engine.v2.api.LoadSettings;
 
 /**
  * The running configuration as the admin's {@code GET /config} shows it: the file's own tree as JSON,
@@ -27,9 +25,9 @@ final class ConfigView {
 
     private ConfigView() {}
 
-    static String json(String yaml, GatewayConfig running) {
-        Object tree = new Load(LoadSettings.builder().build()).loadFromString(yaml);
-        Map<String, Object> root = tree instanceof Map<?, ?> m ? copy(m) : new LinkedHashMap<>();
+    /** @param tree the configuration as its files wrote it, includes merged ({@code ConfigFiles.tree()}) */
+    static String json(Map<?, ?> tree, GatewayConfig running) {
+        Map<String, Object> root = copy(tree);
         @SuppressWarnings("unchecked")
         Map<String, Object> server = root.get("server") instanceof Map<?, ?> s ? (Map<String, Object>) s : null;
         if (server == null) {

@@ -4,8 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.ConfigChange;
 import dev.sluice.config.ConfigException;
+import dev.sluice.config.ConfigFiles;
 import dev.sluice.config.ConfigLoader;
-import dev.sluice.config.EngineMode;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.config.Problem;
 import dev.sluice.engine.RunningGateway;
@@ -13,26 +13,24 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Hot reload of {@code sluice run}'s configuration file: when the file changes (watched, including
  * Kubernetes' ConfigMap symlink swap), on SIGHUP, or on the admin listener's {@code POST /reload}.
- * The file is read and validated whole, the command line's {@code --engine} and {@code --port} are
- * applied as at start, and {@link ConfigChange} decides what may change live; then the engine swaps
+ * The file is read and validated whole, the command line's {@code --engine}, {@code --port} and
+ * {@code --admin-port} are applied as at start, and {@link ConfigChange} decides what may change live; then the engine swaps
  * its snapshot in one step. A file with any problem changes nothing: the running configuration
  * stays, and every problem is logged (and answered to {@code POST /reload}) with its path.
  */
@@ -47,32 +45,30 @@ final class Reloader implements AutoCloseable {
     record Outcome(boolean applied, GatewayConfig config, List<Problem> problems, String source) {}
 
     private final Path file;
-    private final Optional<EngineMode> engine;
-    private final Optional<Integer> port;
+    private final UnaryOperator<GatewayConfig> commandLine;
     private final RunningGateway gateway;
     private final Counter applied;
     private final Counter refused;
     private final AtomicLong lastApplied = new AtomicLong();
     private volatile GatewayConfig running;
-    private volatile String runningText;
+    private volatile ConfigFiles runningFiles;
     private byte[] runningDigest;
+    private final java.util.Set<Path> watched = new java.util.HashSet<>();
     private WatchService watcher;
     private Thread watching;
 
     Reloader(
             Path file,
-            Optional<EngineMode> engine,
-            Optional<Integer> port,
+            UnaryOperator<GatewayConfig> commandLine,
             GatewayConfig running,
             RunningGateway gateway,
             Optional<MeterRegistry> registry) {
         this.file = requireNonNull(file, "file").toAbsolutePath();
-        this.engine = engine;
-        this.port = port;
+        this.commandLine = requireNonNull(commandLine, "commandLine");
         this.running = requireNonNull(running, "running");
         this.gateway = requireNonNull(gateway, "gateway");
-        this.runningText = read(this.file);
-        this.runningDigest = digest(this.file);
+        this.runningFiles = ConfigFiles.read(this.file);
+        this.runningDigest = runningFiles.digest();
         this.applied = registry.map(r -> Counter.builder("sluice.config.reloads")
                         .description("Configuration reloads, by outcome")
                         .tag("outcome", "applied")
@@ -97,25 +93,19 @@ final class Reloader implements AutoCloseable {
 
     /** The running configuration as JSON, secrets redacted ({@link ConfigView}). */
     String runningJson() {
-        return ConfigView.json(runningText, running);
+        return ConfigView.json(runningFiles.tree(), running);
     }
 
     /** Reads the file and applies it if it is whole and valid; otherwise changes nothing. */
     synchronized Outcome reload(String trigger) {
-        byte[] digest = digest(file);
+        ConfigFiles files = ConfigFiles.read(file);
+        byte[] digest = files.digest();
+        watchMore(files);
         GatewayConfig next;
         ConfigChange change;
-        String text;
         try {
-            try {
-                text = Files.readString(file);
-            } catch (IOException e) {
-                throw new ConfigException(file.toString(), List.of(new Problem("(file)", "cannot be read: " + e)));
-            }
-            next = ConfigLoader.parse(text, file);
-            next = next.with(
-                    engine.orElse(next.server().engine()),
-                    port.orElse(next.server().port()));
+            next = ConfigLoader.parse(files);
+            next = commandLine.apply(next);
             change = ConfigChange.between(running, next, file.toString());
             gateway.reload(next, change);
         } catch (ConfigException e) {
@@ -134,7 +124,7 @@ final class Reloader implements AutoCloseable {
                     false, running, List.of(new Problem("(reload)", "could not be applied: " + e)), file.toString());
         }
         running = next;
-        runningText = text;
+        runningFiles = files;
         runningDigest = digest;
         lastApplied.set(System.currentTimeMillis());
         count(applied);
@@ -150,18 +140,16 @@ final class Reloader implements AutoCloseable {
     }
 
     /**
-     * Watches the file's directory and reloads when the file's content changes. The directory is
-     * watched, not the file: editors replace files, and Kubernetes swaps a ConfigMap's {@code ..data}
+     * Watches the file's directory, and those its {@code include:} patterns list, and reloads when
+     * the content of the file or of an included one changes (or one is added or removed). Directories
+     * are watched, not files: editors replace files, and Kubernetes swaps a ConfigMap's {@code ..data}
      * symlink, so the file's own node may never change.
      */
     synchronized void watch() throws IOException {
         Path dir = file.getParent();
         watcher = dir.getFileSystem().newWatchService();
-        dir.register(
-                watcher,
-                StandardWatchEventKinds.ENTRY_CREATE,
-                StandardWatchEventKinds.ENTRY_MODIFY,
-                StandardWatchEventKinds.ENTRY_DELETE);
+        register(dir);
+        watchMore(runningFiles);
         WatchService service = watcher;
         watching = Thread.ofPlatform().name("sluice-config-watch").daemon(true).start(() -> watchLoop(service));
     }
@@ -188,8 +176,34 @@ final class Reloader implements AutoCloseable {
     }
 
     private synchronized boolean changed() {
-        byte[] now = digest(file);
-        return now != null && !Arrays.equals(now, runningDigest);
+        ConfigFiles now = ConfigFiles.read(file);
+        watchMore(now); // a directory an include names may appear after the start
+        return now.text().isPresent() && !Arrays.equals(now.digest(), runningDigest);
+    }
+
+    /** Watches the directories {@code files}' include patterns list that are not watched yet. */
+    private void watchMore(ConfigFiles files) {
+        if (watcher == null) {
+            return;
+        }
+        for (Path dir : files.directories()) {
+            try {
+                register(dir);
+            } catch (IOException e) {
+                LOG.warn("cannot watch {} for changes; reload by SIGHUP or POST /reload", dir);
+            }
+        }
+    }
+
+    private void register(Path dir) throws IOException {
+        if (!watched.contains(dir)) {
+            dir.register(
+                    watcher,
+                    StandardWatchEventKinds.ENTRY_CREATE,
+                    StandardWatchEventKinds.ENTRY_MODIFY,
+                    StandardWatchEventKinds.ENTRY_DELETE);
+            watched.add(dir);
+        }
     }
 
     /** Reloads on SIGHUP, where the platform has it. */
@@ -211,25 +225,6 @@ final class Reloader implements AutoCloseable {
 
     private static String names(java.util.Set<String> names) {
         return names.isEmpty() ? "none" : String.join(", ", new java.util.TreeSet<>(names));
-    }
-
-    private static String read(Path file) {
-        try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    /** The file's SHA-256, or null while it cannot be read (mid-replace). */
-    private static byte[] digest(Path file) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
-        } catch (IOException e) {
-            return null;
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
-        }
     }
 
     @Override

@@ -243,6 +243,60 @@ class AccessLogTest {
         assertThat(Files.readAllLines(conf.resolve(name))).hasSize(1);
     }
 
+    private static String written(String format, ExchangeEvent... events) {
+        StringWriter sink = new StringWriter();
+        AccessLog log = AccessLog.to(sink, 16, format);
+        for (ExchangeEvent event : events) {
+            log.exchange(event);
+        }
+        log.close();
+        return sink.toString();
+    }
+
+    private static ExchangeEvent event(String path, int status, long bytesOut, String refusedBy) {
+        return new ExchangeEvent(
+                status == 404 ? "" : "catalog",
+                "GET",
+                status,
+                false,
+                1_734_000,
+                path,
+                "q7k2m9xa-1f",
+                "10.0.0.7",
+                0,
+                bytesOut,
+                status == 404 ? -1 : 1_212_000,
+                "4bf92f3577b34da6a3ce929d0e0e4736",
+                "00f067aa0ba902b7",
+                "",
+                true,
+                refusedBy,
+                List.of());
+    }
+
+    @Test
+    void combinedIsApachesFormatWithoutHeaderValues() {
+        String[] lines = written(
+                        "combined", event("/products/1001", 200, 5120, ""), event("/a \"quoted\"\u0001", 404, 0, ""))
+                .split("\n");
+        assertThat(lines[0])
+                .matches("10\\.0\\.0\\.7 - - \\[\\d\\d/[A-Z][a-z]{2}/\\d{4}:\\d\\d:\\d\\d:\\d\\d \\+0000] "
+                        + "\"GET /products/1001\" 200 5120 \"-\" \"-\"");
+        assertThat(lines[1]).endsWith("\"GET /a \\\"quoted\\\"\\x01\" 404 - \"-\" \"-\"");
+    }
+
+    @Test
+    void aTemplateWritesTheJsonFieldsItNames() {
+        String line = written(
+                "{status} {method} {path} {route} {duration_ms}ms up={upstream_ms} id={request_id} by={refused_by} {{x}}",
+                event("/products/1001", 200, 5120, ""),
+                event("/nowhere", 404, 0, ""));
+        assertThat(line)
+                .isEqualTo("200 GET /products/1001 catalog 1.734ms up=1.212 id=q7k2m9xa-1f by=- {x}\n"
+                        + "404 GET /nowhere - 1.734ms up=- id=q7k2m9xa-1f by=- {x}\n");
+        assertThat(written("{time}", event("/", 200, 0, ""))).matches("\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z\n");
+    }
+
     @Test
     void timesAreWrittenAsInstantWritesThem() {
         AccessLog.Timestamps times = new AccessLog.Timestamps();

@@ -1,6 +1,7 @@
 package dev.sluice.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.demo.DemoUpstreams;
 import dev.sluice.tck.ListeningSockets;
@@ -10,7 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -311,5 +314,126 @@ class AdminListenerTest {
         assertThat(server).containsEntry("engine", "reactive").containsEntry("host", "127.0.0.1");
         assertThat(server).as("the configured port (0: any free one)").containsEntry("port", 0);
         assertThat(json).containsKeys("upstreams", "routes", "admin");
+    }
+
+    /**
+     * {@code admin.auth.token} (here from a secret file) guards every admin endpoint but the
+     * orchestrator's probes: 401 without it or with another, 200 with it; {@code --admin-port}
+     * starts the listener on the port it names.
+     */
+    @Test
+    void withATokenTheAdminAnswers401WithoutItAnd200WithIt() throws Exception {
+        int adminPort;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            adminPort = free.getLocalPort();
+        }
+        String token = "s3cret-admin-token-0123456789";
+        Files.writeString(dir.resolve("admin-token"), token + "\n");
+        Path file = Files.writeString(dir.resolve("gateway.yaml"), """
+                server: { host: 127.0.0.1, port: 0 }
+                admin: { host: 127.0.0.1, port: 0, auth: { token: { secret-file: admin-token } } }
+                upstreams: { u: { url: "http://127.0.0.1:9" } }
+                routes: [ { id: a, match: { path: "/a" }, proxy: { upstream: u } } ]
+                """);
+        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        CliRunner.Result result = CliRunner.run(
+                session -> {
+                    URI admin = session.adminUrl().orElseThrow();
+                    assertThat(admin.getPort()).as("--admin-port").isEqualTo(adminPort);
+                    for (String path : new String[] {"/metrics", "/config", "/routes", "/health"}) {
+                        assertThat(Http.get(admin, path).statusCode()).as(path).isEqualTo(401);
+                        for (String auth : new String[] {"Bearer wrong-token-0123456789", "Basic " + token, "Bearer"}) {
+                            assertThat(client.send(
+                                                    java.net.http.HttpRequest.newBuilder(admin.resolve(path))
+                                                            .header("Authorization", auth)
+                                                            .build(),
+                                                    java.net.http.HttpResponse.BodyHandlers.ofString())
+                                            .statusCode())
+                                    .as("%s with %s", path, auth.split(" ")[0])
+                                    .isEqualTo(401);
+                        }
+                        java.net.http.HttpResponse<String> ok = client.send(
+                                java.net.http.HttpRequest.newBuilder(admin.resolve(path))
+                                        .header("Authorization", "Bearer " + token)
+                                        .build(),
+                                java.net.http.HttpResponse.BodyHandlers.ofString());
+                        assertThat(ok.statusCode()).as(path).isEqualTo(200);
+                        assertThat(ok.body()).doesNotContain(token);
+                    }
+                    assertThat(client.send(
+                                            java.net.http.HttpRequest.newBuilder(admin.resolve("/reload"))
+                                                    .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                                                    .build(),
+                                            java.net.http.HttpResponse.BodyHandlers.ofString())
+                                    .statusCode())
+                            .isEqualTo(401);
+                    assertThat(Http.get(admin, "/health/live").statusCode())
+                            .as("probes")
+                            .isEqualTo(200);
+                    assertThat(Http.get(admin, "/health/ready").statusCode())
+                            .as("probes")
+                            .isEqualTo(200);
+                },
+                "run",
+                "-c",
+                file.toString(),
+                "--admin-port",
+                String.valueOf(adminPort));
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out() + result.err()).doesNotContain(token);
+    }
+
+    /**
+     * {@code admin.tls} with {@code client-auth: require}: a client without a certificate the CA
+     * signed is refused in the handshake, one with it gets 200; {@code sluice check} does not warn of
+     * such a listener beyond loopback.
+     */
+    @Test
+    void withAdminTlsRequiringAClientCertificateOnlyItsHoldersGetIn() throws Exception {
+        dev.sluice.tck.TestCertificates ca = dev.sluice.tck.TestCertificates.authority("admin CA");
+        dev.sluice.tck.TestCertificates.Issued server =
+                ca.server(dev.sluice.tck.TestCertificates.KeyType.EC, "localhost");
+        server.writeCertificate(dir.resolve("admin.pem"));
+        server.writeKey(dir.resolve("admin-key.pem"));
+        ca.writeCertificate(dir.resolve("ca.pem"));
+        String admin = "admin: { host: %s, port: 0, tls: { certificate: admin.pem, key: admin-key.pem,"
+                + " client-auth: require, client-ca: ca.pem } }\n";
+        String rest = """
+                server: { host: 127.0.0.1, port: 0 }
+                upstreams: { u: { url: "http://127.0.0.1:9" } }
+                routes: [ { id: a, match: { path: "/a" }, proxy: { upstream: u } } ]
+                """;
+        Path wide = Files.writeString(dir.resolve("wide.yaml"), rest + admin.formatted("0.0.0.0"));
+        assertThat(CliRunner.run("check", "-c", wide.toString()).out()).doesNotContain("warning: admin");
+        Path file = Files.writeString(dir.resolve("gateway.yaml"), rest + admin.formatted("127.0.0.1"));
+        CliRunner.Result result = CliRunner.run(
+                session -> {
+                    URI url = session.adminUrl().orElseThrow().resolve("/metrics");
+                    assertThat(url.getScheme()).isEqualTo("https");
+                    try (java.net.http.HttpClient without = java.net.http.HttpClient.newBuilder()
+                            .sslContext(ca.clientContext(Optional.empty()))
+                            .build()) {
+                        assertThatThrownBy(() -> without.send(
+                                        java.net.http.HttpRequest.newBuilder(url)
+                                                .build(),
+                                        java.net.http.HttpResponse.BodyHandlers.ofString()))
+                                .as("no client certificate: refused in the handshake")
+                                .isInstanceOf(java.io.IOException.class);
+                    }
+                    try (java.net.http.HttpClient with = java.net.http.HttpClient.newBuilder()
+                            .sslContext(ca.clientContext(Optional.of(ca.client("operator"))))
+                            .build()) {
+                        assertThat(with.send(
+                                                java.net.http.HttpRequest.newBuilder(url)
+                                                        .build(),
+                                                java.net.http.HttpResponse.BodyHandlers.ofString())
+                                        .statusCode())
+                                .isEqualTo(200);
+                    }
+                },
+                "run",
+                "-c",
+                file.toString());
+        assertThat(result.exitCode()).as(result.err()).isZero();
     }
 }

@@ -26,6 +26,32 @@ class CliUsageTest {
         assertThat(result.err()).isEmpty();
     }
 
+    /**
+     * {@code help} lists every command: each of the CLI's table ({@link Cli#OPTIONS}) and each the
+     * {@code ./sluice} launcher runs itself, and no other; so neither can gain a command help omits.
+     */
+    @Test
+    void helpListsEveryCommandOfTheCliAndTheLauncher() throws Exception {
+        java.util.Set<String> listed = new java.util.TreeSet<>();
+        java.util.regex.Matcher line = java.util.regex.Pattern.compile("(?m)^\\s+sluice ([a-z]+(?: \\| [a-z]+)*)")
+                .matcher(Cli.USAGE);
+        while (line.find()) {
+            listed.addAll(java.util.List.of(line.group(1).split(" \\| ")));
+        }
+        java.nio.file.Path root = java.nio.file.Path.of("").toAbsolutePath();
+        while (!java.nio.file.Files.isRegularFile(root.resolve("sluice"))) {
+            root = root.getParent();
+        }
+        java.util.Set<String> commands = new java.util.TreeSet<>(Cli.OPTIONS.keySet());
+        java.util.regex.Matcher launcher = java.util.regex.Pattern.compile("if \\[ \"\\$\\{1:-}\" = \"([a-z]+)\" ]")
+                .matcher(java.nio.file.Files.readString(root.resolve("sluice")));
+        while (launcher.find()) {
+            commands.add(launcher.group(1));
+        }
+        assertThat(commands).contains("image", "test", "lab", "run");
+        assertThat(listed).isEqualTo(commands);
+    }
+
     @Test
     void noCommandIsAUsageError() {
         CliRunner.Result result = CliRunner.run();
@@ -72,6 +98,22 @@ class CliUsageTest {
         CliRunner.Result result = CliRunner.run("config");
         assertThat(result.exitCode()).isZero();
         assertThat(result.out()).startsWith("# Sluice demo configuration").contains("routes:", "id: compose");
+    }
+
+    /** {@code config --upstream-port-base N} moves the six URLs where {@code upstreams --port-base N} serves. */
+    @Test
+    void configOnAnotherPortBasePointsEveryUpstreamThere() throws Exception {
+        CliRunner.Result result = CliRunner.run("config", "--upstream-port-base", "29081");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        dev.sluice.config.GatewayConfig moved = dev.sluice.config.ConfigLoader.parse(result.out(), "moved.yaml");
+        dev.sluice.config.GatewayConfig bundled = dev.sluice.demo.DemoConfig.load();
+        assertThat(moved.upstreams().keySet()).isEqualTo(bundled.upstreams().keySet());
+        for (String name : bundled.upstreams().keySet()) {
+            assertThat(moved.upstream(name).url().getPort())
+                    .as(name)
+                    .isEqualTo(bundled.upstream(name).url().getPort() - 19081 + 29081);
+        }
+        assertThat(result.out()).doesNotContain(":1908").contains("--port-base 29081");
     }
 
     @Test

@@ -361,6 +361,64 @@ class ReloadTest {
         }
     }
 
+    /**
+     * With {@code include:}, a fragment changed or added is a change of the configuration: the
+     * watcher sees it in the included directory and applies the files as one snapshot.
+     */
+    @Test
+    void aChangedOrAddedIncludedFileIsReloaded() throws Exception {
+        try (Upstream alpha = new Upstream("alpha");
+                Upstream beta = new Upstream("beta")) {
+            Path confD = Files.createDirectories(dir.resolve("conf.d"));
+            Path file = Files.writeString(
+                    dir.resolve("gateway.yaml"), "include: conf.d/*.yaml\n" + config(alpha, beta, "64", ROUTES_BEFORE));
+            Path orders = Files.writeString(
+                    confD.resolve("10-orders.yaml"),
+                    "routes: [ { id: orders, match: { path: \"/orders/**\" }, proxy: { upstream: beta } } ]\n");
+            CliRunner.Result result = CliRunner.run(
+                    session -> {
+                        URI gateway = session.gatewayUrl().orElseThrow();
+                        assertThat(Http.get(gateway, "/orders/1").statusCode()).isEqualTo(200);
+                        replace(
+                                orders,
+                                "routes: [ { id: orders, match: { path: \"/orders2/**\" }, proxy: { upstream: beta } } ]\n");
+                        awaitStatus(gateway, "/orders2/1", 200);
+                        assertThat(Http.get(gateway, "/orders/1").statusCode()).isEqualTo(404);
+                        replace(
+                                confD.resolve("20-more.yaml"),
+                                "routes: [ { id: more, match: { path: \"/more/**\" }, proxy: { upstream: alpha } } ]\n");
+                        awaitStatus(gateway, "/more/1", 200);
+                        assertThat(Http.get(session.adminUrl().orElseThrow(), "/config")
+                                        .body())
+                                .as("GET /config shows the merged files")
+                                .contains("\"id\":\"more\"")
+                                .contains("\"id\":\"orders\"")
+                                .doesNotContain("include");
+                    },
+                    "run",
+                    "-c",
+                    file.toString(),
+                    "--engine",
+                    "virtual");
+            assertThat(result.exitCode()).as(result.err()).isZero();
+            assertThat(result.err()).contains("config reloaded (file changed)");
+        }
+    }
+
+    /** Waits (bounded) until {@code path} answers {@code status}: the reload is an event seen by its effect. */
+    private static void awaitStatus(URI gateway, String path, int status) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        int last;
+        do {
+            last = Http.get(gateway, path).statusCode();
+            if (last == status) {
+                return;
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        assertThat(last).as(path).isEqualTo(status);
+    }
+
     @Test
     void sighupReadsTheFileAgain() throws Exception {
         try (Upstream alpha = new Upstream("alpha");

@@ -87,9 +87,24 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
         // the files' contents rotate live; their paths do not
         present(problems, "server.tls", a.tls(), b.tls()).ifPresent(tls -> tls(problems, tls.running(), tls.next()));
         differs(problems, "server.http2", a.http2().enabled(), b.http2().enabled());
+        differs(problems, "server.request-id.response", a.responseRequestId(), b.responseRequestId());
         present(problems, "admin", running.admin(), next.admin()).ifPresent(admin -> {
             differs(problems, "admin.host", admin.running().host(), admin.next().host());
             differs(problems, "admin.port", admin.running().port(), admin.next().port());
+            if (!admin.running().tls().equals(admin.next().tls())) {
+                differs(
+                        problems,
+                        "admin.tls",
+                        admin.running().tls().isPresent() ? "(set)" : "none",
+                        admin.next().tls().isPresent() ? "(changed)" : "none");
+            }
+            if (!admin.running().token().equals(admin.next().token())) { // named, never shown
+                differs(
+                        problems,
+                        "admin.auth.token",
+                        admin.running().token().isPresent() ? "(a token)" : "none",
+                        admin.next().token().isPresent() ? "(another token)" : "none");
+            }
             differs(
                     problems,
                     "admin.drain-delay",
@@ -184,8 +199,8 @@ public record ConfigChange(Set<String> kept, Set<String> started, Set<String> re
             differs(
                     problems,
                     "logging.access.format",
-                    access.running().combined() ? "combined" : "json",
-                    access.next().combined() ? "combined" : "json");
+                    access.running().format(),
+                    access.next().format());
             differs(
                     problems,
                     "logging.access.to",

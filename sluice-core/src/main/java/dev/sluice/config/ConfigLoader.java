@@ -2,10 +2,6 @@ package dev.sluice.config;
 
 import static java.util.Objects.requireNonNull;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -14,8 +10,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import org.snakeyaml.engine.v2.api.Load;
-import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
@@ -33,46 +27,28 @@ public final class ConfigLoader {
     private ConfigLoader() {}
 
     /**
-     * Loads and validates a configuration file.
+     * Loads and validates a configuration file and the files its {@code include:} names.
      *
      * @throws ConfigException listing every problem, or the one problem that the file cannot be read
      */
     public static GatewayConfig load(Path file) throws ConfigException {
         requireNonNull(file, "file");
-        String source = file.toString();
-        String yaml;
-        try {
-            yaml = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new ConfigException(source, List.of(unreadable(file, e)));
-        }
-        List<Problem> problems = new ArrayList<>();
-        Optional<GatewayConfig> config = bind(yaml, source, baseOf(file), System::getenv, problems);
-        if (!problems.isEmpty() || config.isEmpty()) {
-            throw new ConfigException(source, problems);
-        }
-        return config.get();
+        return parse(ConfigFiles.read(file));
     }
 
     /**
      * Validates {@code yaml}, already read from {@code file}, as {@link #load(Path)} does (files it
-     * names are looked up beside {@code file}): for a caller that keeps the text it applied.
+     * names are looked up beside {@code file}).
      */
     public static GatewayConfig parse(String yaml, Path file) throws ConfigException {
         requireNonNull(yaml, "yaml");
         requireNonNull(file, "file");
-        List<Problem> problems = new ArrayList<>();
-        Optional<GatewayConfig> config = bind(yaml, file.toString(), baseOf(file), System::getenv, problems);
-        if (!problems.isEmpty() || config.isEmpty()) {
-            throw new ConfigException(file.toString(), problems);
-        }
-        return config.get();
+        return parse(ConfigFiles.of(yaml, file));
     }
 
-    /** Where the files a configuration names ({@code jwks-file}, {@code keys-file}) are looked up. */
-    private static Path baseOf(Path file) {
-        Path parent = file.toAbsolutePath().getParent();
-        return parent != null ? parent : Path.of("").toAbsolutePath();
+    /** Validates a configuration read as files ({@link ConfigFiles}): for a caller that keeps what it applied. */
+    public static GatewayConfig parse(ConfigFiles files) throws ConfigException {
+        return parse(files, System::getenv);
     }
 
     /**
@@ -84,25 +60,15 @@ public final class ConfigLoader {
     public static GatewayConfig parse(String yaml, String sourceName) throws ConfigException {
         requireNonNull(yaml, "yaml");
         requireNonNull(sourceName, "sourceName");
-        List<Problem> problems = new ArrayList<>();
-        Optional<GatewayConfig> config = bind(yaml, sourceName, Path.of("").toAbsolutePath(), System::getenv, problems);
-        if (!problems.isEmpty() || config.isEmpty()) {
-            throw new ConfigException(sourceName, problems);
-        }
-        return config.get();
+        return parse(ConfigFiles.of(yaml, sourceName));
     }
 
-    /** Every problem with a configuration file, without throwing: empty when it is valid. */
+    /** Every problem with a configuration file (and its includes), without throwing: empty when it is valid. */
     public static List<Problem> check(Path file) {
         requireNonNull(file, "file");
-        try {
-            String yaml = Files.readString(file, StandardCharsets.UTF_8);
-            List<Problem> problems = new ArrayList<>();
-            bind(yaml, file.toString(), baseOf(file), System::getenv, problems);
-            return List.copyOf(problems);
-        } catch (IOException e) {
-            return List.of(unreadable(file, e));
-        }
+        List<Problem> problems = new ArrayList<>();
+        bind(ConfigFiles.read(file), System::getenv, problems);
+        return List.copyOf(problems);
     }
 
     /** Every problem with a configuration, without throwing: empty when it is valid. */
@@ -110,15 +76,8 @@ public final class ConfigLoader {
         requireNonNull(yaml, "yaml");
         requireNonNull(sourceName, "sourceName");
         List<Problem> problems = new ArrayList<>();
-        bind(yaml, sourceName, Path.of("").toAbsolutePath(), System::getenv, problems);
+        bind(ConfigFiles.of(yaml, sourceName), System::getenv, problems);
         return List.copyOf(problems);
-    }
-
-    private static Problem unreadable(Path file, IOException e) {
-        if (e instanceof NoSuchFileException) {
-            return new Problem("(file)", "'" + file + "' does not exist (expected: a readable YAML file)");
-        }
-        return new Problem("(file)", "'" + file + "' cannot be read: " + e + " (expected: a readable UTF-8 YAML file)");
     }
 
     /**
@@ -126,28 +85,29 @@ public final class ConfigLoader {
      * place of the process's.
      */
     static GatewayConfig parse(String yaml, Path file, Function<String, String> env) throws ConfigException {
+        return parse(ConfigFiles.of(yaml, file), env);
+    }
+
+    private static GatewayConfig parse(ConfigFiles files, Function<String, String> env) throws ConfigException {
+        requireNonNull(files, "files");
         List<Problem> problems = new ArrayList<>();
-        Optional<GatewayConfig> config = bind(yaml, file.toString(), baseOf(file), env, problems);
+        Optional<GatewayConfig> config = bind(files, env, problems);
         if (!problems.isEmpty() || config.isEmpty()) {
-            throw new ConfigException(file.toString(), problems);
+            throw new ConfigException(files.source(), problems);
         }
         return config.get();
     }
 
-    /**
-     * @param base the directory relative file names in the configuration are resolved against
-     * @param env the environment {@code ${NAME}} reads
-     */
+    /** @param env the environment {@code ${NAME}} reads */
     private static Optional<GatewayConfig> bind(
-            String yaml, String sourceName, Path base, Function<String, String> env, List<Problem> problems) {
+            ConfigFiles files, Function<String, String> env, List<Problem> problems) {
+        problems.addAll(files.problems());
+        if (files.text().isEmpty()) {
+            return Optional.empty();
+        }
         Object document;
         try {
-            LoadSettings settings = LoadSettings.builder()
-                    .setLabel(sourceName)
-                    .setAllowDuplicateKeys(false)
-                    .setMaxAliasesForCollections(50)
-                    .build();
-            document = new Load(settings).loadFromString(yaml);
+            document = Includes.load(files.text().get(), files.source());
         } catch (MarkedYamlEngineException e) {
             problems.add(new Problem("(yaml)", syntaxMessage(e)));
             return Optional.empty();
@@ -155,21 +115,25 @@ public final class ConfigLoader {
             problems.add(new Problem("(yaml)", String.valueOf(e.getMessage())));
             return Optional.empty();
         }
-        String rootExpected = "a mapping with keys server, admin, upstreams, routes, logging, redis, tracing";
+        String rootExpected = "a mapping with keys include, server, admin, upstreams, routes, logging, redis, tracing";
         if (document == null) {
             problems.add(new Problem("(document)", "empty (expected: " + rootExpected + ")"));
             return Optional.empty();
         }
-        if (!(document instanceof Map<?, ?>)) {
+        if (!(document instanceof Map<?, ?> main)) {
             problems.add(new Problem("(document)", Mapping.describe(document) + " (expected: " + rootExpected + ")"));
             return Optional.empty();
         }
-        Substitution substitution = new Substitution(env, base, problems);
-        document = substitution.resolve(document, "");
-        Optional<GatewayConfig> config = bindRoot(document, rootExpected, base, problems);
-        List<Problem> hidden = List.copyOf(substitution.hide(problems));
-        problems.clear();
-        problems.addAll(hidden);
+        List<Problem> merging = new ArrayList<>();
+        Includes.Merged merged = Includes.merge(main, files, merging);
+        problems.addAll(merging);
+        List<Problem> found = new ArrayList<>();
+        Substitution substitution = new Substitution(env, files.base(), found);
+        Object resolved = substitution.resolve(merged.tree(), "");
+        Optional<GatewayConfig> config = bindRoot(resolved, rootExpected, files.base(), found);
+        for (Problem p : substitution.hide(found)) {
+            problems.add(merged.locate(p));
+        }
         return problems.isEmpty() ? config : Optional.empty();
     }
 
@@ -180,9 +144,9 @@ public final class ConfigLoader {
             return Optional.empty();
         }
         Mapping r = root.get();
-        r.allowOnly("server", "admin", "upstreams", "routes", "logging", "redis", "tracing");
+        r.allowOnly("include", "server", "admin", "upstreams", "routes", "logging", "redis", "tracing");
         ServerConfig server = ServerBinder.server(r, base);
-        Optional<AdminConfig> admin = AdminBinder.admin(r);
+        Optional<AdminConfig> admin = AdminBinder.admin(r, base);
         Optional<RedisConfig> redis = RedisBinder.redis(r);
         Set<String> declared = new LinkedHashSet<>();
         Map<String, UpstreamConfig> upstreams = UpstreamBinder.upstreams(r, declared, base);
@@ -195,7 +159,7 @@ public final class ConfigLoader {
         return Optional.of(new GatewayConfig(server, admin, upstreams, routes, logging, redis, tracing));
     }
 
-    private static String syntaxMessage(MarkedYamlEngineException e) {
+    static String syntaxMessage(MarkedYamlEngineException e) {
         Optional<Mark> mark = e.getProblemMark().or(e::getContextMark);
         StringBuilder sb = new StringBuilder();
         mark.ifPresent(m -> sb.append("line ")

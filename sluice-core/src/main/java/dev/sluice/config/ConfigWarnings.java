@@ -12,7 +12,10 @@ import java.util.Set;
  * <ul>
  *   <li>an upstream no route uses ({@code upstreams.NAME});
  *   <li>a CORS {@code allowed-methods} entry the route's {@code match.methods} does not accept: the preflight says
- *       yes and the request then gets 405.
+ *       yes and the request then gets 405;
+ *   <li>an admin listener beyond loopback without {@code admin.auth.token} or a required client
+ *       certificate ({@code admin.tls.client-auth: require}): anyone who reaches it may
+ *       reload the configuration and read it and the metrics.
  * </ul>
  */
 public final class ConfigWarnings {
@@ -56,6 +59,13 @@ public final class ConfigWarnings {
                 }
             }
         }
+        config.admin()
+                .filter(admin -> !admin.loopbackOnly() && !admin.authenticates())
+                .ifPresent(admin -> warnings.add(new Problem(
+                        "admin.host",
+                        "'" + admin.host()
+                                + "' listens beyond this host without admin.auth.token or admin.tls with client-auth: require: anyone who"
+                                + " reaches it may POST /reload and read /config and /metrics")));
         return warnings;
     }
 }

@@ -71,6 +71,15 @@ public record GatewayConfig(
         return upstream;
     }
 
+    /**
+     * The same configuration with its admin listener on {@code port} (the CLI's --admin-port): the
+     * file's {@code admin:} settings, or the defaults (127.0.0.1, no token) when it has none.
+     */
+    public GatewayConfig withAdminPort(int port) {
+        AdminConfig on = admin.orElse(new AdminConfig("127.0.0.1", port, java.time.Duration.ZERO));
+        return new GatewayConfig(server, Optional.of(on.withPort(port)), upstreams, routes, logging, redis, tracing);
+    }
+
     /** The same configuration with another engine mode and port (the CLI's --engine and --port). */
     public GatewayConfig with(EngineMode engine, int port) {
         return new GatewayConfig(server.with(engine, port), admin, upstreams, routes, logging, redis, tracing);

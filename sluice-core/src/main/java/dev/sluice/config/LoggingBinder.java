@@ -36,7 +36,23 @@ final class LoggingBinder {
         Optional<LoggingConfig.AccessLog> access = m.mapping("access", "a mapping with format, to and queue")
                 .map(a -> {
                     a.allowOnly("format", "to", "queue");
-                    boolean combined = a.choice("format", "json", "json").equals("combined");
+                    String accessFormat = a.string(
+                                    "format", "json, combined, or a template such as \"{time} {status} {path}\"")
+                            .orElse("json");
+                    if (!accessFormat.equals("json") && !accessFormat.equals("combined")) {
+                        try {
+                            if (LoggingConfig.AccessLog.pieces(accessFormat).stream()
+                                    .noneMatch(LoggingConfig.AccessLog.Piece::field)) {
+                                a.problem(
+                                        "format",
+                                        "'" + accessFormat
+                                                + "' (expected: json, combined, or a template naming at least"
+                                                + " one field in braces, such as \"{time} {status} {path}\")");
+                            }
+                        } catch (IllegalArgumentException e) {
+                            a.problem("format", e.getMessage());
+                        }
+                    }
                     String to = a.string("to", "stdout, stderr or a file path").orElse("stdout");
                     if (to.isBlank()) {
                         a.problem("to", "'' (expected: stdout, stderr or a file path)");
@@ -45,7 +61,7 @@ final class LoggingBinder {
                     if (!to.isBlank() && !to.equals("stdout") && !to.equals("stderr")) {
                         to = base.resolve(to).toString(); // as certificates and key files are
                     }
-                    return new LoggingConfig.AccessLog(combined, to, queue);
+                    return new LoggingConfig.AccessLog(accessFormat, to, queue);
                 });
         return new LoggingConfig(format, level, loggers, access);
     }

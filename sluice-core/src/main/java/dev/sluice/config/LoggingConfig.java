@@ -2,8 +2,10 @@ package dev.sluice.config;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -32,17 +34,97 @@ public record LoggingConfig(Format format, Level level, Map<String, Level> logge
     }
 
     /**
-     * One line per request: {@code logging: {access: {format: json|combined, to: stdout|stderr|PATH,
-     * queue: 8192}}}. Written off the request path by one thread; when it falls behind by {@code
-     * queue} lines, further lines are dropped and counted.
+     * One line per request: {@code logging: {access: {format: json|combined|TEMPLATE, to:
+     * stdout|stderr|PATH, queue: 8192}}}. Written off the request path by one thread; when it falls
+     * behind by {@code queue} lines, further lines are dropped and counted.
      *
-     * @param combined the Apache/nginx combined format instead of one JSON object per line
+     * @param format {@code json} (one JSON object per line, the default), {@code combined} (Apache's
+     *     combined format), or a template of {@link #FIELDS} in braces, such as {@code "{time}
+     *     {status} {method} {path} {duration_ms}ms"}
      * @param to {@code stdout}, {@code stderr}, or a file path (appended to)
      * @param queue the most lines waiting to be written
      */
-    public record AccessLog(boolean combined, String to, int queue) {
+    public record AccessLog(String format, String to, int queue) {
+
+        /** The fields of a JSON line, in its order: the names a template may use. */
+        public static final List<String> FIELDS = List.of(
+                "time",
+                "request_id",
+                "client",
+                "method",
+                "path",
+                "route",
+                "status",
+                "duration_ms",
+                "outcome",
+                "bytes_in",
+                "bytes_out",
+                "upstream_ms",
+                "trace_id",
+                "refused_by");
+
         public AccessLog {
+            requireNonNull(format, "format");
             requireNonNull(to, "to");
+        }
+
+        /** Apache's combined format. */
+        public boolean combined() {
+            return format.equals("combined");
+        }
+
+        /** A template of fields (neither {@code json} nor {@code combined}). */
+        public boolean template() {
+            return !format.equals("json") && !combined();
+        }
+
+        /** One piece of a template: a literal text, or the name of a field. */
+        public record Piece(String text, boolean field) {}
+
+        /**
+         * A template's pieces, in order; {@code {{} and {@code }}} are a literal brace.
+         *
+         * @throws IllegalArgumentException naming what is wrong: an unknown field, an unclosed brace
+         */
+        public static List<Piece> pieces(String template) {
+            List<Piece> pieces = new ArrayList<>();
+            StringBuilder literal = new StringBuilder();
+            int i = 0;
+            while (i < template.length()) {
+                char c = template.charAt(i);
+                if ((c == '{' || c == '}') && i + 1 < template.length() && template.charAt(i + 1) == c) {
+                    literal.append(c);
+                    i += 2;
+                    continue;
+                }
+                if (c == '}') {
+                    throw new IllegalArgumentException("a '}' without its '{' at " + i + " (write }} for a brace)");
+                }
+                if (c != '{') {
+                    literal.append(c);
+                    i++;
+                    continue;
+                }
+                int close = template.indexOf('}', i);
+                if (close < 0) {
+                    throw new IllegalArgumentException("a '{' without its '}' at " + i + " (write {{ for a brace)");
+                }
+                String name = template.substring(i + 1, close);
+                if (!FIELDS.contains(name)) {
+                    throw new IllegalArgumentException(
+                            "'{" + name + "}' is not a field (expected: one of " + String.join(", ", FIELDS) + ")");
+                }
+                if (!literal.isEmpty()) {
+                    pieces.add(new Piece(literal.toString(), false));
+                    literal.setLength(0);
+                }
+                pieces.add(new Piece(name, true));
+                i = close + 1;
+            }
+            if (!literal.isEmpty()) {
+                pieces.add(new Piece(literal.toString(), false));
+            }
+            return List.copyOf(pieces);
         }
     }
 

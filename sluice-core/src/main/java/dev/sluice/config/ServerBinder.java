@@ -27,7 +27,8 @@ final class ServerBinder {
                 "transport",
                 "limits",
                 "tls",
-                "http2");
+                "http2",
+                "request-id");
         String host = m.string("host", "a host name or address").orElse(d.host());
         if (host.isBlank()) {
             m.problem("host", "'' (expected: a host name or address)");
@@ -53,8 +54,25 @@ final class ServerBinder {
         Optional<TlsConfig> tls = m.mapping("tls", "a mapping with certificate and key (PEM files)")
                 .flatMap(t -> ServerTlsBinder.tls(t, base));
         Http2Settings http2 = d.http2().enabled(m.bool("http2", d.http2().enabled()));
+        boolean responseRequestId = m.mapping("request-id", "a mapping such as {response: false}")
+                .map(r -> {
+                    r.allowOnly("response");
+                    return r.bool("response", d.responseRequestId());
+                })
+                .orElse(d.responseRequestId());
         return new ServerConfig(
-                host, port, engine, platformThreads, fanoutThreads, grace, readAhead, transport, limits, tls, http2);
+                host,
+                port,
+                engine,
+                platformThreads,
+                fanoutThreads,
+                grace,
+                readAhead,
+                transport,
+                limits,
+                tls,
+                http2,
+                responseRequestId);
     }
 
     /** {@code bytes} as a configuration would say it: {@code 256KiB}, {@code 64MiB}, or bytes. */

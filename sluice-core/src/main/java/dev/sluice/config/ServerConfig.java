@@ -21,6 +21,8 @@ import java.util.Optional;
  * @param limits what one client may take: sizes, timeouts, connections, requests in flight
  * @param tls TLS on the listener, when configured ({@code server.tls}); plain HTTP otherwise
  * @param http2 HTTP/2 on the listener ({@code server.http2}): h2 with TLS, h2c without
+ * @param responseRequestId whether every answer carries the exchange's {@code X-Request-Id}
+ *     ({@code server.request-id.response}, default true; {@code dev.sluice.http.RequestId#onAnswer})
  */
 public record ServerConfig(
         String host,
@@ -33,7 +35,8 @@ public record ServerConfig(
         Transport transport,
         ServerLimits limits,
         Optional<TlsConfig> tls,
-        Http2Settings http2) {
+        Http2Settings http2,
+        boolean responseRequestId) {
 
     public static final int DEFAULT_PORT = 8080;
 
@@ -45,6 +48,34 @@ public record ServerConfig(
         requireNonNull(limits, "limits");
         requireNonNull(tls, "tls");
         requireNonNull(http2, "http2");
+    }
+
+    /** A server whose answers carry their {@code X-Request-Id}. */
+    public ServerConfig(
+            String host,
+            int port,
+            EngineMode engine,
+            int platformThreads,
+            int fanoutThreads,
+            Duration shutdownGrace,
+            int readAhead,
+            Transport transport,
+            ServerLimits limits,
+            Optional<TlsConfig> tls,
+            Http2Settings http2) {
+        this(
+                host,
+                port,
+                engine,
+                platformThreads,
+                fanoutThreads,
+                shutdownGrace,
+                readAhead,
+                transport,
+                limits,
+                tls,
+                http2,
+                true);
     }
 
     /** A server with HTTP/2's defaults ({@link Http2Settings#defaults()}). */
@@ -136,7 +167,8 @@ public record ServerConfig(
                 transport,
                 limits,
                 tls,
-                http2);
+                http2,
+                responseRequestId);
     }
 
     public ServerConfig with(ServerLimits limits) {
@@ -151,7 +183,8 @@ public record ServerConfig(
                 transport,
                 limits,
                 tls,
-                http2);
+                http2,
+                responseRequestId);
     }
 
     /** The same server with TLS on its listener. */
@@ -167,7 +200,8 @@ public record ServerConfig(
                 transport,
                 limits,
                 Optional.of(tls),
-                http2);
+                http2,
+                responseRequestId);
     }
 
     /** The same server with these HTTP/2 settings. */
@@ -183,7 +217,25 @@ public record ServerConfig(
                 transport,
                 limits,
                 tls,
-                http2);
+                http2,
+                responseRequestId);
+    }
+
+    /** The same server, its answers with or without their {@code X-Request-Id}. */
+    public ServerConfig withResponseRequestId(boolean responseRequestId) {
+        return new ServerConfig(
+                host,
+                port,
+                engine,
+                platformThreads,
+                fanoutThreads,
+                shutdownGrace,
+                readAhead,
+                transport,
+                limits,
+                tls,
+                http2,
+                responseRequestId);
     }
 
     /** {@code https} with TLS on the listener, else {@code http}. */

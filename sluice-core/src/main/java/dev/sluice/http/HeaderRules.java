@@ -31,7 +31,8 @@ public final class HeaderRules {
             "x-request-id", // the engine sets the exchange's own (RequestId), once
             "traceparent", // and its own span of the client's trace (TraceContext)
             "tracestate");
-    private static final Set<String> FRAMING_RESPONSE = Set.of("transfer-encoding");
+    /** The body's framing, and the answer's X-Request-Id: the gateway writes its own ({@link RequestId#onAnswer}). */
+    private static final Set<String> FRAMING_RESPONSE = Set.of("transfer-encoding", "x-request-id");
     /**
      * What an HTTP/2 library adds when it turns a stream into an HTTP/1.1 request (Netty's
      * HttpConversionUtil.ExtensionHeaderNames): the stream's id, scheme, priority. They describe the

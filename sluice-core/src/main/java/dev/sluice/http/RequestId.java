@@ -4,7 +4,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The id that names one request in the gateway's log, in its error answers and in every upstream
+ * The id that names one request in the gateway's log, in its answers ({@link #onAnswer}) and in every upstream
  * request it makes for that request ({@code X-Request-Id}: the proxied one and each composition
  * part, so an upstream's log lines join the gateway's). A
  * client's own {@code X-Request-Id} is kept when it is sane (1 to {@value #MAX_LENGTH} visible ASCII
@@ -29,6 +29,20 @@ public final class RequestId {
     /** {@code incoming} when it is a sane id, a new one otherwise (also when it is {@code null}). */
     public static String reuseOrNext(String incoming) {
         return isSane(incoming) ? incoming : next();
+    }
+
+    /**
+     * The {@code X-Request-Id} an answer carries, or null for none: the exchange's id on every answer
+     * with {@code server.request-id.response} (the default), else only on a failure inside the gateway
+     * (whose body names it too). An upstream's own {@code X-Request-Id} is never relayed in its place
+     * ({@link HeaderRules}): the upstream was sent this one.
+     *
+     * @param everyAnswer {@code server.request-id.response}
+     * @param internalFailure the answer is a failure inside the gateway
+     * @param id the exchange's id ({@link #reuseOrNext})
+     */
+    public static String onAnswer(boolean everyAnswer, boolean internalFailure, String id) {
+        return everyAnswer || internalFailure ? id : null;
     }
 
     /** A new id, unique within this process, and across processes with high probability. */

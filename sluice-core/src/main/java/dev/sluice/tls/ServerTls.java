@@ -70,6 +70,7 @@ public final class ServerTls implements AutoCloseable {
             "TLS_DHE_RSA_WITH_CHACHA20_POLY1305_SHA256");
 
     private final TlsConfig config;
+    private final String path; // server.tls, admin.tls: where its problems are named
     private final Clock clock;
     private final SniKeyManager keys;
     private final ClientCaTrust trust;
@@ -79,7 +80,8 @@ public final class ServerTls implements AutoCloseable {
     private final WatchService watcher;
     private final Thread watching;
 
-    private ServerTls(TlsConfig config, Clock clock, ServerCertificates first) throws IOException {
+    private ServerTls(TlsConfig config, Clock clock, ServerCertificates first, String path) throws IOException {
+        this.path = path;
         this.config = config;
         this.clock = clock;
         this.keys = new SniKeyManager(first);
@@ -107,17 +109,26 @@ public final class ServerTls implements AutoCloseable {
      * @throws IOException when the files' directories cannot be watched
      */
     public static ServerTls open(TlsConfig tls) throws ConfigException, IOException {
-        return open(tls, Clock.systemUTC());
+        return open(tls, "server.tls");
+    }
+
+    /** {@link #open(TlsConfig)} for another listener's TLS, its problems named under {@code path} ({@code admin.tls}). */
+    public static ServerTls open(TlsConfig tls, String path) throws ConfigException, IOException {
+        return open(tls, Clock.systemUTC(), path);
     }
 
     static ServerTls open(TlsConfig tls, Clock clock) throws ConfigException, IOException {
+        return open(tls, clock, "server.tls");
+    }
+
+    private static ServerTls open(TlsConfig tls, Clock clock, String path) throws ConfigException, IOException {
         requireNonNull(tls, "tls");
-        ServerCertificates.Checked checked = ServerCertificates.load(tls, "server.tls", clock.instant());
+        ServerCertificates.Checked checked = ServerCertificates.load(tls, path, clock.instant());
         if (checked.certificates().isEmpty()) {
-            throw new ConfigException("server.tls", checked.problems());
+            throw new ConfigException(path, checked.problems());
         }
         warn(checked.warnings());
-        return new ServerTls(tls, clock, checked.certificates().get());
+        return new ServerTls(tls, clock, checked.certificates().get(), path);
     }
 
     /** The context every engine makes its {@code SSLEngine}s from. */
@@ -147,7 +158,7 @@ public final class ServerTls implements AutoCloseable {
      * @return whether new certificates were swapped in
      */
     public synchronized boolean reload() {
-        ServerCertificates.Checked checked = ServerCertificates.load(config, "server.tls", clock.instant());
+        ServerCertificates.Checked checked = ServerCertificates.load(config, path, clock.instant());
         if (checked.certificates().isEmpty()) {
             LOG.warn(
                     "TLS files changed but cannot be used; the running certificates stay: {}",

@@ -360,4 +360,19 @@ class ConfigLoaderTest {
                 .hasMessage("file");
         assertThatThrownBy(() -> new ConfigException("x", List.of())).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void answersCarryTheirRequestIdUnlessServerRequestIdResponseIsFalse() throws Exception {
+        String routes = "routes: [ { id: a, match: { path: /a }, proxy: { upstream: u } } ]\n"
+                + "upstreams: { u: { url: \"http://127.0.0.1:9\" } }\n";
+        assertThat(ConfigLoader.parse(routes, "t.yaml").server().responseRequestId())
+                .isTrue();
+        assertThat(ConfigLoader.parse(routes + "server: { request-id: { response: false } }\n", "t.yaml")
+                        .server()
+                        .responseRequestId())
+                .isFalse();
+        assertThat(ConfigLoader.check(routes + "server: { request-id: { header: X-Id } }\n", "t.yaml"))
+                .extracting(Problem::path)
+                .containsExactly("server.request-id.header");
+    }
 }

@@ -51,4 +51,27 @@ class ConfigWarningsTest {
                 .containsExactly("routes[0].filters[1].cors.allowed-methods");
         assertThat(ConfigWarnings.of(config).getFirst().message()).startsWith("DELETE is allowed");
     }
+
+    @Test
+    void anAdminBeyondLoopbackWithoutATokenIsWarnedOf() throws Exception {
+        String rest = "upstreams: { u: { url: \"http://127.0.0.1:9\" } }\n"
+                + "routes: [ { id: a, match: { path: /a }, proxy: { upstream: u } } ]\n";
+        assertThat(ConfigWarnings.of(ConfigLoader.parse(rest + "admin: { host: 0.0.0.0 }\n", "t.yaml")))
+                .extracting(Problem::path)
+                .containsExactly("admin.host");
+        assertThat(ConfigWarnings.of(ConfigLoader.parse(
+                        rest + "admin: { host: 0.0.0.0, auth: { token: abcdefghijklmnopq } }\n", "t.yaml")))
+                .isEmpty();
+        for (String host : new String[] {"127.0.0.1", "localhost", "::1"}) {
+            assertThat(ConfigWarnings.of(ConfigLoader.parse(rest + "admin: { host: \"" + host + "\" }\n", "t.yaml")))
+                    .as(host)
+                    .isEmpty();
+        }
+        assertThat(ConfigLoader.check(rest + "admin: { auth: { token: short } }\n", "t.yaml"))
+                .singleElement()
+                .satisfies(p -> {
+                    assertThat(p.path()).isEqualTo("admin.auth.token");
+                    assertThat(p.message()).doesNotContain("short");
+                });
+    }
 }

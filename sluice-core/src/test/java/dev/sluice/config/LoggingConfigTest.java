@@ -96,4 +96,29 @@ class LoggingConfigTest {
 
         assertThat(config.with(EngineMode.REACTIVE, 0).logging()).isEqualTo(config.logging());
     }
+
+    @Test
+    void theAccessLogFormatIsJsonCombinedOrATemplateOfItsFields() throws Exception {
+        for (String format : new String[] {"json", "combined", "\"{time} {status} {path}\""}) {
+            GatewayConfig config =
+                    ConfigLoader.parse(ROUTES + "logging: { access: { format: " + format + " } }\n", "test.yaml");
+            assertThat(config.logging().access().orElseThrow().format()).isEqualTo(format.replace("\"", ""));
+        }
+        assertThat(ConfigLoader.check(ROUTES + "logging: { access: { format: \"{time} {status_code}\" } }\n", "t.yaml"))
+                .singleElement()
+                .satisfies(p -> {
+                    assertThat(p.path()).isEqualTo("logging.access.format");
+                    assertThat(p.message())
+                            .contains("'{status_code}' is not a field")
+                            .contains("duration_ms");
+                });
+        assertThat(ConfigLoader.check(ROUTES + "logging: { access: { format: \"{time\" } }\n", "t.yaml"))
+                .extracting(Problem::path)
+                .containsExactly("logging.access.format");
+        assertThat(ConfigLoader.check(ROUTES + "logging: { access: { format: plain } }\n", "t.yaml"))
+                .extracting(Problem::message)
+                .singleElement()
+                .asString()
+                .contains("at least one field");
+    }
 }

@@ -23,6 +23,29 @@ public final class DemoConfig {
         return JsonDocument.resource("sluice-demo.yaml");
     }
 
+    /**
+     * The bundled YAML with its six upstream URLs on {@code portBase}..{@code portBase + 5} in place
+     * of {@value DemoUpstreams#DEFAULT_PORT_BASE}.. (what {@code sluice config --upstream-port-base N}
+     * prints, for {@code sluice upstreams --port-base N}).
+     */
+    public static String yaml(int portBase) {
+        int from = DemoUpstreams.DEFAULT_PORT_BASE;
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("127\\.0\\.0\\.1:(\\d{5})").matcher(yaml());
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            int port = Integer.parseInt(m.group(1));
+            int moved = port >= from && port < from + 6 ? portBase + port - from : port;
+            m.appendReplacement(out, "127.0.0.1:" + moved);
+        }
+        m.appendTail(out);
+        return out.toString()
+                .replace(
+                        "# The upstream URLs use the demo's default port base, " + from + ".",
+                        "# The upstream URLs use port base " + portBase + " (sluice config --upstream-port-base "
+                                + portBase + "; sluice upstreams --port-base " + portBase + ").");
+    }
+
     /** The bundled configuration, parsed and validated. */
     public static GatewayConfig load() throws ConfigException {
         return ConfigLoader.parse(yaml(), SOURCE);

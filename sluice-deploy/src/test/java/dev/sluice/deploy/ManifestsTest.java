@@ -161,4 +161,19 @@ class ManifestsTest {
                 .isEqualTo(at(documents("deployment.yaml").get(0), "metadata", "name"));
         assertThat((Integer) at(hpa, "spec", "minReplicas")).isGreaterThan(at(pdb, "spec", "minAvailable"));
     }
+
+    /** The image {@code ./sluice image} names by default is the one deployment.yaml runs. */
+    @Test
+    void theDeploymentRunsTheImageTheLauncherNamesByDefault() throws IOException {
+        String pom = Files.readString(PROJECT.resolve("pom.xml"));
+        java.util.regex.Matcher version =
+                java.util.regex.Pattern.compile("<version>([^<]+)</version>").matcher(pom);
+        assertThat(version.find()).isTrue();
+        String tag = version.group(1).replaceFirst("-SNAPSHOT$", "");
+        assertThat(Files.readString(PROJECT.resolve("sluice")))
+                .contains("TAG=\"${VERSION%-SNAPSHOT}\"", "--name \"sluice:$TAG\"");
+        assertThat((String)
+                        at(documents("deployment.yaml").get(0), "spec", "template", "spec", "containers", "0", "image"))
+                .isEqualTo("sluice:" + tag);
+    }
 }

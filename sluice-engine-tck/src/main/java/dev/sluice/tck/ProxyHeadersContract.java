@@ -103,6 +103,89 @@ public abstract class ProxyHeadersContract extends ContractFixture {
         }
     }
 
+    /**
+     * Every answer carries the exchange's {@code X-Request-Id} ({@code RequestId.onAnswer}): a proxied
+     * one, a composed one, the gateway's own 404; the client's when sane, else the gateway's, the one
+     * its upstream requests carried; an upstream's own is not relayed beside it. With {@code
+     * server.request-id.response: false} only a failure inside the gateway carries one.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyAnswerCarriesTheExchangesRequestIdUnlessSwitchedOff() throws Exception {
+        com.sun.net.httpserver.HttpServer own =
+                com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 16);
+        own.createContext("/", exchange -> {
+            exchange.getResponseHeaders().set("X-Request-Id", "upstream-own");
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
+        own.start();
+        try (TestGateway gw = gateway()
+                .upstream(
+                        "own",
+                        java.net.URI.create(
+                                "http://127.0.0.1:" + own.getAddress().getPort()))
+                .route("pass", on("/p/**"), proxy(APP).stripPrefix("/p"))
+                .route("own", on("/own"), proxy("own"))
+                .route("page", on("/page"), compose().part("a", APP, "/inspect/a"))
+                .start()) {
+            WireResponse kept = gw.wire().send(WireRequest.get("/p/inspect/h").header("X-Request-Id", "client-id-9"));
+            assertThat(kept.headers().get("x-request-id"))
+                    .as("a client's sane id")
+                    .containsExactly("client-id-9");
+
+            WireResponse made = gw.wire().get("/p/inspect/h");
+            List<String> ids = made.headers().get("x-request-id");
+            assertThat(ids)
+                    .as("none sent: the gateway's, the one the upstream got")
+                    .hasSize(1);
+            assertThat(headerValues(inspected(made), "x-request-id")).isEqualTo(ids);
+
+            String tooLong = "x".repeat(RequestId.MAX_LENGTH + 1);
+            WireResponse replaced =
+                    gw.wire().send(WireRequest.get("/p/inspect/h").header("X-Request-Id", tooLong));
+            assertThat(replaced.headers().get("x-request-id")).hasSize(1).doesNotContain(tooLong);
+            assertThat(RequestId.isSane(replaced.header("X-Request-Id").orElseThrow()))
+                    .isTrue();
+
+            WireResponse notFound = gw.wire().get("/nowhere");
+            assertThat(notFound.status()).isEqualTo(404);
+            assertThat(notFound.header("X-Request-Id").map(RequestId::isSane))
+                    .as("the gateway's own answer")
+                    .hasValue(true);
+
+            WireResponse composed = gw.wire().send(WireRequest.get("/page").header("X-Request-Id", "client-id-10"));
+            assertThat(composed.headers().get("x-request-id")).containsExactly("client-id-10");
+            assertThat(headerValues((Map<String, Object>) Composed.of(composed).part("a"), "x-request-id"))
+                    .containsExactly("client-id-10");
+
+            WireResponse echoed = gw.wire().send(WireRequest.get("/own").header("X-Request-Id", "client-id-11"));
+            assertThat(echoed.status()).isEqualTo(204);
+            assertThat(echoed.headers().get("x-request-id"))
+                    .as("the exchange's, once; the upstream's own is not relayed")
+                    .containsExactly("client-id-11");
+        }
+        try (TestGateway gw = gateway()
+                .requestIdOnAnswers(false)
+                .upstream(
+                        "own",
+                        java.net.URI.create(
+                                "http://127.0.0.1:" + own.getAddress().getPort()))
+                .route("pass", on("/p/**"), proxy(APP).stripPrefix("/p"))
+                .route("own", on("/own"), proxy("own"))
+                .start()) {
+            WireResponse off = gw.wire().send(WireRequest.get("/p/inspect/h").header("X-Request-Id", "client-id-12"));
+            assertThat(off.header("X-Request-Id")).as("switched off").isEmpty();
+            assertThat(headerValues(inspected(off), "x-request-id"))
+                    .as("the upstream still gets it")
+                    .containsExactly("client-id-12");
+            assertThat(gw.wire().get("/nowhere").header("X-Request-Id")).isEmpty();
+            assertThat(gw.wire().get("/own").header("X-Request-Id")).isEmpty();
+        } finally {
+            own.stop(0);
+        }
+    }
+
     @Test
     @SuppressWarnings("unchecked")
     void everyUpstreamRequestCarriesTheClientsTraceAsANewSpan() {

@@ -188,15 +188,34 @@ public final class TestGateway implements AutoCloseable {
             return this;
         }
 
+        private boolean requestIdOnAnswers = true;
+
         /** {@code server.http2}: HTTP/2 on the listener (on by default, as in a configuration file). */
         public Builder http2(dev.sluice.config.Http2Settings http2) {
             this.http2 = requireNonNull(http2, "http2");
             return this;
         }
 
+        /** {@code server.request-id.response}: whether every answer carries its X-Request-Id (default true). */
+        public Builder requestIdOnAnswers(boolean on) {
+            this.requestIdOnAnswers = on;
+            return this;
+        }
+
         public GatewayConfig config() {
             ServerConfig server = new ServerConfig(
-                    "127.0.0.1", 0, mode, 200, 200, shutdownGrace, readAhead, transport, limits, tls, http2);
+                    "127.0.0.1",
+                    0,
+                    mode,
+                    200,
+                    200,
+                    shutdownGrace,
+                    readAhead,
+                    transport,
+                    limits,
+                    tls,
+                    http2,
+                    requestIdOnAnswers);
             return new GatewayConfig(
                     server,
                     Optional.<AdminConfig>empty(),

@@ -102,6 +102,28 @@ public abstract class WebSocketContract extends ContractFixture {
         }
     }
 
+    /** The {@code 101} carries the exchange's {@code X-Request-Id}, the one its upgrade went upstream with. */
+    @Test
+    void theSwitchCarriesTheExchangesRequestId() throws Exception {
+        try (TestGateway gw = routes().start()) {
+            String head = "GET /chat/ws/id HTTP/1.1\r\nHost: " + gw.authority()
+                    + "\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                    + "Sec-WebSocket-Version: 13\r\n\r\n";
+            // the tunnel stays open: the client reads the 101's head, then stops waiting after 2 s
+            WireResponse switched = gw.wire()
+                    .timeout(Duration.ofSeconds(2))
+                    .sendRaw(head.getBytes(StandardCharsets.ISO_8859_1), 1)
+                    .responses()
+                    .getFirst();
+            assertThat(switched.status()).isEqualTo(101);
+            WebSocketUpstream.Upgrade upgrade = sockets.upgrades().poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(upgrade).isNotNull();
+            assertThat(switched.headers().get("x-request-id"))
+                    .isNotNull()
+                    .containsExactlyElementsOf(upgrade.headers().get("X-Request-Id"));
+        }
+    }
+
     @Test
     void fragmentedMessagesArriveWhole() throws Exception {
         try (TestGateway gw = routes().start()) {

@@ -49,6 +49,7 @@ final class GatewayHandler extends Handler.Abstract {
     private final GatewaySnapshot.Holder<BlockingRoute> snapshots;
     private final GatewayObserver observer;
     private final boolean recordsTraces; // the observer's: a trace the gateway begins is then sampled
+    private final boolean idOnAnswer; // server.request-id.response (a restart changes it)
     private final ServerLimits limits;
 
     private final ExecutorService fanout;
@@ -75,6 +76,7 @@ final class GatewayHandler extends Handler.Abstract {
         this.buffers = buffers;
         this.observer = observer;
         this.recordsTraces = observer.recordsTraces();
+        this.idOnAnswer = config.server().responseRequestId();
         this.limits = config.server().limits();
         this.fanout = fanout;
         this.timer = timer;
@@ -149,6 +151,9 @@ final class GatewayHandler extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
         Requests.Exchange exchange = new Requests.Exchange(request);
+        if (idOnAnswer) {
+            response.getHeaders().put(RequestId.HEADER, Requests.answerWithId(exchange));
+        }
         if (recordsTraces) {
             Requests.beginTrace(exchange, true);
         }
@@ -389,8 +394,9 @@ final class GatewayHandler extends Handler.Abstract {
         }
         response.setStatus(answer.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
-        if (id != null) {
-            response.getHeaders().put(RequestId.HEADER, id);
+        String shown = Requests.answerId(request, answer.internal());
+        if (shown != null) {
+            response.getHeaders().put(RequestId.HEADER, shown);
         }
         if (failure instanceof GatewayError e && e.closes()) {
             response.getHeaders().put(HttpHeader.CONNECTION, "close");

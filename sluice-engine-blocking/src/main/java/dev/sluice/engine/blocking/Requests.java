@@ -33,6 +33,7 @@ final class Requests {
      */
     static final class Exchange extends Request.Wrapper {
         private String requestId;
+        private boolean idOnAnswer; // server.request-id.response: every answer carries requestId
         private TraceContext trace;
         private ExchangeTally tally;
         private UpstreamHead head;
@@ -95,6 +96,24 @@ final class Requests {
     /** The exchange's tally, or null when nobody listens. */
     static ExchangeTally tally(Request request) {
         return exchange(request).tally;
+    }
+
+    /**
+     * The exchange's id, noted as one every answer to it carries ({@code server.request-id.response}):
+     * a failure's answer, written after a reset, carries it again ({@link #answerId}).
+     */
+    static String answerWithId(Request request) {
+        exchange(request).idOnAnswer = true;
+        return requestId(request);
+    }
+
+    /** The {@code X-Request-Id} of an answer to {@code request} ({@link RequestId#onAnswer}), or null. */
+    static String answerId(Request request, boolean internalFailure) {
+        Exchange exchange = exchange(request);
+        return RequestId.onAnswer(
+                exchange.idOnAnswer,
+                internalFailure,
+                exchange.idOnAnswer || internalFailure ? requestId(request) : null);
     }
 
     /**

@@ -26,6 +26,7 @@ final class ClientRequest {
     final String rawQuery; // null when the target has no '?'
     private Forwarding forwarding;
     private String requestId;
+    private boolean idOnAnswer; // server.request-id.response: every answer carries requestId
     private TraceContext trace;
     private boolean recordTraces; // a trace this request begins is recorded (sampled)
     /** Made only when an observer listens. */
@@ -118,6 +119,17 @@ final class ClientRequest {
         void addTo(HeaderRules rules, String authority, HttpHeaders out) {
             head.addTo(rules, edits.set(), authority, out::set);
         }
+    }
+
+    /** The exchange's id, noted as one every answer to it carries ({@code server.request-id.response}). */
+    String answerWithId() {
+        idOnAnswer = true;
+        return requestId();
+    }
+
+    /** The {@code X-Request-Id} of an answer to this request ({@link RequestId#onAnswer}), or null. */
+    String answerId(boolean internalFailure) {
+        return RequestId.onAnswer(idOnAnswer, internalFailure, idOnAnswer || internalFailure ? requestId() : null);
     }
 
     /**

@@ -102,7 +102,7 @@ final class ComposeRoute {
                 : null;
         Delivery delivery = DeliveryNegotiation.choose(target, accept).orElse(null);
         if (delivery == null) {
-            response.responseHeaders().clear();
+            Responses.clearHeaders(response);
             response.header(HttpHeaderNames.VARY, HttpHeaderNames.ACCEPT); // the refusal depends on Accept too
             return Responses.send(response, 406, DeliveryNegotiation.notAcceptableBody(target));
         }

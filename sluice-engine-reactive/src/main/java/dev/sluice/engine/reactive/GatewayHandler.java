@@ -51,6 +51,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     private final GatewaySnapshot.Holder<ReactiveRoute> snapshots;
     private final GatewayObserver observer;
     private final boolean recordsTraces; // the observer's: a trace the gateway begins is then sampled
+    private final boolean idOnAnswer; // server.request-id.response (a restart changes it)
     /** {@code server.limits.websocket-idle-timeout}: how long a silent WebSocket tunnel stays open. */
     private final java.time.Duration websocketIdle;
 
@@ -68,6 +69,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         this.recordsTraces = observer.recordsTraces();
         this.websocketIdle = config.server().limits().websocketIdleTimeout();
         this.limits = config.server().limits();
+        this.idOnAnswer = config.server().responseRequestId();
         this.resources = PolicyResources.of(config);
         this.budget = ReadAheadBudget.of(config.server());
         this.partCache =
@@ -119,6 +121,9 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     @Override
     public Publisher<Void> apply(HttpServerRequest request, HttpServerResponse response) {
         ClientRequest in = ClientRequest.of(request);
+        if (idOnAnswer) {
+            response.header(RequestId.HEADER, in.answerWithId());
+        }
         if (recordsTraces) {
             in.recordTraces();
         }
@@ -239,7 +244,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         if (!given.refusedBy().isEmpty() && in.tally() != null) {
             in.tally().refused(given.refusedBy());
         }
-        response.responseHeaders().clear();
+        Responses.clearHeaders(response);
         given.headers().forEach(response::header);
         if (given.status() >= 400 && GrpcAnswers.isGrpc(in)) { // a gRPC client reads grpc-status
             return GrpcAnswers.answer(
@@ -333,9 +338,10 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             in.request.withConnection(connection -> Responses.abort(connection.channel()));
             return Mono.empty();
         }
-        response.responseHeaders().clear();
-        if (id != null) {
-            response.header(RequestId.HEADER, id);
+        Responses.clearHeaders(response);
+        String shown = in.answerId(decided.internal());
+        if (shown != null) {
+            response.header(RequestId.HEADER, shown);
         }
         if (GrpcAnswers.isGrpc(in)) { // a gRPC client reads grpc-status, not the HTTP status
             return GrpcAnswers.answer(in, response, decided.status(), decided.message());

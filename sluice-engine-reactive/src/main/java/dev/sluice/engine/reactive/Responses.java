@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.http.ErrorBody;
+import dev.sluice.http.RequestId;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -21,8 +22,20 @@ final class Responses {
      * (the route's {@code response-headers} never apply to the gateway's own errors).
      */
     static Mono<Void> error(HttpServerResponse response, int status, byte[] body) {
-        response.responseHeaders().clear();
+        clearHeaders(response);
         return send(response, status, body);
+    }
+
+    /**
+     * Drops the headers set so far but the answer's {@code X-Request-Id}, set as the exchange began
+     * ({@code RequestId.onAnswer}): every answer the gateway writes itself keeps it.
+     */
+    static void clearHeaders(HttpServerResponse response) {
+        String id = response.responseHeaders().get(RequestId.HEADER);
+        response.responseHeaders().clear();
+        if (id != null) {
+            response.header(RequestId.HEADER, id);
+        }
     }
 
     /** Answers an error with a JSON {@link ErrorBody}, keeping the headers set so far (such as Allow). */

@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.RequestId;
 import dev.sluice.http.ResponseHeadCheck;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.http.WebSocketUpgrade;
@@ -315,6 +316,10 @@ final class WebSocketRelay {
             }
             rules.responseSets().forEach((name, value) -> line(wire, name, value));
             WebSocketUpgrade.UPSTREAM_HEADERS.forEach((name, value) -> line(wire, name, value));
+            String id = response.responseHeaders().get(RequestId.HEADER); // set as the exchange began
+            if (id != null) {
+                line(wire, RequestId.HEADER, id);
+            }
             wire.append("\r\n");
             response.status(101); // what the exchange is reported with; the head itself goes out raw
             ctx.pipeline().remove(TIMEOUT);
