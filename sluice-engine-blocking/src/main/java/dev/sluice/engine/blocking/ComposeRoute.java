@@ -74,7 +74,7 @@ final class ComposeRoute implements BlockingRoute {
         this.requests = new PartRequest(
                 parts,
                 java.util.Arrays.stream(this.clients)
-                        .map(c -> c.config().basePath())
+                        .map(c -> c == null ? "" : c.config().basePath()) // undeclared: fails per request
                         .toList());
         this.splice = new JsonSplice(parts.stream().map(PartConfig::name).toList());
         this.rules = HeaderRules.of(route.filters());

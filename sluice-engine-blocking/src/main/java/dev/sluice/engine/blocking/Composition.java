@@ -45,6 +45,7 @@ final class Composition {
     private final ByteBufferPool buffers; // the server's
     private final ScheduledExecutorService timer;
     private final Function<String, UpstreamRequest> newRequest; // a part's request to the target the plan gives
+    private RuntimeException crash; // guarded by lock: a fetch's own fault, thrown by run()
     private ScheduledFuture<?> alarm; // guarded by lock: wakes run() at the plan's nearest deadline
     private long alarmAt; // guarded by lock: when it rings (System.nanoTime)
 
@@ -147,6 +148,23 @@ final class Composition {
         }
     }
 
+    /**
+     * A fetch broke on a fault of the gateway's own (not its upstream's): the request thread throws
+     * it, so the exchange is answered as any internal failure (a 500 before the head, else aborted)
+     * rather than waiting out the part's deadline.
+     */
+    void crashed(RuntimeException e) {
+        lock.lock();
+        try {
+            if (crash == null) {
+                crash = e;
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Stops every fetch: called when the response is done, failed or aborted. */
     void cancelAll() {
         lock.lock();
@@ -182,6 +200,9 @@ final class Composition {
         lock.lock();
         try {
             while (true) {
+                if (crash != null) {
+                    throw crash;
+                }
                 CompositionPlan.Step step = plan.next();
                 if (step == CompositionPlan.Step.START) { // started together, outside the lock
                     starts[startCount++] = plan.part();

@@ -82,6 +82,8 @@ final class PartFetch implements Runnable {
     public void run() {
         try {
             fetch();
+        } catch (RuntimeException e) { // a fault of the gateway's: the request thread answers it
+            composition.crashed(e);
         } finally {
             letGoOfRing(); // the fetch reads into the ring no more
         }

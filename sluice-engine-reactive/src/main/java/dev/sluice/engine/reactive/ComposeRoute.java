@@ -60,7 +60,9 @@ final class ComposeRoute {
         }
         this.requests = new PartRequest(
                 parts,
-                java.util.Arrays.stream(this.upstreams).map(Upstream::basePath).toList());
+                java.util.Arrays.stream(this.upstreams)
+                        .map(u -> u == null ? "" : u.basePath()) // undeclared: fails per request
+                        .toList());
         this.splice = new JsonSplice(parts.stream().map(PartConfig::name).toList());
         this.firstKeys = new ByteBuf[parts.size()];
         this.laterKeys = new ByteBuf[parts.size()];
