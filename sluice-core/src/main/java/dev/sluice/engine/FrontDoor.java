@@ -2,6 +2,8 @@ package dev.sluice.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.compose.DeliveryNegotiation;
+import dev.sluice.config.ComposeTarget;
 import dev.sluice.http.BodyLimit;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
@@ -186,6 +188,18 @@ public final class FrontDoor {
         return name -> name.equalsIgnoreCase("cookie")
                 ? RouteTable.joinedCookies(head.headers().apply(name))
                 : head.header().apply(name);
+    }
+
+    /**
+     * The answer to a composition whose {@code Accept} allows none of the route's formats ({@link
+     * DeliveryNegotiation#choose} chose none): 406 with {@link DeliveryNegotiation#notAcceptableBody}
+     * and {@code Vary: Accept}, since the refusal depends on {@code Accept} too.
+     *
+     * @param route the route's id
+     */
+    public static <H> Answer<H> notAcceptable(ComposeTarget target, String route) {
+        return new Answer<>(
+                406, DeliveryNegotiation.notAcceptableBody(target), Map.of("Vary", "Accept"), false, route, "");
     }
 
     /**

@@ -8,15 +8,14 @@ import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.ComposeTarget.Delivery;
 import dev.sluice.config.PartConfig;
 import dev.sluice.config.RouteConfig;
+import dev.sluice.engine.FrontDoor;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
-import dev.sluice.http.ErrorBody;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.RouteTable;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -77,11 +76,7 @@ final class ComposeRoute implements BlockingRoute {
             throws Exception {
         Delivery delivery = DeliveryNegotiation.choose(target, accept(request)).orElse(null);
         if (delivery == null) {
-            response.setStatus(406);
-            response.getHeaders()
-                    .put(HttpHeader.VARY, HttpHeader.ACCEPT.asString()); // the refusal depends on Accept too
-            response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
-            ClientOutput.send(response, true, ByteBuffer.wrap(DeliveryNegotiation.notAcceptableBody(target)));
+            GatewayHandler.render(request, response, FrontDoor.notAcceptable(target, id));
             return;
         }
         ExchangeTally tally = Requests.tally(request);

@@ -7,6 +7,7 @@ import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.ComposeTarget.Delivery;
 import dev.sluice.config.PartConfig;
 import dev.sluice.config.RouteConfig;
+import dev.sluice.engine.FrontDoor;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.routing.RouteTable;
@@ -99,9 +100,7 @@ final class ComposeRoute {
                 : null;
         Delivery delivery = DeliveryNegotiation.choose(target, accept).orElse(null);
         if (delivery == null) {
-            response.responseHeaders().clear();
-            response.header(HttpHeaderNames.VARY, HttpHeaderNames.ACCEPT); // the refusal depends on Accept too
-            return Responses.send(response, 406, DeliveryNegotiation.notAcceptableBody(target));
+            return GatewayHandler.render(in, response, FrontDoor.notAcceptable(target, id));
         }
         String[] paths = new String[parts.size()];
         Map<String, String> query = in.query();

@@ -218,7 +218,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     }
 
     /** Writes an answer of the front door's, whole. */
-    private static Mono<Void> render(ClientRequest in, HttpServerResponse response, FrontDoor.Answer<?> given) {
+    static Mono<Void> render(ClientRequest in, HttpServerResponse response, FrontDoor.Answer<?> given) {
         if (!given.refusedBy().isEmpty() && in.tally() != null) {
             in.tally().refused(given.refusedBy());
         }
