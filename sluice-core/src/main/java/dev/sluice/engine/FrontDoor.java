@@ -126,6 +126,18 @@ public final class FrontDoor {
         public String route() {
             return match.route().id();
         }
+
+        /**
+         * Whether the route reads the request's body, which goes upstream: a proxy route. Only then
+         * is the route's body limit counted as the body streams, and only then does an HTTP/2 head
+         * that leaves its framing to its first DATA frame ({@link RequestFraming#AT_FIRST_DATA})
+         * wait for it at most {@code server.limits.header-timeout} ({@link
+         * RequestFraming#FIRST_DATA_TIMEOUT}, {@code 408}). A composition reads no request body: its
+         * stream waits for no DATA frame, however long its parts take.
+         */
+        public boolean readsBody() {
+            return match.route().target() instanceof dev.sluice.config.ProxyTarget;
+        }
     }
 
     /**

@@ -176,4 +176,12 @@ class FrontDoorTest {
         assertThat(refused.route()).isEqualTo("page");
         assertThat(refused.closes()).isFalse();
     }
+
+    @Test
+    void onlyAProxyRouteReadsTheRequestBody() {
+        var proxied = (FrontDoor.Enter<String>) FrontDoor.admit(snapshot, head("GET", "/small/x", Map.of()));
+        assertThat(proxied.readsBody()).isTrue();
+        var composed = (FrontDoor.Enter<String>) FrontDoor.admit(snapshot, head("GET", "/page", Map.of()));
+        assertThat(composed.readsBody()).isFalse();
+    }
 }
