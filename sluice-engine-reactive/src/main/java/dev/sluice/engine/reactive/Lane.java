@@ -108,6 +108,7 @@ final class Lane {
 
     private boolean sweeping;
     private boolean closed;
+    private boolean draining; // retired by a reload: no connection goes back to the pool
 
     private static final class Waiter {
         final Acquirer acquirer;
@@ -298,7 +299,7 @@ final class Lane {
 
     /** {@code connection} finished its exchange cleanly and may carry another. On the lane's loop. */
     void release(UpstreamConnection connection) {
-        if (closed || !connection.channel.isActive() || tooOld(connection)) {
+        if (closed || draining || !connection.channel.isActive() || tooOld(connection)) {
             connection.channel.close();
             return;
         }
@@ -343,6 +344,22 @@ final class Lane {
         if (oldest != null && !closed) {
             sweeping = true;
             loop.schedule(this::sweep, idleTimeoutNanos - (now - oldest.idleSince), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * A reload retired the lane ({@link dev.sluice.upstream.PoolRetirement}): its idle connections
+     * close now, each busy one when its exchange ends; whoever waits or still asks gets a connection.
+     */
+    void drain() {
+        if (!loop.inEventLoop()) {
+            loop.execute(this::drain);
+            return;
+        }
+        draining = true;
+        UpstreamConnection connection;
+        while ((connection = idle.pollFirst()) != null) {
+            connection.channel.close();
         }
     }
 
