@@ -10,7 +10,6 @@ import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.UpstreamEvent;
-import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import dev.sluice.upstream.Attempt;
@@ -432,12 +431,8 @@ final class ProxyRoute {
             releaseHeld(); // the last try: nothing is sent again
             if (observer.listens()) {
                 long nanos = System.nanoTime() - began;
-                observer.upstream(new UpstreamEvent(
-                        id,
-                        upstream.name(),
-                        UpstreamOutcome.of(head.status().code()),
-                        head.status().code(),
-                        nanos));
+                observer.upstream(UpstreamEvent.answered(
+                        id, upstream.name(), head.status().code(), nanos));
                 if (in.tally() != null) {
                     in.tally().answered(nanos);
                 }
@@ -682,9 +677,18 @@ final class ProxyRoute {
             return Mono.error(error); // the gateway's own failure: GatewayHandler logs and answers it
         }
         ExchangeTally tally = in.tally();
-        if (tally != null && tally.upstreamNanos() < 0) { // failed before its status line came
-            observer.upstream(new UpstreamEvent(
-                    id, upstream.name(), UpstreamOutcome.of(Failures.classify(error)), 0, System.nanoTime() - began));
+        if (tally != null) { // an observer listens
+            UpstreamEvent event = UpstreamEvent.ofFailedCall(
+                    id,
+                    upstream.name(),
+                    Failures.classify(error),
+                    tally.upstreamNanos() >= 0,
+                    false, // the client's body's failures are not the upstream's (above)
+                    false, // the route's deadline is classified TIMEOUT already
+                    System.nanoTime() - began);
+            if (event != null) {
+                observer.upstream(event);
+            }
         }
         if (response.hasSentHeaders()) {
             Responses.abort(channel);
