@@ -212,16 +212,7 @@ public abstract class Http2BodyContract extends ContractFixture {
      */
     @Test
     void aHeadWhoseFirstDataNeverComesIs408AtTheHeaderTimeout() throws Exception {
-        dev.sluice.config.ServerLimits d = dev.sluice.config.ServerLimits.defaults();
-        dev.sluice.config.ServerLimits limits = new dev.sluice.config.ServerLimits(
-                d.maxRequestLine(),
-                d.maxHeaderBytes(),
-                d.maxHeaders(),
-                d.maxBody(),
-                Duration.ofMillis(800),
-                Duration.ofSeconds(60),
-                d.maxConnections(),
-                d.maxRequests());
+        dev.sluice.config.ServerLimits limits = headerTimeout(Duration.ofMillis(800));
         try (RecordingUpstream recording = RecordingUpstream.start();
                 TestGateway gw = gateway()
                         .limits(limits)
@@ -259,16 +250,7 @@ public abstract class Http2BodyContract extends ContractFixture {
      */
     @Test
     void aCompositionsOpenStreamWaitsForNoDataFrame() throws Exception {
-        dev.sluice.config.ServerLimits d = dev.sluice.config.ServerLimits.defaults();
-        dev.sluice.config.ServerLimits limits = new dev.sluice.config.ServerLimits(
-                d.maxRequestLine(),
-                d.maxHeaderBytes(),
-                d.maxHeaders(),
-                d.maxBody(),
-                Duration.ofMillis(300),
-                Duration.ofSeconds(60),
-                d.maxConnections(),
-                d.maxRequests());
+        dev.sluice.config.ServerLimits limits = headerTimeout(Duration.ofMillis(300));
         try (TestGateway gw = gateway()
                         .limits(limits)
                         .route("page", on("/page"), compose().part("slow", APP, "/json/10?delay=1200"))
@@ -285,5 +267,19 @@ public abstract class Http2BodyContract extends ContractFixture {
                     .as("answered once the part answered, past the header timeout")
                     .isGreaterThan(1000L);
         }
+    }
+
+    /** The default limits with {@code header-timeout} at {@code timeout} (and a long idle timeout). */
+    private static dev.sluice.config.ServerLimits headerTimeout(Duration timeout) {
+        dev.sluice.config.ServerLimits d = dev.sluice.config.ServerLimits.defaults();
+        return new dev.sluice.config.ServerLimits(
+                d.maxRequestLine(),
+                d.maxHeaderBytes(),
+                d.maxHeaders(),
+                d.maxBody(),
+                timeout,
+                Duration.ofSeconds(60),
+                d.maxConnections(),
+                d.maxRequests());
     }
 }

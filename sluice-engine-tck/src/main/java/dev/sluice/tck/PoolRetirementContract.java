@@ -8,9 +8,7 @@ import dev.sluice.config.ConfigChange;
 import dev.sluice.config.GatewayConfig;
 import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -78,7 +76,8 @@ public abstract class PoolRetirementContract extends ContractFixture {
 
         private void serve(Socket socket, Accepted connection) {
             try (socket) {
-                InputStream in = socket.getInputStream();
+                java.io.BufferedReader in = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
                 OutputStream out = socket.getOutputStream();
                 String path;
                 while ((path = readHead(in)) != null) {
@@ -97,20 +96,16 @@ public abstract class PoolRetirementContract extends ContractFixture {
             }
         }
 
-        /** The next request's path, or null at the end of the stream. */
-        private static String readHead(InputStream in) throws IOException {
-            ByteArrayOutputStream head = new ByteArrayOutputStream();
-            int matched = 0;
-            byte[] end = {'\r', '\n', '\r', '\n'};
-            for (int c = in.read(); c >= 0; c = in.read()) {
-                head.write(c);
-                matched = c == end[matched] ? matched + 1 : (c == '\r' ? 1 : 0);
-                if (matched == end.length) {
-                    String line = head.toString(StandardCharsets.ISO_8859_1);
-                    return line.substring(line.indexOf(' ') + 1, line.indexOf(' ', line.indexOf(' ') + 1));
-                }
+        /** The next request's path (its head read to the blank line), or null at the end of the stream. */
+        private static String readHead(java.io.BufferedReader in) throws IOException {
+            String requestLine = in.readLine();
+            if (requestLine == null) {
+                return null;
             }
-            return null;
+            for (String field = in.readLine(); field != null && !field.isEmpty(); field = in.readLine()) {
+                // a GET's head: no body follows
+            }
+            return requestLine.split(" ")[1];
         }
 
         Accepted servedBy(String path) {

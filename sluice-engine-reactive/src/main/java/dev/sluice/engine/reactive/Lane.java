@@ -357,6 +357,10 @@ final class Lane {
             return;
         }
         draining = true;
+        closeIdle();
+    }
+
+    private void closeIdle() {
         UpstreamConnection connection;
         while ((connection = idle.pollFirst()) != null) {
             connection.channel.close();
@@ -370,10 +374,7 @@ final class Lane {
             return;
         }
         closed = true;
-        UpstreamConnection connection;
-        while ((connection = idle.pollFirst()) != null) {
-            connection.channel.close();
-        }
+        closeIdle();
         Waiter waiter;
         while ((waiter = waiting.pollFirst()) != null) {
             waiter.timer.cancel(false);
