@@ -2,7 +2,9 @@ package dev.sluice.engine;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.sluice.compose.DeliveryNegotiation;
 import dev.sluice.config.AnswerTarget;
+import dev.sluice.config.ComposeTarget;
 import dev.sluice.http.BodyLimit;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.RequestFraming;
@@ -138,6 +140,18 @@ public final class FrontDoor {
         public String route() {
             return match.route().id();
         }
+
+        /**
+         * Whether the route reads the request's body, which goes upstream: a proxy route. Only then
+         * is the route's body limit counted as the body streams, and only then does an HTTP/2 head
+         * that leaves its framing to its first DATA frame ({@link RequestFraming#AT_FIRST_DATA})
+         * wait for it at most {@code server.limits.header-timeout} ({@link
+         * RequestFraming#FIRST_DATA_TIMEOUT}, {@code 408}). A composition reads no request body: its
+         * stream waits for no DATA frame, however long its parts take.
+         */
+        public boolean readsBody() {
+            return match.route().target() instanceof dev.sluice.config.ProxyTarget;
+        }
     }
 
     /**
@@ -234,6 +248,18 @@ public final class FrontDoor {
                         "",
                         respond.contentType());
         };
+    }
+
+    /**
+     * The answer to a composition whose {@code Accept} allows none of the route's formats ({@link
+     * DeliveryNegotiation#choose} chose none): 406 with {@link DeliveryNegotiation#notAcceptableBody}
+     * and {@code Vary: Accept}, since the refusal depends on {@code Accept} too.
+     *
+     * @param route the route's id
+     */
+    public static <H> Answer<H> notAcceptable(ComposeTarget target, String route) {
+        return new Answer<>(
+                406, DeliveryNegotiation.notAcceptableBody(target), Map.of("Vary", "Accept"), false, route, "");
     }
 
     /**

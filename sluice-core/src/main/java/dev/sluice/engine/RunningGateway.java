@@ -62,7 +62,7 @@ public interface RunningGateway extends AutoCloseable {
      * configuration it began with. Upstreams {@code change} keeps go on with their pools; those it
      * starts get new ones; those it retires serve what began before the swap and then close (their
      * idle connections at once, the rest when their exchanges end, any left after {@link
-     * #RETIRE_AFTER} then).
+     * #RETIRE_AFTER} then), as {@link dev.sluice.upstream.PoolRetirement} decides.
      *
      * @param next a configuration whose {@code server}, {@code admin} and {@code logging} equal the
      *     running one's ({@link ConfigChange#between} checked it)

@@ -8,7 +8,9 @@ import java.util.Map;
  * exchange's {@code X-Request-Id} ({@link RequestId}), its {@code traceparent} / {@code tracestate}
  * ({@link TraceContext}), the {@code X-Forwarded-*} trio, the route's {@code request-headers} sets
  * and the policies' sets. Decided here once; an engine only writes them through a {@link Sink} over
- * its own header type.
+ * its own header type. {@code Host} is the route's or a policy's set, else the endpoint's
+ * {@code host:port}: given here when the engine knows the endpoint, else left to its client, which
+ * writes the endpoint's as {@link #addTo} says and never decides it by reading the headers.
  *
  * <p>Every name is written at most once, the later word winning: a policy's set (decided for this
  * request) over the route's set of the same name (the same for every request), and either over the
@@ -83,16 +85,20 @@ public final class UpstreamHead {
      *
      * @param rules the route's header rules (its {@code request-headers} sets)
      * @param policySets the policies' sets ({@code UpstreamEdits.set()}), empty when none
-     * @param authority the endpoint's {@code host:port}, or null when the engine's client writes
-     *     {@code Host} itself once it has chosen the endpoint ({@link #HOST}); on a {@code
-     *     preserve-host} route ({@link HeaderRules#preservesHost}) the client's {@code Host} is written
-     *     instead, either way
+     * @param authority the endpoint's {@code host:port}, or null when the endpoint is chosen later,
+     *     per try (the blocking client's balancing); on a {@code preserve-host} route ({@link
+     *     HeaderRules#preservesHost}) the client's {@code Host} is written instead, either way
+     * @return whether {@code Host} is left to the endpoint's authority: {@code authority} was null,
+     *     the route does not preserve the client's Host, and neither the route nor a policy sets
+     *     {@code Host}; the engine's client then writes {@code Host: <endpoint's host:port>} ({@link
+     *     #HOST}) once it has chosen the endpoint, and otherwise no {@code Host} of its own
      */
-    public void addTo(HeaderRules rules, Map<String, String> policySets, String authority, Sink out) {
+    public boolean addTo(HeaderRules rules, Map<String, String> policySets, String authority, Sink out) {
         Map<String, String> routeSets = rules.requestSets();
         boolean plain = routeSets.isEmpty() && policySets.isEmpty(); // the common route: nothing to weigh
         String hostField = rules.preservesHost() && clientHost != null ? clientHost : authority;
-        if (hostField != null && (plain || !setLater(HOST, rules, policySets))) {
+        boolean endpointHost = plain || !setLater(HOST, rules, policySets);
+        if (hostField != null && endpointHost) {
             out.add(HOST, hostField);
         }
         add(RequestId.HEADER, requestId, plain, rules, policySets, out);
@@ -106,7 +112,7 @@ public final class UpstreamHead {
             add(X_FORWARDED_HOST, host, plain, rules, policySets, out);
         }
         if (plain) {
-            return;
+            return authority == null;
         }
         for (Map.Entry<String, String> set : routeSets.entrySet()) {
             if (!named(set.getKey(), policySets)) {
@@ -116,6 +122,7 @@ public final class UpstreamHead {
         for (Map.Entry<String, String> set : policySets.entrySet()) {
             out.add(set.getKey(), set.getValue());
         }
+        return hostField == null && endpointHost;
     }
 
     private static void add(

@@ -149,4 +149,39 @@ class FrontDoorTest {
         FrontDoor.Head noQuery = new FrontDoor.Head("GET", "HTTP/2.0", "/v", head.header(), head.headers());
         assertThat(FrontDoor.admit(values, noQuery).route()).isEqualTo("rest");
     }
+
+    @Test
+    void aCompositionWhoseAcceptAllowsNoneOfItsFormatsIsA406ThatVariesOnAccept()
+            throws dev.sluice.config.ConfigException {
+        dev.sluice.config.GatewayConfig restricted = ConfigLoader.parse("""
+                upstreams:
+                  up: { url: "http://127.0.0.1:1" }
+                routes:
+                  - id: page
+                    match: { path: "/page" }
+                    compose:
+                      delivery: [sse, ndjson]
+                      parts:
+                        a: { upstream: up, path: /a }
+                """, "test.yaml");
+        var target =
+                (dev.sluice.config.ComposeTarget) restricted.routes().getFirst().target();
+        assertThat(dev.sluice.compose.DeliveryNegotiation.choose(target, "application/json"))
+                .isEmpty();
+        FrontDoor.Answer<String> refused = FrontDoor.notAcceptable(target, "page");
+        assertThat(refused.status()).isEqualTo(406);
+        assertThat(refused.headers()).containsEntry("Vary", "Accept");
+        assertThat(refused.contentType()).isEqualTo("application/json");
+        assertThat(new String(refused.body(), StandardCharsets.UTF_8)).contains("not_acceptable", "text/event-stream");
+        assertThat(refused.route()).isEqualTo("page");
+        assertThat(refused.closes()).isFalse();
+    }
+
+    @Test
+    void onlyAProxyRouteReadsTheRequestBody() {
+        var proxied = (FrontDoor.Enter<String>) FrontDoor.admit(snapshot, head("GET", "/small/x", Map.of()));
+        assertThat(proxied.readsBody()).isTrue();
+        var composed = (FrontDoor.Enter<String>) FrontDoor.admit(snapshot, head("GET", "/page", Map.of()));
+        assertThat(composed.readsBody()).isFalse();
+    }
 }

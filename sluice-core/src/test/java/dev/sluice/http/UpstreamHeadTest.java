@@ -39,6 +39,31 @@ class UpstreamHeadTest {
     @Test
     void withoutAnAuthorityHostIsLeftToTheEngine() {
         assertThat(written(head, HeaderRules.of(List.of()), Map.of(), null)).noneMatch(h -> h.startsWith("Host:"));
+        List<String> ignored = new ArrayList<>();
+        assertThat(head.addTo(HeaderRules.of(List.of()), Map.of(), null, (n, v) -> ignored.add(n)))
+                .as("the endpoint's Host is the engine's to write")
+                .isTrue();
+        assertThat(head.addTo(HeaderRules.of(List.of()), Map.of(), "app:8080", (n, v) -> ignored.add(n)))
+                .as("written already")
+                .isFalse();
+    }
+
+    @Test
+    void aHostTheRouteOrAPolicySetsIsTheOnlyHostAndLeavesNoneToTheEngine() {
+        HeaderRules rules =
+                HeaderRules.of(List.of(new FilterConfig.RequestHeaders(Map.of("Host", "route.internal"), List.of())));
+        for (String authority : new String[] {null, "app:8080"}) {
+            List<String> out = new ArrayList<>();
+            boolean left = head.addTo(rules, Map.of(), authority, (n, v) -> out.add(n + ": " + v));
+            assertThat(left).isFalse();
+            assertThat(out).filteredOn(h -> h.startsWith("Host:")).containsExactly("Host: route.internal");
+            out.clear();
+            left = head.addTo(rules, Map.of("host", "policy.internal"), authority, (n, v) -> out.add(n + ": " + v));
+            assertThat(left).isFalse();
+            assertThat(out)
+                    .filteredOn(h -> h.toLowerCase().startsWith("host:"))
+                    .containsExactly("host: policy.internal");
+        }
     }
 
     @Test

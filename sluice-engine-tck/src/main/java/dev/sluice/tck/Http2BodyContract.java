@@ -1,5 +1,6 @@
 package dev.sluice.tck;
 
+import static dev.sluice.tck.Routes.compose;
 import static dev.sluice.tck.Routes.on;
 import static dev.sluice.tck.Routes.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -211,16 +212,7 @@ public abstract class Http2BodyContract extends ContractFixture {
      */
     @Test
     void aHeadWhoseFirstDataNeverComesIs408AtTheHeaderTimeout() throws Exception {
-        dev.sluice.config.ServerLimits d = dev.sluice.config.ServerLimits.defaults();
-        dev.sluice.config.ServerLimits limits = new dev.sluice.config.ServerLimits(
-                d.maxRequestLine(),
-                d.maxHeaderBytes(),
-                d.maxHeaders(),
-                d.maxBody(),
-                Duration.ofMillis(800),
-                Duration.ofSeconds(60),
-                d.maxConnections(),
-                d.maxRequests());
+        dev.sluice.config.ServerLimits limits = headerTimeout(Duration.ofMillis(800));
         try (RecordingUpstream recording = RecordingUpstream.start();
                 TestGateway gw = gateway()
                         .limits(limits)
@@ -248,5 +240,46 @@ public abstract class Http2BodyContract extends ContractFixture {
                     .isEqualTo(200);
             assertThat(recording.received()).as("what reached the upstream").isEmpty();
         }
+    }
+
+    /**
+     * Only a route that reads the request body waits for the first DATA frame ({@code
+     * FrontDoor.Enter.readsBody}): a composition's stream left open without DATA is answered by its
+     * parts, even when they take longer than {@code header-timeout} (the reactive engine answered
+     * {@code 408} at the header timeout on every route).
+     */
+    @Test
+    void aCompositionsOpenStreamWaitsForNoDataFrame() throws Exception {
+        dev.sluice.config.ServerLimits limits = headerTimeout(Duration.ofMillis(300));
+        try (TestGateway gw = gateway()
+                        .limits(limits)
+                        .route("page", on("/page"), compose().part("slow", APP, "/json/10?delay=1200"))
+                        .start();
+                H2Wire wire = H2Wire.connect(gw.port())) {
+            wire.timeout(BOUND);
+            long start = System.nanoTime();
+            wire.openRequest(1, "GET", gw.authority(), "/page");
+            wire.flush();
+            Answer answer = answer(wire, 1, List.of());
+            long waited = (System.nanoTime() - start) / 1_000_000;
+            assertThat(answer.status()).as("status: %s", text(answer)).isEqualTo(200);
+            assertThat(waited)
+                    .as("answered once the part answered, past the header timeout")
+                    .isGreaterThan(1000L);
+        }
+    }
+
+    /** The default limits with {@code header-timeout} at {@code timeout} (and a long idle timeout). */
+    private static dev.sluice.config.ServerLimits headerTimeout(Duration timeout) {
+        dev.sluice.config.ServerLimits d = dev.sluice.config.ServerLimits.defaults();
+        return new dev.sluice.config.ServerLimits(
+                d.maxRequestLine(),
+                d.maxHeaderBytes(),
+                d.maxHeaders(),
+                d.maxBody(),
+                timeout,
+                Duration.ofSeconds(60),
+                d.maxConnections(),
+                d.maxRequests());
     }
 }

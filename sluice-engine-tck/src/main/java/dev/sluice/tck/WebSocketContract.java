@@ -124,6 +124,26 @@ public abstract class WebSocketContract extends ContractFixture {
         }
     }
 
+    /** A Host the route sets replaces the endpoint's on the upgrade too: one Host, as on any proxied request. */
+    @Test
+    void aHostTheRouteSetsIsTheUpgradesOnlyHost() throws Exception {
+        try (TestGateway gw = gateway()
+                .upstream(WS, sockets.url())
+                .route(
+                        "chat",
+                        on("/chat/**"),
+                        proxy(WS).stripPrefix("/chat"),
+                        requestHeaders(Map.of("Host", "chat.internal"), List.of()))
+                .start()) {
+            Session session = connect(gw, "/chat/ws/host");
+            WebSocketUpstream.Upgrade upgrade = sockets.upgrades().poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(upgrade).as("the upstream accepted an upgrade").isNotNull();
+            assertThat(upgrade.headers().get("Host")).containsExactly("chat.internal");
+            session.socket.sendClose(WebSocket.NORMAL_CLOSURE, "done");
+            assertThat(session.closed.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(WebSocket.NORMAL_CLOSURE);
+        }
+    }
+
     @Test
     void fragmentedMessagesArriveWhole() throws Exception {
         try (TestGateway gw = routes().start()) {

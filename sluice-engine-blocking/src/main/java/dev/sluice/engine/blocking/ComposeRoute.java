@@ -11,9 +11,9 @@ import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.ComposeTarget.Delivery;
 import dev.sluice.config.PartConfig;
 import dev.sluice.config.RouteConfig;
+import dev.sluice.engine.FrontDoor;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
-import dev.sluice.http.ErrorBody;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
@@ -89,11 +89,7 @@ final class ComposeRoute implements BlockingRoute {
             throws Exception {
         Delivery delivery = DeliveryNegotiation.choose(target, accept(request)).orElse(null);
         if (delivery == null) {
-            response.setStatus(406);
-            response.getHeaders()
-                    .put(HttpHeader.VARY, HttpHeader.ACCEPT.asString()); // the refusal depends on Accept too
-            response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
-            ClientOutput.send(response, true, ByteBuffer.wrap(DeliveryNegotiation.notAcceptableBody(target)));
+            GatewayHandler.render(request, response, FrontDoor.notAcceptable(target, id));
             return;
         }
         if (ComposedHead.asked(request.getMethod())) { // the head alone: no part is called

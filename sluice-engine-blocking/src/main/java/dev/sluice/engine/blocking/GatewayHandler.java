@@ -406,8 +406,7 @@ final class GatewayHandler extends Handler.Abstract {
     }
 
     /** Writes an answer of the front door's, whole, and ends the exchange. */
-    private static void render(Request request, Response response, FrontDoor.Answer<?> answer)
-            throws java.io.IOException {
+    static void render(Request request, Response response, FrontDoor.Answer<?> answer) throws java.io.IOException {
         if (!answer.refusedBy().isEmpty() && Requests.tally(request) instanceof ExchangeTally tally) {
             tally.refused(answer.refusedBy());
         }

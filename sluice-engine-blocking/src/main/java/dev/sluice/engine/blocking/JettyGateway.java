@@ -13,10 +13,9 @@ import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.observe.ClientProtocolErrors;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.tls.ServerTls;
+import dev.sluice.upstream.PoolRetirement;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -62,7 +61,7 @@ final class JettyGateway implements RunningGateway {
     /** The current configuration's clients by upstream name; replaced whole by a reload. */
     private volatile Map<String, UpstreamClient> clients;
     /** Clients a reload retired, not yet closed (closed by the timer, or with the gateway). */
-    private final Set<UpstreamClient> retired = ConcurrentHashMap.newKeySet();
+    private final PoolRetirement<UpstreamClient> retired;
 
     private volatile boolean closed;
     /** The listener's TLS, when {@code server.tls} is set: the core's context, rotated by its watcher. */
@@ -122,6 +121,10 @@ final class JettyGateway implements RunningGateway {
         timer = new ScheduledThreadPoolExecutor(
                 1, Thread.ofPlatform().name("sluice-timer").daemon(true).factory());
         timer.setRemoveOnCancelPolicy(true);
+        retired = new PoolRetirement<>(
+                UpstreamClient::drain,
+                UpstreamClient::close,
+                (task, delay) -> timer.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS));
         HeadTimedConnection.Factory http1 =
                 new HeadTimedConnection.Factory(http, timer, limits.headerTimeout(), observer);
         connector = new ServerConnector(
@@ -344,27 +347,10 @@ final class JettyGateway implements RunningGateway {
         ConfigChange.Swapped<UpstreamClient> swapped =
                 change.swap(clients, next, clientFactory, pools -> handler.reload(next, pools), UpstreamClient::close);
         clients = swapped.pools();
-        swapped.retired().forEach(this::retire);
+        retired.retire(swapped.retired());
         if (tls != null) {
             tls.reload(); // certificates the file watcher cannot see (behind a symlink, on NFS) come in on a reload too
         }
-    }
-
-    /**
-     * Requests that began on the old snapshot may still start calls on a retired client (a
-     * composition's later parts), so it closes after {@link #RETIRE_AFTER}: its idle connections
-     * then, busy ones when their exchanges end.
-     */
-    private void retire(UpstreamClient old) {
-        retired.add(old);
-        timer.schedule(
-                () -> {
-                    if (retired.remove(old)) {
-                        old.close();
-                    }
-                },
-                RETIRE_AFTER.toMillis(),
-                TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -378,8 +364,7 @@ final class JettyGateway implements RunningGateway {
             fanout.shutdownNow();
             timer.shutdownNow();
             clients.values().forEach(UpstreamClient::close);
-            retired.forEach(UpstreamClient::close);
-            retired.clear();
+            retired.closeAll();
             if (handler != null) {
                 handler.closePolicies();
             }

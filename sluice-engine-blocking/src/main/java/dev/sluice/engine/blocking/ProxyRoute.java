@@ -13,7 +13,6 @@ import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.UpstreamEvent;
-import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
@@ -123,12 +122,18 @@ final class ProxyRoute implements BlockingRoute {
             TrailerRelay.attach(request, upstream, response); // an HTTP/2 upstream's trailers (gRPC's status)
             relay(upstream, response);
         } catch (UpstreamException e) {
-            if (observer.listens()
-                    && !answered
-                    && (body == null || (body.tooLarge() == null && body.broken() == null))) {
-                UpstreamFailure failure = out.isCancelled() ? UpstreamFailure.TIMEOUT : e.failure();
-                observer.upstream(new UpstreamEvent(
-                        id, client.config().name(), UpstreamOutcome.of(failure), 0, System.nanoTime() - began));
+            if (observer.listens()) {
+                UpstreamEvent event = UpstreamEvent.ofFailedCall(
+                        id,
+                        client.config().name(),
+                        e.failure(),
+                        answered,
+                        body != null && (body.tooLarge() != null || body.broken() != null),
+                        out.isCancelled(),
+                        System.nanoTime() - began);
+                if (event != null) {
+                    observer.upstream(event);
+                }
             }
             if (body != null && body.tooLarge() != null) { // the body passed the route's limit
                 RequestFraming.Rejection tooLarge = body.tooLarge().rejection();
@@ -156,12 +161,12 @@ final class ProxyRoute implements BlockingRoute {
 
     /** The upstream call failed before its status line: the observer is told. */
     void failed(UpstreamFailure failure, long nanos) {
-        observer.upstream(new UpstreamEvent(id, client.config().name(), UpstreamOutcome.of(failure), 0, nanos));
+        observer.upstream(UpstreamEvent.failed(id, client.config().name(), failure, nanos));
     }
 
     /** The upstream's status line came {@code nanos} after the call began: the observer and the tally are told. */
     void answered(Request request, int status, long nanos) {
-        observer.upstream(new UpstreamEvent(id, client.config().name(), UpstreamOutcome.of(status), status, nanos));
+        observer.upstream(UpstreamEvent.answered(id, client.config().name(), status, nanos));
         ExchangeTally tally = Requests.tally(request);
         if (tally != null) {
             tally.answered(nanos);

@@ -136,6 +136,12 @@ final class Requests {
      * edits hold them back), then Host, X-Forwarded-*, the route's sets and the policies' sets.
      */
     static void forwardHeaders(Request request, HeaderRules rules, UpstreamEdits edits, UpstreamRequest out) {
+        forwardHeaders(request, rules, edits, null, out);
+    }
+
+    /** As {@link #forwardHeaders(Request, HeaderRules, UpstreamEdits, UpstreamRequest)}, to a known endpoint. */
+    static void forwardHeaders(
+            Request request, HeaderRules rules, UpstreamEdits edits, String authority, UpstreamRequest out) {
         HttpFields headers = request.getHeaders();
         String connection = headers.get(HttpHeader.CONNECTION);
         for (HttpField field : headers) {
@@ -143,15 +149,21 @@ final class Requests {
                 out.header(field.getName(), field.getValue());
             }
         }
-        addForwarding(request, rules, edits, out);
+        addForwarding(request, rules, edits, authority, out);
     }
 
     /**
      * The headers the gateway adds ({@link UpstreamHead}), without copying any client header
-     * (composition parts). {@code Host} is written by the client once it has chosen the endpoint.
+     * (composition parts). {@code Host}: the route's or a policy's set, else the endpoint's, which
+     * the client writes once it has chosen the endpoint (or {@code authority} when already known).
      */
     static void addForwarding(Request request, HeaderRules rules, UpstreamEdits edits, UpstreamRequest out) {
-        head(request).addTo(rules, edits.set(), null, out::header);
+        addForwarding(request, rules, edits, null, out);
+    }
+
+    private static void addForwarding(
+            Request request, HeaderRules rules, UpstreamEdits edits, String authority, UpstreamRequest out) {
+        out.hostFromEndpoint(head(request).addTo(rules, edits.set(), authority, out::header));
     }
 
     /** The exchange's {@link UpstreamHead}, made once from the client's headers. */

@@ -44,9 +44,6 @@ final class WebSocketRelay {
     }
 
     void relay(Request request, Response response, String target, UpstreamEdits edits) throws Exception {
-        UpstreamRequest out = new UpstreamRequest(request.getMethod(), target);
-        Requests.forwardHeaders(request, rules, edits, out);
-        WebSocketUpgrade.UPSTREAM_HEADERS.forEach(out::header);
         long began = System.nanoTime();
         UpstreamConfig endpoint = client.config();
         Attempt attempt = null;
@@ -61,9 +58,9 @@ final class WebSocketRelay {
             }
             endpoint = endpoint.endpoint(attempt.endpoint().index());
         }
-        if (!rules.preservesHost()) { // else UpstreamHead wrote the client's
-            out.header("Host", endpoint.authority());
-        }
+        UpstreamRequest out = new UpstreamRequest(request.getMethod(), target);
+        Requests.forwardHeaders(request, rules, edits, endpoint.authority(), out);
+        WebSocketUpgrade.UPSTREAM_HEADERS.forEach(out::header);
         UpgradeCall call;
         try {
             call = UpgradeCall.open(endpoint, out);

@@ -10,6 +10,7 @@ import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.ComposeTarget.Delivery;
 import dev.sluice.config.PartConfig;
 import dev.sluice.config.RouteConfig;
+import dev.sluice.engine.FrontDoor;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.routing.RouteTable;
@@ -104,9 +105,7 @@ final class ComposeRoute {
                 : null;
         Delivery delivery = DeliveryNegotiation.choose(target, accept).orElse(null);
         if (delivery == null) {
-            Responses.clearHeaders(response);
-            response.header(HttpHeaderNames.VARY, HttpHeaderNames.ACCEPT); // the refusal depends on Accept too
-            return Responses.send(response, 406, DeliveryNegotiation.notAcceptableBody(target));
+            return GatewayHandler.render(in, response, FrontDoor.notAcceptable(target, id));
         }
         if (ComposedHead.asked(in.method)) { // the head alone: no part is called
             ComposedHead.headers(target, delivery, rules).forEach(response::header);

@@ -211,9 +211,11 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     private Mono<Void> enter(ClientRequest in, HttpServerResponse response, FrontDoor.Enter<ReactiveRoute> enter) {
         GatewaySnapshot.Compiled<ReactiveRoute> compiled = enter.compiled();
         RouteTable.Result.Matched matched = enter.match();
-        if (compiled.maxBody() != ServerLimits.UNLIMITED && matched.route().target() instanceof ProxyTarget) {
-            // counted as it streams upstream (a composition reads no request body: a chunked one it
-            // is sent goes unread, as in the blocking engine)
+        if (!enter.readsBody()) { // a composition: a chunked body it is sent goes unread, as in the blocking engine
+            if (in.request.version().majorVersion() == 2) {
+                Http2StreamCheck.bodyUnread(channel(in)); // its head waits for no DATA frame
+            }
+        } else if (compiled.maxBody() != ServerLimits.UNLIMITED) { // counted as it streams upstream
             Channel channel = channel(in);
             if (channel != null && channel.pipeline().get(RequestBodyCheck.NAME) instanceof RequestBodyCheck check) {
                 check.limit(compiled.maxBody());
@@ -240,7 +242,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     }
 
     /** Writes an answer of the front door's, whole. */
-    private static Mono<Void> render(ClientRequest in, HttpServerResponse response, FrontDoor.Answer<?> given) {
+    static Mono<Void> render(ClientRequest in, HttpServerResponse response, FrontDoor.Answer<?> given) {
         if (!given.refusedBy().isEmpty() && in.tally() != null) {
             in.tally().refused(given.refusedBy());
         }

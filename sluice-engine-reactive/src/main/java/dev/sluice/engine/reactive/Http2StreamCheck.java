@@ -56,7 +56,9 @@ import java.util.concurrent.TimeUnit;
  *       RequestFraming#AT_FIRST_DATA}) gets {@link RequestFraming#FIRST_DATA_TIMEOUT} ({@code 408})
  *       and a RST_STREAM NO_ERROR when neither a DATA frame with bytes nor the stream's end came, and
  *       no answer began, within {@code server.limits.header-timeout} of the head; the blocking
- *       engine's {@code Http2RequestBody} waits as long.
+ *       engine's {@code Http2RequestBody} waits as long. Only a route that reads the body waits
+ *       ({@link dev.sluice.engine.FrontDoor.Enter#readsBody}): the timer starts at the head and stops
+ *       once the request entered any other route ({@link #bodyUnread}) or an answer began.
  * </ul>
  */
 final class Http2StreamCheck extends ChannelDuplexHandler {
@@ -135,6 +137,20 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
                     stream.id(),
                     ctx.executor()
                             .schedule(() -> firstDataTimedOut(ctx, stream), firstDataNanos, TimeUnit.NANOSECONDS));
+        }
+    }
+
+    /**
+     * The request on {@code channel} entered a route that reads no request body ({@link
+     * dev.sluice.engine.FrontDoor.Enter#readsBody}): its stream's head waits for no DATA frame. On
+     * the stream's loop (its connection's); nothing on HTTP/1.1.
+     */
+    static void bodyUnread(io.netty.channel.Channel channel) {
+        if (channel instanceof io.netty.handler.codec.http2.Http2StreamChannel stream
+                && stream.parent() != null
+                && stream.parent().pipeline().get(NAME) instanceof Http2StreamCheck check
+                && !check.awaitingData.isEmpty()) {
+            check.stopAwaiting(stream.stream().id());
         }
     }
 

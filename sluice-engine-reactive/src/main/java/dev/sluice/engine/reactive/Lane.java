@@ -108,6 +108,7 @@ final class Lane {
 
     private boolean sweeping;
     private boolean closed;
+    private boolean draining; // retired by a reload: no connection goes back to the pool
 
     private static final class Waiter {
         final Acquirer acquirer;
@@ -298,7 +299,7 @@ final class Lane {
 
     /** {@code connection} finished its exchange cleanly and may carry another. On the lane's loop. */
     void release(UpstreamConnection connection) {
-        if (closed || !connection.channel.isActive() || tooOld(connection)) {
+        if (closed || draining || !connection.channel.isActive() || tooOld(connection)) {
             connection.channel.close();
             return;
         }
@@ -346,6 +347,26 @@ final class Lane {
         }
     }
 
+    /**
+     * A reload retired the lane ({@link dev.sluice.upstream.PoolRetirement}): its idle connections
+     * close now, each busy one when its exchange ends; whoever waits or still asks gets a connection.
+     */
+    void drain() {
+        if (!loop.inEventLoop()) {
+            loop.execute(this::drain);
+            return;
+        }
+        draining = true;
+        closeIdle();
+    }
+
+    private void closeIdle() {
+        UpstreamConnection connection;
+        while ((connection = idle.pollFirst()) != null) {
+            connection.channel.close();
+        }
+    }
+
     /** Closes the idle connections and fails whoever waits; busy ones close with their exchanges. */
     void close() {
         if (!loop.inEventLoop()) {
@@ -353,10 +374,7 @@ final class Lane {
             return;
         }
         closed = true;
-        UpstreamConnection connection;
-        while ((connection = idle.pollFirst()) != null) {
-            connection.channel.close();
-        }
+        closeIdle();
         Waiter waiter;
         while ((waiter = waiting.pollFirst()) != null) {
             waiter.timer.cancel(false);

@@ -10,7 +10,6 @@ import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.UpstreamEvent;
-import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import dev.sluice.upstream.Attempt;
@@ -38,7 +37,6 @@ import java.util.concurrent.TimeUnit;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
-import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 import reactor.core.publisher.Operators;
@@ -108,7 +106,7 @@ final class ProxyRoute {
      * only while the server asks for buffers, so a slow client stops the upstream reads. Its state
      * lives on the client connection's loop (the home loop).
      */
-    private final class Call implements Lane.Acquirer, UpstreamConnection.Exchange, Publisher<ByteBuf>, Subscription {
+    private final class Call implements Lane.Acquirer, BodyWriter.Owner, Publisher<ByteBuf>, Subscription {
         private final ClientRequest in;
         private final HttpServerResponse response;
         private final Channel channel;
@@ -167,7 +165,7 @@ final class ProxyRoute {
         void start() {
             sink.onCancel(() -> onLoop(this::stop));
             if (framing == RequestFraming.AT_FIRST_DATA) { // the first DATA frame, or the end, tells
-                peek = new BodyWriter(null);
+                peek = new BodyWriter(this, null);
                 in.request.receive().retain().subscribe(peek);
                 return;
             }
@@ -197,8 +195,22 @@ final class ProxyRoute {
             begin();
         }
 
+        @Override
+        public boolean stopped() {
+            return stopped;
+        }
+
+        @Override
+        public void bodyFailed(Throwable error) {
+            if (!stopped) {
+                stop();
+                sink.error(error);
+            }
+        }
+
         /** An h2 body's framing, from its first buffer or its end ({@link RequestFraming#firstData}). */
-        private void framed(long bodyFraming) {
+        @Override
+        public void framed(long bodyFraming) {
             framing = bodyFraming;
             boolean hasBody = framing != 0;
             if (!hasBody) {
@@ -367,7 +379,7 @@ final class ProxyRoute {
             if (peek != null) {
                 peek.attach(c);
             } else {
-                in.request.receive().retain().subscribe(new BodyWriter(c));
+                in.request.receive().retain().subscribe(new BodyWriter(this, c));
             }
         }
 
@@ -436,12 +448,8 @@ final class ProxyRoute {
             releaseHeld(); // the last try: nothing is sent again
             if (observer.listens()) {
                 long nanos = System.nanoTime() - began;
-                observer.upstream(new UpstreamEvent(
-                        id,
-                        upstream.name(),
-                        UpstreamOutcome.of(head.status().code()),
-                        head.status().code(),
-                        nanos));
+                observer.upstream(UpstreamEvent.answered(
+                        id, upstream.name(), head.status().code(), nanos));
                 if (in.tally() != null) {
                     in.tally().answered(nanos);
                 }
@@ -588,96 +596,6 @@ final class ProxyRoute {
                 chunk.release();
             }
         }
-
-        /**
-         * Writes the client's request body upstream, a buffer at a time, as the connection takes it.
-         * One made without a connection (an h2 body of unknown framing) takes the first non-empty
-         * buffer, or the body's end, to frame the body ({@link #framed}), and holds that buffer until
-         * {@link #attach} gives it the connection.
-         */
-        private final class BodyWriter extends BaseSubscriber<ByteBuf> {
-            private UpstreamConnection target; // null until attached
-            private ByteBuf first; // read before the connection was there
-            private boolean ended; // the body ended before the connection was there
-
-            BodyWriter(UpstreamConnection target) {
-                this.target = target;
-            }
-
-            /** On the home loop, once the upstream has the request head. */
-            void attach(UpstreamConnection c) {
-                target = c;
-                ByteBuf held = first;
-                first = null;
-                if (held != null) {
-                    hookOnNext(held);
-                }
-                if (ended) {
-                    target.endBody(Call.this);
-                }
-            }
-
-            /** The call stopped before a connection took the first buffer. */
-            void dropFirst() {
-                if (first != null) {
-                    first.release();
-                    first = null;
-                }
-            }
-
-            @Override
-            protected void hookOnSubscribe(Subscription subscription) {
-                request(1);
-            }
-
-            @Override
-            protected void hookOnNext(ByteBuf chunk) {
-                if (target == null) {
-                    if (stopped || !chunk.isReadable()) { // an empty DATA frame tells nothing yet
-                        chunk.release();
-                        if (!stopped) {
-                            request(1);
-                        }
-                        return;
-                    }
-                    first = chunk;
-                    framed(RequestFraming.firstData(chunk.readableBytes(), false));
-                    return;
-                }
-                target.writeBody(new DefaultHttpContent(chunk)).addListener(written -> {
-                    if (written.isSuccess()) {
-                        request(1);
-                    } else {
-                        cancel();
-                    }
-                });
-            }
-
-            @Override
-            protected void hookOnComplete() {
-                if (target != null && first == null) {
-                    target.endBody(Call.this);
-                    return;
-                }
-                ended = true; // with a first buffer to write, or none: then the body had no bytes
-                if (target == null && first == null && !stopped) {
-                    framed(RequestFraming.firstData(0, true));
-                }
-            }
-
-            @Override
-            protected void hookOnError(Throwable error) {
-                if (target != null) {
-                    target.abandon(Call.this); // the client's body broke: the upstream must not take it as whole
-                    return;
-                }
-                dropFirst();
-                if (!stopped) { // broken, or past its limit, before it reached the upstream
-                    stop();
-                    sink.error(error);
-                }
-            }
-        }
     }
 
     private Mono<Void> failed(
@@ -686,9 +604,18 @@ final class ProxyRoute {
             return Mono.error(error); // the gateway's own failure: GatewayHandler logs and answers it
         }
         ExchangeTally tally = in.tally();
-        if (tally != null && tally.upstreamNanos() < 0) { // failed before its status line came
-            observer.upstream(new UpstreamEvent(
-                    id, upstream.name(), UpstreamOutcome.of(Failures.classify(error)), 0, System.nanoTime() - began));
+        if (tally != null) { // an observer listens
+            UpstreamEvent event = UpstreamEvent.ofFailedCall(
+                    id,
+                    upstream.name(),
+                    Failures.classify(error),
+                    tally.upstreamNanos() >= 0,
+                    false, // the client's body's failures are not the upstream's (above)
+                    false, // the route's deadline is classified TIMEOUT already
+                    System.nanoTime() - began);
+            if (event != null) {
+                observer.upstream(event);
+            }
         }
         if (response.hasSentHeaders()) {
             Responses.abort(channel);

@@ -12,6 +12,7 @@ import dev.sluice.engine.RunningGateway;
 import dev.sluice.observe.ClientProtocolErrors;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.tls.ServerTls;
+import dev.sluice.upstream.PoolRetirement;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
@@ -36,8 +37,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import reactor.netty.DisposableServer;
@@ -64,7 +63,7 @@ final class ReactiveGateway implements RunningGateway {
     /** The current configuration's upstreams by name; replaced whole by a reload. */
     private volatile Map<String, Upstream> upstreams;
     /** Upstreams a reload retired, not yet disposed (by a loop's timer, or with the gateway). */
-    private final Set<Upstream> retired = ConcurrentHashMap.newKeySet();
+    private final PoolRetirement<Upstream> retired;
 
     private final ChannelGroup connections;
     /** Every upstream connection open, idle or busy: closed, and their closes awaited, before the loops stop. */
@@ -101,6 +100,10 @@ final class ReactiveGateway implements RunningGateway {
         this.server = server;
         this.grace = grace;
         this.nativeIo = nativeIo;
+        this.retired = new PoolRetirement<>(
+                Upstream::drain,
+                Upstream::dispose,
+                (task, delay) -> loops.onServer(nativeIo).next().schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS));
         this.hosts = hosts;
         this.handler = handler;
         this.watch = new LoopWatch(loops.onServer(nativeIo), STUCK_AFTER.toSeconds(), TimeUnit.SECONDS);
@@ -300,29 +303,10 @@ final class ReactiveGateway implements RunningGateway {
                 pools -> handler.reload(next, pools),
                 Upstream::dispose);
         upstreams = swapped.pools();
-        swapped.retired().forEach(this::retire);
+        retired.retire(swapped.retired());
         if (tls != null) {
             tls.reload(); // certificates the file watcher cannot see (behind a symlink, on NFS) come in on a reload too
         }
-    }
-
-    /**
-     * Requests that began on the old snapshot may still start calls on a retired upstream (a
-     * composition's later parts), so it is disposed after {@link #RETIRE_AFTER}: its idle
-     * connections then, busy ones when their exchanges end.
-     */
-    private void retire(Upstream old) {
-        retired.add(old);
-        loops.onServer(nativeIo)
-                .next()
-                .schedule(
-                        () -> {
-                            if (retired.remove(old)) {
-                                old.dispose();
-                            }
-                        },
-                        RETIRE_AFTER.toMillis(),
-                        TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -392,10 +376,8 @@ final class ReactiveGateway implements RunningGateway {
             if (tls != null) {
                 tls.close();
             }
-            List<Upstream> all = new ArrayList<>(upstreams.values());
-            all.addAll(retired);
-            retired.clear();
-            release(all, upstreamChannels, loops, resolver);
+            retired.closeAll(); // disposed: their lanes close on the loops, before release stops them
+            release(new ArrayList<>(upstreams.values()), upstreamChannels, loops, resolver);
         }
     }
 

@@ -205,6 +205,19 @@ final class Upstream {
         return pacer == null ? 0 : pacer.reserve();
     }
 
+    /** A reload retired it: every lane drains ({@link Lane#drain}). */
+    void drain() {
+        for (Endpoint e : endpoints) {
+            for (Lane lane : e.all()) {
+                try {
+                    lane.drain();
+                } catch (java.util.concurrent.RejectedExecutionException loopGone) {
+                    // its event loop stopped (an Error ended it): its connections went with it
+                }
+            }
+        }
+    }
+
     /** Closes the idle connections; busy ones close with their exchanges, or with the event loops. */
     void dispose() {
         guard.close();

@@ -7,7 +7,6 @@ import dev.sluice.http.UpstreamFailure;
 import dev.sluice.http.WebSocketUpgrade;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.UpstreamEvent;
-import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.upstream.Attempt;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -297,7 +296,7 @@ final class WebSocketRelay {
         private void told(int status) {
             long nanos = System.nanoTime() - began;
             if (observer.listens()) {
-                observer.upstream(new UpstreamEvent(route, upstream.name(), UpstreamOutcome.of(status), status, nanos));
+                observer.upstream(UpstreamEvent.answered(route, upstream.name(), status, nanos));
             }
             if (in.tally() != null) {
                 in.tally().answered(nanos);

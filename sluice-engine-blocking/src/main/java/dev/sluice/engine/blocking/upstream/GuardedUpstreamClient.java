@@ -169,6 +169,15 @@ public final class GuardedUpstreamClient implements UpstreamClient {
     }
 
     @Override
+    public void drain() {
+        for (UpstreamClient e : endpoints) {
+            if (e != null) {
+                e.drain();
+            }
+        }
+    }
+
+    @Override
     public void close() {
         guard.close();
         for (UpstreamClient e : endpoints) {

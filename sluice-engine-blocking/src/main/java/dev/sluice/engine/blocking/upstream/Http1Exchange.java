@@ -6,6 +6,7 @@ import dev.sluice.engine.blocking.upstream.Http1Connection.BadResponse;
 import dev.sluice.engine.blocking.upstream.Http1Connection.StaleConnection;
 import dev.sluice.engine.blocking.upstream.Http1Connection.Truncated;
 import dev.sluice.http.ResponseHeadCheck;
+import dev.sluice.http.UpstreamHead;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -130,15 +131,12 @@ final class Http1Exchange implements UpstreamResponse {
         head[n++] = ' ';
         n = ascii(head, n, request.target());
         n = bytes(head, n, HTTP11);
-        boolean host = false;
         for (int i = 0, count = request.headerCount(); i < count; i++) {
-            String name = request.headerName(i);
-            host |= name.equalsIgnoreCase("host");
-            n = field(head, n, name, request.headerValue(i));
+            n = field(head, n, request.headerName(i), request.headerValue(i));
             head = connection.buffer;
         }
-        if (!host) {
-            n = field(head, n, "Host", client.authority());
+        if (request.hostFromEndpoint()) {
+            n = field(head, n, UpstreamHead.HOST, client.authority());
             head = connection.buffer;
         }
         InputStream body = request.body();

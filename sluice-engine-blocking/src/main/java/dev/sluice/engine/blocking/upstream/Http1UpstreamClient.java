@@ -63,6 +63,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
     private final Http1Connection[] connections; // every slot, in the deque or out of it
     private final long readTimeoutNanos;
     private volatile boolean closed;
+    private volatile boolean draining; // retired by a reload: no connection goes back to the pool
     private final String authority; // the Host of a request that names none: made once, not per request
 
     public Http1UpstreamClient(UpstreamConfig config) {
@@ -238,7 +239,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
     /** Called by an exchange when it ends: a connection fit for reuse goes back first in line, a closed slot last. */
     void release(Http1Connection connection, boolean reusable) {
         try {
-            if (reusable && !closed && !tooOld(connection)) {
+            if (reusable && !closed && !draining && !tooOld(connection)) {
                 connection.markIdle();
                 slots.addFirst(connection);
             } else {
@@ -305,6 +306,17 @@ public final class Http1UpstreamClient implements UpstreamClient {
             failure = UpstreamFailure.RESET;
         }
         return new UpstreamException(failure, name, e);
+    }
+
+    @Override
+    public void drain() {
+        draining = true;
+        for (Http1Connection slot : slots) {
+            if (slot.isOpen() && slots.removeFirstOccurrence(slot)) {
+                slot.close();
+                slots.addLast(slot);
+            }
+        }
     }
 
     @Override

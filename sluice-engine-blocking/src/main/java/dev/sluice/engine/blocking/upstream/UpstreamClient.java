@@ -22,6 +22,13 @@ public interface UpstreamClient extends AutoCloseable {
         return java.util.Optional.empty();
     }
 
+    /**
+     * A reload retired it ({@link dev.sluice.upstream.PoolRetirement}): its idle connections close
+     * now, each busy one when its exchange ends; calls still taken open connections closed likewise.
+     * Nothing for a client that keeps no pool.
+     */
+    default void drain() {}
+
     @Override
     void close();
 }

@@ -26,6 +26,7 @@ public final class UpstreamRequest {
     private volatile int tries = 1; // this try's per-try timeout passed: stop it, the call goes on
     private volatile Thread waiter;
     private UpstreamCall call;
+    private boolean hostFromEndpoint; // the client writes Host: its endpoint's authority
 
     /**
      * @param method request method
@@ -40,6 +41,20 @@ public final class UpstreamRequest {
         headers.add(name);
         headers.add(value);
         return this;
+    }
+
+    /**
+     * Whether the client writes {@code Host: <its endpoint's host:port>} once it has chosen the
+     * endpoint, as {@link dev.sluice.http.UpstreamHead#addTo} decided; without it the request carries
+     * only the headers it was given.
+     */
+    public UpstreamRequest hostFromEndpoint(boolean fromEndpoint) {
+        this.hostFromEndpoint = fromEndpoint;
+        return this;
+    }
+
+    boolean hostFromEndpoint() {
+        return hostFromEndpoint;
     }
 
     /**

@@ -582,10 +582,12 @@ final class Http1WireTest {
     }
 
     @Test
-    void aRequestWithoutHostGetsTheUpstreamsAuthority() throws Exception {
+    void aRequestLeftToTheEndpointsHostGetsTheUpstreamsAuthorityAndAGivenHostIsTheOnlyOne() throws Exception {
         ScriptedUpstream upstream = upstream(ScriptedUpstream.keepAnswering(HELLO));
         Http1UpstreamClient client = client(upstream);
-        text(client, new UpstreamRequest("GET", "/no-host").header("Accept", "*/*"));
+        text(
+                client,
+                new UpstreamRequest("GET", "/no-host").header("Accept", "*/*").hostFromEndpoint(true));
         text(client, new UpstreamRequest("GET", "/own-host").header("host", "api.example.test"));
 
         List<String> defaulted = headerLines(upstream.heads().get(0));
