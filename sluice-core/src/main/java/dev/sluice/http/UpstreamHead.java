@@ -112,7 +112,7 @@ public final class UpstreamHead {
             add(X_FORWARDED_HOST, host, plain, rules, policySets, out);
         }
         if (plain) {
-            return authority == null;
+            return hostField == null;
         }
         for (Map.Entry<String, String> set : routeSets.entrySet()) {
             if (!named(set.getKey(), policySets)) {
