@@ -10,7 +10,6 @@ import com.sun.net.httpserver.HttpServer;
 import dev.sluice.config.ComposeTarget.Delivery;
 import dev.sluice.config.FilterConfig;
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -27,8 +26,6 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.DataFormatException;
-import java.util.zip.Inflater;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -133,7 +130,7 @@ public abstract class CompositionDeliveryContract extends ContractFixture {
                 socket.setSoTimeout(15_000);
                 socket.getOutputStream().write(bytes("GET /page HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
                 InputStream in = new BufferedInputStream(socket.getInputStream());
-                assertThat(readHead(in)).startsWith("HTTP/1.1 200 ").containsIgnoringCase("text/event-stream");
+                assertThat(ChunkedWire.head(in)).startsWith("HTTP/1.1 200 ").containsIgnoringCase("text/event-stream");
                 StringBuilder text = new StringBuilder();
                 while (!text.toString().contains("\n\n")) {
                     byte[] chunk = chunk(in);
@@ -177,8 +174,10 @@ public abstract class CompositionDeliveryContract extends ContractFixture {
                 socket.getOutputStream()
                         .write(bytes("GET /page HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n\r\n"));
                 InputStream in = new BufferedInputStream(socket.getInputStream());
-                assertThat(readHead(in)).startsWith("HTTP/1.1 200 ").containsIgnoringCase("content-encoding: gzip");
-                Gunzip gunzip = new Gunzip();
+                assertThat(ChunkedWire.head(in))
+                        .startsWith("HTTP/1.1 200 ")
+                        .containsIgnoringCase("content-encoding: gzip");
+                GunzipAsItComes gunzip = new GunzipAsItComes();
                 while (!gunzip.decoded().contains("\n")) {
                     byte[] chunk = chunk(in);
                     assertThat(chunk)
@@ -266,45 +265,5 @@ public abstract class CompositionDeliveryContract extends ContractFixture {
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static String readHead(InputStream in) throws IOException {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("the connection closed in the head: " + head);
-            }
-            head.append((char) b);
-        }
-        return head.toString();
-    }
-
-    /** Decodes a gzip stream as its chunks come, for what has arrived so far. */
-    private static final class Gunzip {
-        private final Inflater inflater = new Inflater(true);
-        private final ByteArrayOutputStream decoded = new ByteArrayOutputStream();
-        private int headerLeft = 10;
-
-        void feed(byte[] bytes) throws IOException {
-            int skip = Math.min(headerLeft, bytes.length);
-            headerLeft -= skip;
-            inflater.setInput(bytes, skip, bytes.length - skip);
-            byte[] out = new byte[8192];
-            try {
-                for (int n = inflater.inflate(out); n > 0 || !inflater.needsInput(); n = inflater.inflate(out)) {
-                    decoded.write(out, 0, n);
-                    if (inflater.finished()) {
-                        break;
-                    }
-                }
-            } catch (DataFormatException e) {
-                throw new IOException(e);
-            }
-        }
-
-        String decoded() {
-            return decoded.toString(StandardCharsets.UTF_8);
-        }
     }
 }

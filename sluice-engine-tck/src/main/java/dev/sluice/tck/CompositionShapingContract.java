@@ -235,7 +235,7 @@ public abstract class CompositionShapingContract extends ContractFixture {
             socket.getOutputStream()
                     .write(utf8("GET /page HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\n\r\n"));
             java.io.InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
-            String head = readHead(in);
+            String head = ChunkedWire.head(in);
             assertThat(head).startsWith("HTTP/1.1 200 ").containsIgnoringCase("content-encoding: gzip");
             GunzipAsItComes gunzip = new GunzipAsItComes();
             String first = "{\"fast\":" + kept;
@@ -257,46 +257,6 @@ public abstract class CompositionShapingContract extends ContractFixture {
         } finally {
             released.countDown();
             held.stop(0);
-        }
-    }
-
-    private static String readHead(java.io.InputStream in) throws IOException {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("the connection closed in the head: " + head);
-            }
-            head.append((char) b);
-        }
-        return head.toString();
-    }
-
-    /** Gzip decoded from what has arrived (the gateway's gzip header is the plain 10 bytes). */
-    private static final class GunzipAsItComes {
-        private final java.util.zip.Inflater inflater = new java.util.zip.Inflater(true);
-        private final ByteArrayOutputStream decoded = new ByteArrayOutputStream();
-        private int headerLeft = 10;
-
-        void feed(byte[] bytes) throws IOException {
-            int skip = Math.min(headerLeft, bytes.length);
-            headerLeft -= skip;
-            inflater.setInput(bytes, skip, bytes.length - skip);
-            byte[] out = new byte[8192];
-            try {
-                for (int n = inflater.inflate(out); n > 0 || !inflater.needsInput(); n = inflater.inflate(out)) {
-                    decoded.write(out, 0, n);
-                    if (inflater.finished()) {
-                        break;
-                    }
-                }
-            } catch (java.util.zip.DataFormatException e) {
-                throw new IOException(e);
-            }
-        }
-
-        String decoded() {
-            return decoded.toString(StandardCharsets.UTF_8);
         }
     }
 

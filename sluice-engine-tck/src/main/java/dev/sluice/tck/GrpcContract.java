@@ -407,7 +407,7 @@ public abstract class GrpcContract extends ContractFixture {
                                     + "\r\nConnection: close\r\n\r\n")
                             .getBytes(StandardCharsets.US_ASCII));
             InputStream in = new java.io.BufferedInputStream(socket.getInputStream(), 64 * 1024);
-            String head = readHead(in);
+            String head = ChunkedWire.head(in);
             assertThat(head).startsWith("HTTP/1.1 200"); // delimited by the close: read to its size
             byte[] buffer = new byte[64 * 1024];
             byte[] want = new byte[buffer.length];
@@ -432,18 +432,6 @@ public abstract class GrpcContract extends ContractFixture {
             }
             assertThat(mostAhead).as("the upstream ran ahead at least a little").isPositive();
         }
-    }
-
-    private static String readHead(InputStream in) throws java.io.IOException {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int c = in.read();
-            if (c < 0) {
-                throw new java.io.EOFException("closed in the head: " + head);
-            }
-            head.append((char) c);
-        }
-        return head.toString();
     }
 
     private static String rawHttp11(int port, String request) throws Exception {
