@@ -17,7 +17,8 @@ import java.util.List;
  *   at COMMIT:     the status-from part failed      → that status, the composition after it
  *                  some part failed already         → header  X-Sluice-Completed: false
  *                  every part ended or required     → header  X-Sluice-Completed: true
- *                  otherwise                        → Trailer: X-Sluice-Completed, sent at FINISH
+ *                  otherwise, the client sent TE: trailers → Trailer: X-Sluice-Completed, sent at FINISH
+ *                  otherwise                        → none (each part's fate is in _meta)
  *   after COMMIT:  a required part failed           → ABORT (the body never looks whole)
  * </pre>
  */
@@ -104,7 +105,7 @@ public final class Completeness {
     /**
      * {@value #HEADER}'s value when it is known at the head ({@code "false"}: a part failed already;
      * {@code "true"}: every part ended or is required, so the response ends whole or is aborted), or
-     * null: it is sent as a trailer ({@link #trailer}).
+     * null: it is sent as a trailer ({@link #trailer}) to a client that takes them ({@link #takesTrailers}).
      */
     String atCommit(PartState[] parts) {
         boolean known = true;
@@ -115,6 +116,37 @@ public final class Completeness {
             known &= p.ended || required(p) || p.owner != null; // an element: its collection part says
         }
         return known ? "true" : null;
+    }
+
+    /**
+     * Whether a request's {@code TE} field says the client takes trailers: the token {@code trailers}
+     * in its comma-separated list, in any case (RFC 9110 §10.1.4). Null or anything else: no.
+     */
+    static boolean takesTrailers(String te) {
+        if (te == null) {
+            return false;
+        }
+        int at = 0;
+        int n = te.length();
+        while (at < n) {
+            int end = te.indexOf(',', at);
+            if (end < 0) {
+                end = n;
+            }
+            int from = at;
+            int to = end;
+            while (from < to && (te.charAt(from) == ' ' || te.charAt(from) == '\t')) {
+                from++;
+            }
+            while (to > from && (te.charAt(to - 1) == ' ' || te.charAt(to - 1) == '\t')) {
+                to--;
+            }
+            if (to - from == 8 && te.regionMatches(true, from, "trailers", 0, 8)) {
+                return true;
+            }
+            at = end + 1;
+        }
+        return false;
     }
 
     /** {@value #HEADER}'s value once every part settled: {@code "false"} when some part is {@code null}. */

@@ -741,7 +741,17 @@ public final class CompositionPlan {
         return completed;
     }
 
-    /** For FINISH, when {@link #completedHeader()} was null: the trailer's value. */
+    /**
+     * For COMMIT, when {@link #completedHeader()} is null: whether to announce {@link Completeness#HEADER}
+     * as a trailer, given the request's {@code TE} field. Only a client that says {@code TE: trailers}
+     * gets it (RFC 9110 §6.5.1: a field the client needs goes in a trailer only when it said it takes
+     * them); any other client reads completeness from {@code _meta}, and its answers carry no trailer.
+     */
+    public boolean completedInTrailer(String te) {
+        return completed == null && Completeness.takesTrailers(te);
+    }
+
+    /** For FINISH, when {@link #completedInTrailer} said so: the trailer's value. */
     public String completedTrailer() {
         return Completeness.trailer(parts);
     }

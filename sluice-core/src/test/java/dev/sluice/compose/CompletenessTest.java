@@ -62,6 +62,8 @@ class CompletenessTest {
         assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(1)", "RELAY(1)");
         assertThat(plan.status()).isEqualTo(200);
         assertThat(plan.completedHeader()).as("part a may still fail").isNull();
+        assertThat(plan.completedInTrailer("trailers")).isTrue();
+        assertThat(plan.completedInTrailer(null)).as("no TE: no trailer").isFalse();
         plan.ended(1);
         plan.answered(0, 404, JSON);
         assertThat(steps(plan)).containsExactly("NULL(0)", "FINISH");
@@ -162,5 +164,20 @@ class CompletenessTest {
         plan.failed(1, UpstreamFailure.REFUSED, 0);
         assertThat(steps(plan)).containsExactly("NULL(1)", "FINISH");
         assertThat(plan.completedTrailer()).isEqualTo("false");
+    }
+
+    @Test
+    void onlyTheTrailersTokenOfTeSaysTheClientTakesTrailers() {
+        assertThat(Completeness.takesTrailers("trailers")).isTrue();
+        assertThat(Completeness.takesTrailers("TRAILERS")).isTrue();
+        assertThat(Completeness.takesTrailers("gzip, trailers")).isTrue();
+        assertThat(Completeness.takesTrailers(" trailers ,deflate")).isTrue();
+        assertThat(Completeness.takesTrailers("\ttrailers\t")).isTrue();
+        assertThat(Completeness.takesTrailers(null)).isFalse();
+        assertThat(Completeness.takesTrailers("")).isFalse();
+        assertThat(Completeness.takesTrailers("gzip")).isFalse();
+        assertThat(Completeness.takesTrailers("trailer")).isFalse();
+        assertThat(Completeness.takesTrailers("trailers2, xtrailers")).isFalse();
+        assertThat(Completeness.takesTrailers(",,")).isFalse();
     }
 }

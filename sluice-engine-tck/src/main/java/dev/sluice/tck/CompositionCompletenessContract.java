@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * {@code status-from}, {@code require} and {@code X-Sluice-Completed} (core {@code
  * dev.sluice.compose.Completeness}): the status follows a named part's failure, a required part's
  * failure is an error before the head and an abort after it, and the client learns whether every
- * part made it, in a header when the head knows, else in a trailer.
+ * part made it, in a header when the head knows, else in a trailer to a client that sent {@code TE:
+ * trailers}.
  */
 public abstract class CompositionCompletenessContract extends ContractFixture {
 
@@ -121,12 +122,41 @@ public abstract class CompositionCompletenessContract extends ContractFixture {
                                 .part("fast", APP, "/json/10")
                                 .part("late", APP, "/json/10?delay=600000", Duration.ofMillis(500)))
                 .start()) {
-            WireResponse response = gw.wire().get("/page");
+            WireResponse response = gw.wire().send(WireRequest.get("/page").header("TE", "gzip, Trailers"));
             Composed composed = Composed.of(response);
             assertThat(composed.part("late")).isEqualTo(Json.NULL);
             assertThat(response.header(COMPLETED)).as("%s", response).isEmpty();
             assertThat(response.header("trailer")).as("%s", response).contains(COMPLETED);
             assertThat(response.trailer(COMPLETED)).as("%s", response).contains("false");
+        }
+    }
+
+    @Test
+    void aClientThatDoesNotSayItTakesTrailersGetsNoneAndReadsCompletenessInMeta() {
+        try (TestGateway gw = gateway()
+                .route(
+                        "page",
+                        on("/page"),
+                        compose()
+                                .part("fast", APP, "/json/10")
+                                .part("late", APP, "/json/10?delay=600000", Duration.ofMillis(500)))
+                .start()) {
+            for (WireRequest request : new WireRequest[] {
+                WireRequest.get("/page"), WireRequest.get("/page").header("TE", "gzip")
+            }) {
+                WireResponse response = gw.wire().send(request);
+                Composed composed = Composed.of(response);
+                assertThat(response.complete()).as("%s", response).isTrue();
+                assertThat(composed.part("late")).isEqualTo(Json.NULL);
+                assertThat(response.header(COMPLETED)).as("%s", response).isEmpty();
+                assertThat(response.header("trailer"))
+                        .as("no trailer announced: %s", response)
+                        .isEmpty();
+                assertThat(response.trailer(COMPLETED)).as("%s", response).isEmpty();
+                assertThat(Json.at(Json.object(response.body()), "_meta", "parts", "late", "error"))
+                        .as("the part's fate is in _meta: %s", response)
+                        .hasToString("timeout");
+            }
         }
     }
 
@@ -141,7 +171,19 @@ public abstract class CompositionCompletenessContract extends ContractFixture {
                                         .part("late", APP, "/json/10?delay=600000", Duration.ofMillis(500)))
                         .start();
                 H2Wire wire = H2Wire.connect(gw.port())) {
-            wire.get(1, gw.authority(), "/page");
+            wire.headers(
+                    1,
+                    true,
+                    ":method",
+                    "GET",
+                    ":scheme",
+                    "http",
+                    ":authority",
+                    gw.authority(),
+                    ":path",
+                    "/page",
+                    "te",
+                    "trailers");
             wire.flush();
             H2Wire.Frame head = wire.readUntil(H2Wire.HEADERS).orElseThrow();
             assertThat(head.stream()).isEqualTo(1);
@@ -173,7 +215,10 @@ public abstract class CompositionCompletenessContract extends ContractFixture {
                                 .part("late", APP, "/json/10?delay=600000", Duration.ofMillis(500)),
                         new dev.sluice.config.FilterConfig.Compression(java.util.List.of("application/json"), 1024, 6))
                 .start()) {
-            WireResponse response = gw.wire().send(WireRequest.get("/page").header("Accept-Encoding", "gzip"));
+            WireResponse response = gw.wire()
+                    .send(WireRequest.get("/page")
+                            .header("Accept-Encoding", "gzip")
+                            .header("TE", "trailers"));
             assertThat(response.header("content-encoding")).as("%s", response).contains("gzip");
             assertThat(response.complete()).as("%s", response).isTrue();
             assertThat(response.trailer(COMPLETED)).as("%s", response).contains("false");
@@ -192,7 +237,7 @@ public abstract class CompositionCompletenessContract extends ContractFixture {
                         on("/all"),
                         compose().require("a", "b").part("a", APP, "/json/10").part("b", APP, "/json/20"))
                 .start()) {
-            WireResponse some = gw.wire().get("/some");
+            WireResponse some = gw.wire().send(WireRequest.get("/some").header("TE", "trailers"));
             Composed.of(some);
             assertThat(some.header(COMPLETED).or(() -> some.trailer(COMPLETED)))
                     .as("a header when both parts ended before the head left, else a trailer: %s", some)

@@ -254,7 +254,7 @@ final class Composition {
                         if (plan.variesByAccept()) {
                             response.getHeaders().add(HttpHeader.VARY, "Accept");
                         }
-                        completed(response);
+                        completed(request, response);
                         out = new ClientOutput(response, buffers, STAGING);
                     }
                     case OPEN -> write(out, plan.key(), null);
@@ -289,13 +289,16 @@ final class Composition {
 
     /**
      * Under lock, at COMMIT: {@link Completeness#HEADER} as a header when the plan knows it now, else
-     * announced and sent as a trailer, read from the plan when the last chunk is written (after
+     * (to a client that sent {@code TE: trailers}) announced and sent as a trailer, read from the plan when the last chunk is written (after
      * FINISH, so every part has settled).
      */
-    private void completed(Response response) {
+    private void completed(Request request, Response response) {
         String known = plan.completedHeader();
         if (known != null) {
             response.getHeaders().put(Completeness.HEADER, known);
+            return;
+        }
+        if (!plan.completedInTrailer(request.getHeaders().get(HttpHeader.TE))) {
             return;
         }
         response.getHeaders().put(HttpHeader.TRAILER, Completeness.HEADER);

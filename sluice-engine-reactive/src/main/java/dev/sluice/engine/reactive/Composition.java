@@ -78,6 +78,7 @@ final class Composition {
     private CompositeByteBuf turn; // this turn's bytes, not yet written (only when gathering)
     private long turnBudgeted; // how many of them are parts' bytes, taken from the budget
     private ScheduledFuture<?> timer;
+    private final HttpHeaders requestHeaders; // its TE: whether the client takes the completeness trailer
     private long timerDeadline;
 
     /** The client channel's allocator, for a shaped part's buffers. */
@@ -93,6 +94,7 @@ final class Composition {
             dev.sluice.compose.PartRequest.Targets targets,
             Delivery delivery) {
         this.http10 = in.request.version().equals(io.netty.handler.codec.http.HttpVersion.HTTP_1_0);
+        this.requestHeaders = in.request.requestHeaders();
         this.route = route;
         this.response = response;
         this.channel = channel;
@@ -275,7 +277,8 @@ final class Composition {
         String completed = plan.completedHeader();
         if (completed != null) {
             headers.set(Completeness.HEADER, completed);
-        } else { // read when Reactor Netty writes the last chunk, after FINISH: every part has settled
+        } else if (plan.completedInTrailer(
+                requestHeaders.get(HttpHeaderNames.TE))) { // read at the last chunk, after FINISH: every part settled
             headers.set(HttpHeaderNames.TRAILER, Completeness.HEADER);
             response.trailerHeaders(trailers -> trailers.set(Completeness.HEADER, plan.completedTrailer()));
         }
