@@ -434,6 +434,28 @@ public final class H2UpstreamClient implements UpstreamClient {
         return response instanceof H2Exchange exchange ? exchange::trailers : null;
     }
 
+    /**
+     * The pool gauges of an h2 upstream: live connections carrying a stream (or being opened) are in
+     * use, the others idle; calls waiting for a stream slot are pending. Read when scraped.
+     */
+    @Override
+    public java.util.Optional<dev.sluice.engine.PoolStats> pool() {
+        synchronized (lock) {
+            int inUse = 0;
+            int idle = 0;
+            for (Connection c : connections) {
+                if (!c.dead) {
+                    if (c.active > 0 || !c.ready.isDone()) {
+                        inUse++;
+                    } else {
+                        idle++;
+                    }
+                }
+            }
+            return java.util.Optional.of(new dev.sluice.engine.PoolStats(config.name(), inUse, idle, waiting));
+        }
+    }
+
     /** For tests and the scrape: the live connections. */
     int connectionCount() {
         synchronized (lock) {
