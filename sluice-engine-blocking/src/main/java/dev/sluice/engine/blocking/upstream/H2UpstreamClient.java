@@ -435,8 +435,9 @@ public final class H2UpstreamClient implements UpstreamClient {
     }
 
     /**
-     * The pool gauges of an h2 upstream: live connections carrying a stream (or being opened) are in
-     * use, the others idle; calls waiting for a stream slot are pending. Read when scraped.
+     * The pool gauges of an h2 upstream: {@code in_use} counts the streams in flight (a connection
+     * carries many), {@code idle} the live connections carrying none, {@code pending} the calls waiting
+     * for a stream slot. Read when scraped.
      */
     @Override
     public java.util.Optional<dev.sluice.engine.PoolStats> pool() {
@@ -445,11 +446,8 @@ public final class H2UpstreamClient implements UpstreamClient {
             int idle = 0;
             for (Connection c : connections) {
                 if (!c.dead) {
-                    if (c.active > 0 || !c.ready.isDone()) {
-                        inUse++;
-                    } else {
-                        idle++;
-                    }
+                    inUse += c.active;
+                    idle += c.active == 0 ? 1 : 0;
                 }
             }
             return java.util.Optional.of(new dev.sluice.engine.PoolStats(config.name(), inUse, idle, waiting));
