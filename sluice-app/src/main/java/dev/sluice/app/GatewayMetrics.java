@@ -70,6 +70,8 @@ final class GatewayMetrics implements GatewayObserver {
 
     private record RefusalKey(String route, String policy, int status) {}
 
+    private record GrpcKey(String route, int status) {}
+
     private final java.util.concurrent.ConcurrentHashMap<MirrorEvent, Counter> mirrors =
             new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -84,6 +86,7 @@ final class GatewayMetrics implements GatewayObserver {
     private final ConcurrentHashMap<UpstreamKey, Timer> calls = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<FirstByteKey, Timer> firstBytes = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<RefusalKey, Counter> refusals = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<GrpcKey, Counter> grpcCalls = new ConcurrentHashMap<>();
 
     private final java.util.Map<ClientProtocolError, Counter> protocolErrors =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -284,6 +287,17 @@ final class GatewayMetrics implements GatewayObserver {
                                     .tag("route", k.route())
                                     .tag("policy", k.policy())
                                     .tag("status", Integer.toString(k.status()))
+                                    .register(registry))
+                    .increment();
+        }
+        if (event.grpcStatus() >= 0) { // a gRPC call: the grpc-status its client got
+            grpcCalls
+                    .computeIfAbsent(
+                            new GrpcKey(key.route(), event.grpcStatus()),
+                            k -> Counter.builder("sluice.grpc.calls")
+                                    .description("gRPC calls by route and the grpc-status their clients got")
+                                    .tag("route", k.route())
+                                    .tag("grpc_status", Integer.toString(k.status()))
                                     .register(registry))
                     .increment();
         }

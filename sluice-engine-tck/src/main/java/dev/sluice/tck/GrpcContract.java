@@ -133,6 +133,153 @@ public abstract class GrpcContract extends ContractFixture {
     }
 
     /**
+     * A client stream (one message of 300 KB among small ones) reaches the service whole and in order,
+     * and the service's answer and its own trailer come back.
+     */
+    @Test
+    void aClientStreamingCallIsProxiedWithItsTrailers() throws Exception {
+        String big = "0123456789abcdef".repeat(300 * 1024 / 16);
+        try (TestGateway gw = grpcGateway()
+                .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
+                .start()) {
+            Recorded call = withChannel(gw, ch -> {
+                Recorded recorded = Recorded.start(ch, GrpcUpstream.COLLECT);
+                recorded.call.sendMessage("a");
+                recorded.call.sendMessage(big);
+                recorded.call.sendMessage("c");
+                recorded.call.halfClose();
+                return recorded.awaitClose();
+            });
+            assertThat(call.status.getCode()).isEqualTo(Status.Code.OK);
+            assertThat(call.messages).containsExactly("a," + big + ",c");
+            assertThat(call.trailers.get(GrpcUpstream.COUNT_TRAILER)).isEqualTo("3");
+        }
+    }
+
+    /**
+     * Bidi streaming: the client sends its second message only after the answer to its first has come
+     * back, so a gateway that held either direction until its end would stall the call.
+     */
+    @Test
+    void aBidiStreamingCallIsRelayedMessageByMessageBothWays() throws Exception {
+        try (TestGateway gw = grpcGateway()
+                .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
+                .start()) {
+            Recorded call = withChannel(gw, ch -> {
+                Recorded recorded = Recorded.start(ch, GrpcUpstream.CHAT);
+                recorded.call.sendMessage("one");
+                assertThat(recorded.next())
+                        .as("the answer to the first message")
+                        .isEqualTo("echo one");
+                recorded.call.sendMessage("two");
+                assertThat(recorded.next())
+                        .as("the answer to the second message")
+                        .isEqualTo("echo two");
+                recorded.call.halfClose();
+                return recorded.awaitClose();
+            });
+            assertThat(call.status.getCode()).isEqualTo(Status.Code.OK);
+            assertThat(call.trailers.get(GrpcUpstream.COUNT_TRAILER)).isEqualTo("2");
+        }
+    }
+
+    /**
+     * The client asks for 64 messages of 1 KiB at a time and reads them slowly: the service, sending only
+     * while its call is ready, is never more than a bounded number of messages (windows and socket buffers
+     * on the way) ahead of what the client has taken, far below the whole 64 MiB stream.
+     */
+    @Test
+    void aSlowReaderSlowsTheServicesStream() throws Exception {
+        int messages = 64 * 1024;
+        long bound = 16 * 1024; // 16 MiB of 1 KiB messages
+        service.resetFlood();
+        try (TestGateway gw = grpcGateway()
+                .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
+                .start()) {
+            ManagedChannel channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder.forAddress(
+                            "127.0.0.1", gw.port())
+                    .usePlaintext()
+                    .flowControlWindow(64 * 1024) // fixed: no window tuning on the client
+                    .build();
+            try {
+                Recorded recorded = Recorded.start(channel, GrpcUpstream.FLOOD, 0);
+                recorded.call.sendMessage(messages + ":1024");
+                recorded.call.halfClose();
+                long read = 0;
+                long mostAhead = 0;
+                while (read < messages) {
+                    recorded.call.request(64);
+                    for (int i = 0; i < 64; i++) {
+                        assertThat(recorded.next()).hasSize(1024);
+                    }
+                    read += 64;
+                    long ahead = service.floodSent() - read;
+                    mostAhead = Math.max(mostAhead, ahead);
+                    assertThat(ahead)
+                            .as("messages the service sent ahead of the client at %d", read)
+                            .isLessThan(bound);
+                    if (read % 1024 == 0) {
+                        Thread.sleep(2); // a slow reader: the service has time to run ahead if nothing holds it
+                    }
+                }
+                assertThat(mostAhead)
+                        .as("the service ran ahead at least a little")
+                        .isPositive();
+                Recorded done = recorded.awaitClose();
+                assertThat(done.status.getCode()).isEqualTo(Status.Code.OK);
+                assertThat(done.count).isEqualTo(messages);
+            } finally {
+                channel.shutdownNow();
+                channel.awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /**
+     * 100,000 messages of 1 KiB (100 MB) from the service through a gateway in a child JVM with a 64 MB
+     * heap: every message arrives and the gateway lives, so nothing of the stream piles up in it.
+     */
+    @Test
+    void aServerStreamOf100000MessagesPassesAGatewayWithASmallHeap() throws Exception {
+        int messages = 100_000;
+        java.nio.file.Path config = dir.resolve("grpc-child.yaml");
+        java.nio.file.Files.writeString(
+                config, """
+                server: { host: 127.0.0.1, port: 0, engine: %s, transport: %s }
+                upstreams:
+                  grpc: { url: "%s", protocol: h2c }
+                routes:
+                  - id: echo
+                    match: { path: "/%s/**" }
+                    proxy: { upstream: grpc }
+                logging: { level: warn }
+                """.formatted(mode().key(), transport().key(), service.url(), GrpcUpstream.SERVICE));
+        try (ChildGateway child = ChildGateway.start(config)) {
+            ManagedChannel channel = GrpcUpstream.channel(child.port());
+            try {
+                Recorded recorded = Recorded.start(channel, GrpcUpstream.FLOOD, 0);
+                recorded.countOnly = true; // 100 MB: counted, not kept
+                recorded.call.sendMessage(messages + ":1024");
+                recorded.call.halfClose();
+                recorded.call.request(Integer.MAX_VALUE);
+                Recorded done = recorded.awaitClose(Duration.ofSeconds(120), true);
+                assertThat(child.isAlive())
+                        .as("the 64 MB gateway survived; stderr:%n%s", child.stderr())
+                        .isTrue();
+                assertThat(done.status.getCode()).as("%s", done.status).isEqualTo(Status.Code.OK);
+                assertThat(done.count).isEqualTo(messages);
+                for (String output : List.of(child.stderr(), child.stdout())) {
+                    assertThat(output)
+                            .doesNotContain("OutOfMemoryError", "OutOfDirectMemoryError", "Exception in thread");
+                }
+            } finally {
+                channel.shutdownNow();
+                channel.awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /**
      * The upstream never answers and the route has no timeout: only the call's {@code grpc-timeout}
      * ends it, answered DEADLINE_EXCEEDED long before the upstream's 20 s read timeout.
      */
@@ -465,5 +612,74 @@ public abstract class GrpcContract extends ContractFixture {
             return e;
         }
         throw new AssertionError("the call succeeded");
+    }
+
+    /** A call made with grpc-java's ClientCall, its answer recorded as it comes. */
+    private static final class Recorded extends io.grpc.ClientCall.Listener<String> {
+        final java.util.concurrent.LinkedBlockingQueue<String> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+        final java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
+        final List<String> messages = new java.util.concurrent.CopyOnWriteArrayList<>();
+        volatile boolean countOnly;
+        volatile long count;
+        volatile Status status;
+        volatile io.grpc.Metadata trailers;
+        io.grpc.ClientCall<String, String> call;
+
+        static Recorded start(io.grpc.Channel channel, MethodDescriptor<String, String> method) {
+            return start(channel, method, Integer.MAX_VALUE);
+        }
+
+        /** Starts the call with {@code request} messages asked for (the client's own flow control). */
+        static Recorded start(io.grpc.Channel channel, MethodDescriptor<String, String> method, int request) {
+            Recorded recorded = new Recorded();
+            recorded.call = channel.newCall(method, GrpcUpstream.options().withDeadlineAfter(120, TimeUnit.SECONDS));
+            recorded.call.start(recorded, new io.grpc.Metadata());
+            if (request > 0) {
+                recorded.call.request(request);
+            }
+            return recorded;
+        }
+
+        @Override
+        public void onMessage(String message) {
+            count++;
+            if (!countOnly) {
+                queue.add(message);
+            }
+        }
+
+        @Override
+        public void onClose(Status status, io.grpc.Metadata trailers) {
+            this.status = status;
+            this.trailers = trailers;
+            closed.complete(null);
+        }
+
+        String next() {
+            try {
+                String message = queue.poll(20, TimeUnit.SECONDS);
+                assertThat(message)
+                        .as("a message within 20 s (closed: %s)", status)
+                        .isNotNull();
+                return message;
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+
+        Recorded awaitClose() {
+            return awaitClose(Duration.ofSeconds(60), false);
+        }
+
+        Recorded awaitClose(Duration within, boolean countOnly) {
+            this.countOnly = countOnly;
+            try {
+                closed.get(within.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (Exception e) {
+                throw new AssertionError("the call did not end within " + within, e);
+            }
+            queue.drainTo(messages);
+            return this;
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.sluice.lab;
 import dev.sluice.lab.compose.TreeCompose;
 import dev.sluice.lab.scenario.ComposeScenario;
 import dev.sluice.lab.scenario.DeployScenario;
+import dev.sluice.lab.scenario.GrpcScenario;
 import dev.sluice.lab.scenario.PaperScenario;
 import dev.sluice.lab.scenario.S001Scenario;
 import dev.sluice.lab.scenario.S002Scenario;
@@ -38,6 +39,9 @@ public final class LabMain {
                  shaped/plain CPU, chain latency against its parts', RSS of concurrent shaped compositions over idle
                  --duration 10s --warmup 5s --sizes 16384,1048576,8388608 --concurrency 10 --probes 11
                  --subjects virtual,reactive,platform,tree --memory-size 8388608 --memory-users 10
+        grpc     issue 32: unary and server-streaming gRPC calls direct and through Sluice (h2c), per engine:
+                 calls/s, gateway CPU ms per call, added latency p50/p99
+                 --subjects virtual,reactive,platform --concurrency 8 --message-size 64 --stream-messages 100
         deploy   Table 2: packaging time, file sizes (jar + JDK, jlink image, native), start time (jvm, aot)
                  --runs 5 --engines virtual,reactive
         soak     /compose and /products at 80 % of peak with the upstreams killed and restarted every minute:
@@ -68,13 +72,14 @@ public final class LabMain {
                 case "s003" -> S003Scenario.run(args);
                 case "s004" -> S004Scenario.run(args);
                 case "compose" -> ComposeScenario.run(args);
+                case "grpc" -> GrpcScenario.run(args);
                 case "deploy" -> DeployScenario.run(args);
                 case "soak" -> SoakScenario.run(args);
                 case "sizes-upstream" -> SizesUpstream.main(args.subList(1, args.size()));
                 case "tree-compose" -> TreeCompose.main(args.subList(1, args.size()));
                 default ->
                     throw new UsageException("unknown scenario '" + args.getFirst()
-                            + "' (expected: paper, s001, s002, s003, s004, compose, deploy, soak)");
+                            + "' (expected: paper, s001, s002, s003, s004, compose, grpc, deploy, soak)");
             };
         } catch (UsageException e) {
             System.err.println("sluice lab: " + e.getMessage());

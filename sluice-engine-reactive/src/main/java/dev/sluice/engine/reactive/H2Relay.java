@@ -23,14 +23,20 @@ final class H2Relay {
             String uri,
             HeaderRules rules,
             Channel channel,
-            long routeTimeoutNanos) {
+            long routeTimeoutNanos,
+            java.util.function.IntConsumer answered) {
         Optional<Duration> route =
                 routeTimeoutNanos > 0 ? Optional.of(Duration.ofNanos(routeTimeoutNanos)) : Optional.empty();
         Optional<Duration> deadline = GrpcAnswers.isGrpc(in)
                 ? GrpcStatus.deadline(route, in.request.requestHeaders().get(GrpcStatus.TIMEOUT_HEADER))
                 : route;
-        Mono<Void> exchange = Mono.defer(() ->
-                h2.proxy(in, response, uri, rules, channel instanceof io.netty.handler.codec.http2.Http2StreamChannel));
+        Mono<Void> exchange = Mono.defer(() -> h2.proxy(
+                in,
+                response,
+                uri,
+                rules,
+                channel instanceof io.netty.handler.codec.http2.Http2StreamChannel,
+                answered));
         long wait = h2.reserveStart();
         if (wait > 0) { // pace: the wait on this request's loop, inside the deadline as over HTTP/1.1
             exchange = LoopTimer.after(channel.eventLoop(), wait).then(exchange);

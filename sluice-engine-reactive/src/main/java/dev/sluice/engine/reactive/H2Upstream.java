@@ -94,9 +94,15 @@ final class H2Upstream {
      * Proxies the request to {@code uri} and relays the answer; errors are the upstream's failures (for
      * the route's failure path).
      */
-    Mono<Void> proxy(ClientRequest in, HttpServerResponse response, String uri, HeaderRules rules, boolean http2) {
+    Mono<Void> proxy(
+            ClientRequest in,
+            HttpServerResponse response,
+            String uri,
+            HeaderRules rules,
+            boolean http2,
+            java.util.function.IntConsumer onAnswer) {
         UpstreamCall call = new UpstreamCall(upstream.guard(), in.method, hasBody(in) ? -1 : 0, System::nanoTime);
-        return attempt(call, call.next(), in, response, uri, rules, http2);
+        return attempt(call, call.next(), in, response, uri, rules, http2, onAnswer);
     }
 
     /** Whether a body follows the head: a length above 0, or a body framed by its end (chunked, or an h2 stream's). */
@@ -114,10 +120,11 @@ final class H2Upstream {
             HttpServerResponse response,
             String uri,
             HeaderRules rules,
-            boolean http2) {
+            boolean http2,
+            java.util.function.IntConsumer onAnswer) {
         if (action instanceof Action.RetryAfter retry) {
             return Mono.delay(Duration.ofNanos(Math.max(0, retry.nanos())))
-                    .then(Mono.defer(() -> attempt(call, call.next(), in, response, uri, rules, http2)));
+                    .then(Mono.defer(() -> attempt(call, call.next(), in, response, uri, rules, http2, onAnswer)));
         }
         if (!(action instanceof Action.Send send)) {
             return Mono.error(
@@ -147,6 +154,7 @@ final class H2Upstream {
                         return body.then(Mono.<Void>error(new TryAgain(after)));
                     }
                     answered[0] = true;
+                    onAnswer.accept(head.status().code()); // the call's event: answered
                     response.status(head.status());
                     HttpHeaders out = response.responseHeaders();
                     out.clear();
@@ -195,14 +203,15 @@ final class H2Upstream {
                 .then()
                 .onErrorResume(error -> {
                     if (error instanceof TryAgain again) {
-                        return attempt(call, again.action, in, response, uri, rules, http2);
+                        return attempt(call, again.action, in, response, uri, rules, http2, onAnswer);
                     }
                     if (answered[0] || !Failures.isUpstreams(error)) {
                         return Mono.error(error);
                     }
                     Action next = call.failed(Failures.classify(error), false);
                     if (next instanceof Action.Send || next instanceof Action.RetryAfter) {
-                        return attempt(call, next, in, response, uri, rules, http2); // nothing of it was answered
+                        return attempt(
+                                call, next, in, response, uri, rules, http2, onAnswer); // nothing of it was answered
                     }
                     return Mono.error(error);
                 })

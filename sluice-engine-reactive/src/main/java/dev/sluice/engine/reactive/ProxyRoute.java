@@ -85,7 +85,16 @@ final class ProxyRoute {
                     .onErrorResume(error -> failed(error, in, response, channel, began));
         }
         if (upstream.h2() != null) { // protocol: h2 or h2c
-            return H2Relay.proxy(upstream.h2(), in, response, uri, rules, channel, timeoutNanos)
+            java.util.function.IntConsumer answered = !observer.listens()
+                    ? status -> {}
+                    : status -> { // the answer's head: the upstream call's event, as over HTTP/1.1
+                        long nanos = System.nanoTime() - began;
+                        observer.upstream(UpstreamEvent.answered(id, upstream.name(), status, nanos));
+                        if (in.tally() != null) {
+                            in.tally().answered(nanos);
+                        }
+                    };
+            return H2Relay.proxy(upstream.h2(), in, response, uri, rules, channel, timeoutNanos, answered)
                     .onErrorResume(error -> failed(error, in, response, channel, began));
         }
         Mono<Void> exchange = Mono.create(sink -> new Call(in, response, channel, uri, sink, began).start());

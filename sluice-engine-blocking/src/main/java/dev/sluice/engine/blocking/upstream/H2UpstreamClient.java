@@ -434,6 +434,26 @@ public final class H2UpstreamClient implements UpstreamClient {
         return response instanceof H2Exchange exchange ? exchange::trailers : null;
     }
 
+    /**
+     * The pool gauges of an h2 upstream: {@code in_use} counts the streams in flight (a connection
+     * carries many), {@code idle} the live connections carrying none, {@code pending} the calls waiting
+     * for a stream slot. Read when scraped.
+     */
+    @Override
+    public java.util.Optional<dev.sluice.engine.PoolStats> pool() {
+        synchronized (lock) {
+            int inUse = 0;
+            int idle = 0;
+            for (Connection c : connections) {
+                if (!c.dead) {
+                    inUse += c.active;
+                    idle += c.active == 0 ? 1 : 0;
+                }
+            }
+            return java.util.Optional.of(new dev.sluice.engine.PoolStats(config.name(), inUse, idle, waiting));
+        }
+    }
+
     /** For tests and the scrape: the live connections. */
     int connectionCount() {
         synchronized (lock) {

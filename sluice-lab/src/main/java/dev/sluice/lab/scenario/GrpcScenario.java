@@ -1,0 +1,188 @@
+package dev.sluice.lab.scenario;
+
+import static dev.sluice.lab.report.Figures.fixed;
+
+import dev.sluice.lab.Lab;
+import dev.sluice.lab.LabFailure;
+import dev.sluice.lab.LabOptions;
+import dev.sluice.lab.UsageException;
+import dev.sluice.lab.grpc.GrpcLoad;
+import dev.sluice.lab.report.ReportDoc;
+import dev.sluice.lab.run.ProcessSampler;
+import dev.sluice.lab.run.RunningSubject;
+import dev.sluice.lab.run.Subject;
+import dev.sluice.lab.run.SubjectLauncher;
+import io.grpc.Server;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Issue 32's lab scenario: unary and server-streaming gRPC calls (grpc-java service and load, small
+ * messages) made directly and through Sluice proxying them over h2c, in each engine mode: calls per
+ * second, the gateway's CPU per call (its process's CPU time over the measured run) and the latency the
+ * gateway adds at p50 and p99 (through minus direct).
+ *
+ * <p>Legs: {@link #LEGS} names the ways a call reaches the service; "through transcoding" (JSON over
+ * HTTP/1.1 to the same service, built by the transcoding work) is to be added there as another leg with
+ * its own load, the table unchanged.
+ */
+public final class GrpcScenario {
+
+    static final Set<String> FLAGS =
+            LabOptions.common("--subjects", "--concurrency", "--message-size", "--stream-messages");
+
+    /** The ways a call reaches the service; a transcoding leg goes here once the gateway transcodes. */
+    static final List<String> LEGS = List.of("direct", "proxy");
+
+    private GrpcScenario() {}
+
+    /** One measured load: the leg, the subject (or "-" for direct), the kind of call, what it measured. */
+    record Row(String leg, String subject, String kind, GrpcLoad.Result result, double cpuMillisPerCall) {}
+
+    public static int run(List<String> args) throws UsageException, LabFailure {
+        LabOptions o = LabOptions.parse(args, FLAGS, Set.of("--pin"));
+        double seconds = o.duration("--duration", Duration.ofSeconds(10)).toMillis() / 1000.0;
+        double warmup = o.duration("--warmup", Duration.ofSeconds(3)).toMillis() / 1000.0;
+        int users = o.integer("--concurrency", 8, 1, 1_000);
+        int size = o.integer("--message-size", 64, 1, 1 << 20);
+        int messages = o.integer("--stream-messages", 100, 1, 255);
+        if (seconds < 1) {
+            throw new UsageException("--duration: " + seconds + " s (expected: at least 1s)");
+        }
+        List<Subject> subjects =
+                Subject.parse(o.list("--subjects", List.of("virtual", "reactive", "platform")), List.of("jvm"));
+        if (subjects.stream().anyMatch(Subject::baseline)) {
+            throw new UsageException("--subjects: the grpc scenario runs Sluice's engines only");
+        }
+        Lab lab = Lab.open(o);
+        ReportDoc doc = new ReportDoc("Sluice lab — grpc: unary and server-streaming calls, direct and proxied");
+        List<Row> rows = new ArrayList<>();
+        Server service = GrpcLoad.serve();
+        try {
+            Path config = lab.gatewayConfig("gateway.yaml", yaml(service.getPort()));
+            SubjectLauncher launcher = new SubjectLauncher(
+                    lab.workspace(), lab.cpus(), lab.jvmFlags(), lab.results().logs(), Map.of(), lab::aotCache);
+            for (String kind : List.of("unary", "stream")) {
+                load(service.getPort(), kind, users, warmup, size, messages); // the service's JIT, unmeasured
+                rows.add(new Row(
+                        "direct",
+                        "-",
+                        kind,
+                        load(service.getPort(), kind, users, seconds, size, messages),
+                        Double.NaN));
+            }
+            for (Subject s : subjects) {
+                try (RunningSubject running = launcher.start(s, config, "/ready", 2)) {
+                    int port = running.base().getPort();
+                    long pid = running.process().pid();
+                    for (String kind : List.of("unary", "stream")) {
+                        System.err.println("sluice lab: grpc: " + s.name() + " " + kind);
+                        load(port, kind, users, warmup, size, messages);
+                        long before = ProcessSampler.cpuTicks(pid).orElse(-1L);
+                        GrpcLoad.Result result = load(port, kind, users, seconds, size, messages);
+                        long after = ProcessSampler.cpuTicks(pid).orElse(-1L);
+                        double cpuMillis = before < 0 || after < 0
+                                ? Double.NaN
+                                : (after - before) * 1000.0 / ProcessSampler.ticksPerSecond();
+                        rows.add(new Row(
+                                "proxy",
+                                s.name(),
+                                kind,
+                                result,
+                                result.calls() == 0 ? Double.NaN : cpuMillis / result.calls()));
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LabFailure("interrupted", e);
+        } finally {
+            service.shutdownNow();
+        }
+        doc.paragraph(lab.machineLine());
+        doc.paragraph("grpc-java load: " + users + " concurrent callers on one h2c channel for " + seconds
+                + " s each (after " + warmup + " s of warm-up), messages of " + size + " bytes; a stream is "
+                + messages + " messages. Gateway CPU per call: the gateway process's CPU time over the run"
+                + " divided by the calls. Added latency: through the gateway minus direct, same kind of call.");
+        doc.table(
+                List.of(
+                        "leg",
+                        "subject",
+                        "call",
+                        "calls/s",
+                        "failed",
+                        "gateway CPU ms/call",
+                        "p50 ms",
+                        "p99 ms",
+                        "added p50 ms",
+                        "added p99 ms"),
+                table(rows));
+        lab.finish(doc);
+        for (List<String> row : table(rows)) {
+            System.out.println(String.join(" | ", row));
+        }
+        return rows.stream()
+                        .anyMatch(r -> r.result().failures() > 0 || r.result().calls() == 0)
+                ? 1
+                : 0;
+    }
+
+    static List<List<String>> table(List<Row> rows) {
+        List<List<String>> out = new ArrayList<>();
+        for (Row r : rows) {
+            Row direct = rows.stream()
+                    .filter(d -> d.leg().equals("direct") && d.kind().equals(r.kind()))
+                    .findFirst()
+                    .orElse(null);
+            boolean through = !r.leg().equals("direct") && direct != null;
+            out.add(List.of(
+                    r.leg(),
+                    r.subject(),
+                    r.kind(),
+                    fixed(r.result().callsPerSecond(), 0),
+                    Long.toString(r.result().failures()),
+                    fixed(r.cpuMillisPerCall(), 3),
+                    fixed(r.result().quantileMillis(0.5), 3),
+                    fixed(r.result().quantileMillis(0.99), 3),
+                    through
+                            ? fixed(
+                                    r.result().quantileMillis(0.5)
+                                            - direct.result().quantileMillis(0.5),
+                                    3)
+                            : "-",
+                    through
+                            ? fixed(
+                                    r.result().quantileMillis(0.99)
+                                            - direct.result().quantileMillis(0.99),
+                                    3)
+                            : "-"));
+        }
+        return out;
+    }
+
+    private static GrpcLoad.Result load(int port, String kind, int users, double seconds, int size, int messages)
+            throws InterruptedException {
+        return GrpcLoad.run(port, kind.equals("stream"), users, seconds, size, messages);
+    }
+
+    /** The gateway: every call of the lab's service proxied to it over h2c, and /ready for the launcher. */
+    static String yaml(int servicePort) {
+        return """
+                server: { host: 127.0.0.1, port: 0 }
+                upstreams:
+                  echo: { url: "http://127.0.0.1:%d", protocol: h2c }
+                routes:
+                  - id: ready
+                    match: { path: /ready, methods: [GET] }
+                    respond: { status: 200, body: ok, content-type: text/plain }
+                  - id: echo
+                    match: { path: "/%s/**" }
+                    proxy: { upstream: echo }
+                logging: { level: warn }
+                """.formatted(servicePort, GrpcLoad.SERVICE);
+    }
+}
