@@ -14,7 +14,21 @@ public final class ComposeRoutes {
 
     private static final String SELECT = "select: [id, name, price, \"items[*].sku\"]";
 
+    /** Where the chain's parts are fetched through the gateway as a plain proxy: {@code /parts/doc/N}. */
+    public static final String PARTS_PREFIX = "/parts";
+
     private ComposeRoutes() {}
+
+    /**
+     * A plain (unchained, unshaped) proxy of the sizes upstream under {@link #PARTS_PREFIX}: the chain's
+     * parts fetched through the gateway, so that a chain's latency is compared with the same bytes
+     * relayed the same way, one part at a time.
+     */
+    public static String partsRoute() {
+        return "  - id: compose-parts\n"
+                + "    match: { path: \"" + PARTS_PREFIX + "/**\", methods: [GET] }\n"
+                + "    proxy: { upstream: sizes, strip-prefix: " + PARTS_PREFIX + " }\n";
+    }
 
     /** The route of {@code kind}, as a YAML list item indented for {@code routes:}. */
     public static String route(String kind) {
