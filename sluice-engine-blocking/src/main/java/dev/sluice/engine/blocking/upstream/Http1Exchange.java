@@ -6,6 +6,7 @@ import dev.sluice.engine.blocking.upstream.Http1Connection.BadResponse;
 import dev.sluice.engine.blocking.upstream.Http1Connection.StaleConnection;
 import dev.sluice.engine.blocking.upstream.Http1Connection.Truncated;
 import dev.sluice.http.ResponseHeadCheck;
+import dev.sluice.http.ResponseHeadCheck.Framing;
 import dev.sluice.http.UpstreamHead;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,13 +29,6 @@ final class Http1Exchange implements UpstreamResponse {
     private static final int ACTIVE = 0;
     private static final int ABORTED = 1;
     private static final int RELEASED = 2;
-
-    private enum Framing {
-        NONE,
-        LENGTH,
-        CHUNKED,
-        CLOSE
-    }
 
     private static final byte[] HTTP11 = " HTTP/1.1\r\n".getBytes(ISO_8859_1);
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(ISO_8859_1);
@@ -370,22 +364,12 @@ final class Http1Exchange implements UpstreamResponse {
         }
     }
 
-    /** RFC 9112 section 6.3: how the body is delimited (the head passed the core's check). */
+    /** How the body is delimited and whether the connection is reused: the core's answer. */
     private void frame(boolean head, ResponseHeadCheck check) {
-        reusable = check.keepsAlive(parser.minor());
-        if (ResponseHeadCheck.bodyless(head, status)) { // a final status here: interim ones are skipped
-            framing = Framing.NONE;
-            contentLength = 0;
-        } else if (parser.chunked()) {
-            framing = Framing.CHUNKED;
-        } else if (parser.contentLength() >= 0) {
-            framing = Framing.LENGTH;
-            contentLength = parser.contentLength();
-            left = contentLength;
-        } else {
-            framing = Framing.CLOSE;
-            reusable = false;
-        }
+        framing = check.framing(head, status);
+        reusable = check.reusable(parser.minor(), framing);
+        contentLength = framing == Framing.NONE ? 0 : framing == Framing.LENGTH ? check.contentLength() : -1;
+        left = contentLength;
     }
 
     @Override

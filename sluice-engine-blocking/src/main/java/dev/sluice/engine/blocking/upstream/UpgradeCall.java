@@ -114,8 +114,7 @@ public final class UpgradeCall implements UpstreamResponse {
                             parser.bad() != null ? parser.bad() : "connection closed before the response head");
                 }
             }
-            int status = parser.status();
-            if (status >= 200 || status == 101) {
+            if (!WebSocketUpgrade.skipped(parser.status())) {
                 break;
             }
             parser.reset(false); // 100 or 103: the real answer follows
@@ -124,14 +123,15 @@ public final class UpgradeCall implements UpstreamResponse {
         List<String> upgrade = new ArrayList<>();
         for (int i = 0; i < parser.headerCount(); i++) {
             check.header(parser.headerName(i), parser.headerValue(i));
-            if (parser.headerName(i).equalsIgnoreCase("upgrade")) {
+            if (WebSocketUpgrade.upgradeHeader(parser.headerName(i))) {
                 upgrade.add(parser.headerValue(i));
             }
         }
-        if (parser.status() == 101) {
-            if (!WebSocketUpgrade.switched(101, upgrade)) {
-                throw new Http1Connection.BadResponse("101 Switching Protocols to something other than websocket");
-            }
+        String refusal = WebSocketUpgrade.switchProblem(parser.status(), upgrade);
+        if (refusal != null) {
+            throw new Http1Connection.BadResponse(refusal);
+        }
+        if (WebSocketUpgrade.switched(parser.status(), upgrade)) {
             switched = true;
             return;
         }
