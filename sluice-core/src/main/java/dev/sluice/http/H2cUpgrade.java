@@ -9,6 +9,9 @@ import java.util.List;
  */
 public final class H2cUpgrade {
 
+    /** The request header whose values {@link #asked} reads: the engine hands them in as they came. */
+    public static final String HEADER = WebSocketUpgrade.HEADER;
+
     private H2cUpgrade() {}
 
     /** Whether a request's {@code Upgrade} values ask for h2c. */

@@ -20,6 +20,13 @@ import java.util.Set;
  */
 public final class HeaderRules {
 
+    /**
+     * The header whose value {@link #forwardRequest} and {@link #forwardResponse} take: the names its
+     * tokens list are hop-by-hop too (RFC 9110 section 7.6.1). The engine looks it up by this name and
+     * hands the value in as it came.
+     */
+    public static final String CONNECTION = "Connection";
+
     private static final Set<String> REWRITTEN_REQUEST = Set.of(
             "host",
             "content-length",

@@ -125,6 +125,48 @@ public final class ResponseHeadCheck {
         return headRequest || status < 200 || status == 204 || status == 304;
     }
 
+    /** How a response's body is delimited (RFC 9112 section 6.3). */
+    public enum Framing {
+        /** No body, whatever the head says ({@link #bodyless}). */
+        NONE,
+        /** {@code Content-Length} bytes. */
+        LENGTH,
+        /** The chunked coding, up to its last chunk. */
+        CHUNKED,
+        /** Up to the close: the connection ends with the body and is never reused. */
+        CLOSE
+    }
+
+    /**
+     * How the body of a head that passed {@link #verdict} is delimited: none for a bodyless one, else
+     * the chunked coding, else its {@code Content-Length}, else up to the close.
+     *
+     * @param headRequest whether the request was a {@code HEAD}
+     * @param status the final status code
+     */
+    public Framing framing(boolean headRequest, int status) {
+        if (bodyless(headRequest, status)) {
+            return Framing.NONE;
+        }
+        if (transferEncoding != null) {
+            return Framing.CHUNKED;
+        }
+        return contentLength >= 0 ? Framing.LENGTH : Framing.CLOSE;
+    }
+
+    /** The head's {@code Content-Length}, or -1 when it has none. */
+    public long contentLength() {
+        return contentLength;
+    }
+
+    /**
+     * Whether the connection may carry another request once this response's body is read: when its
+     * {@code Connection} fields let it ({@link #keepsAlive}) and its body does not end with the close.
+     */
+    public boolean reusable(int minor, Framing framing) {
+        return framing != Framing.CLOSE && keepsAlive(minor);
+    }
+
     public String verdict(int major, int minor, int status) {
         if (problem != null) {
             return problem;

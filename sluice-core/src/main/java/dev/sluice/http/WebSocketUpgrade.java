@@ -26,6 +26,9 @@ import java.util.function.Function;
  */
 public final class WebSocketUpgrade {
 
+    /** The header whose values {@link #switched} reads; the engine hands them in as they came. */
+    public static final String HEADER = "Upgrade";
+
     /** The hop-by-hop headers a tunnelled request carries upstream, in this order. */
     public static final Map<String, String> UPSTREAM_HEADERS = orderedUpstreamHeaders();
 
@@ -129,6 +132,29 @@ public final class WebSocketUpgrade {
      */
     public static boolean switched(int status, List<String> upgrade) {
         return status == 101 && hasToken(upgrade, "websocket");
+    }
+
+    /**
+     * What is wrong with an upstream's answer to a tunnelled request, or null: a {@code 101} that
+     * switches to something other than WebSocket is an upstream failure (a 502), never relayed.
+     */
+    public static String switchProblem(int status, List<String> upgrade) {
+        return status == 101 && !switched(status, upgrade)
+                ? "101 Switching Protocols to something other than websocket"
+                : null;
+    }
+
+    /**
+     * Whether an answer to a tunnelled request is an interim one to skip (a 100 or 103): the answer
+     * that counts follows. A {@code 101} is not skipped: it is the switch, or {@link #switchProblem}.
+     */
+    public static boolean skipped(int status) {
+        return ResponseHeadCheck.interim(status) && status != 101;
+    }
+
+    /** Whether a header name is {@code Upgrade} (any case), whose values {@link #switched} reads. */
+    public static boolean upgradeHeader(CharSequence name) {
+        return HeaderNameSet.equalsIgnoreCase("upgrade", name);
     }
 
     /** Whether one of the comma-separated values holds {@code token} (any case). */

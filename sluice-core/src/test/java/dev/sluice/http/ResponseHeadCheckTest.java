@@ -92,4 +92,34 @@ class ResponseHeadCheckTest {
         assertThat(check.verdict(1, minor, 200)).isNull();
         return check.keepsAlive(minor);
     }
+
+    @Test
+    void aBodyIsFramedByNothingThenChunkedThenLengthThenTheClose() {
+        ResponseHeadCheck chunked = new ResponseHeadCheck();
+        chunked.header("Transfer-Encoding", "chunked");
+        assertThat(chunked.framing(false, 200)).isEqualTo(ResponseHeadCheck.Framing.CHUNKED);
+        assertThat(chunked.framing(true, 200)).isEqualTo(ResponseHeadCheck.Framing.NONE);
+        ResponseHeadCheck length = new ResponseHeadCheck();
+        length.header("Content-Length", "7");
+        assertThat(length.framing(false, 200)).isEqualTo(ResponseHeadCheck.Framing.LENGTH);
+        assertThat(length.contentLength()).isEqualTo(7);
+        assertThat(length.framing(false, 304)).isEqualTo(ResponseHeadCheck.Framing.NONE);
+        ResponseHeadCheck neither = new ResponseHeadCheck();
+        assertThat(neither.framing(false, 200)).isEqualTo(ResponseHeadCheck.Framing.CLOSE);
+        assertThat(neither.contentLength()).isEqualTo(-1);
+    }
+
+    @Test
+    void aConnectionIsReusedWhenItsHeadLetsItAndTheBodyDoesNotEndWithTheClose() {
+        ResponseHeadCheck plain = new ResponseHeadCheck();
+        assertThat(plain.reusable(1, ResponseHeadCheck.Framing.LENGTH)).isTrue();
+        assertThat(plain.reusable(1, ResponseHeadCheck.Framing.CLOSE)).isFalse();
+        assertThat(plain.reusable(0, ResponseHeadCheck.Framing.LENGTH)).isFalse();
+        ResponseHeadCheck kept = new ResponseHeadCheck();
+        kept.header("connection", "Keep-Alive");
+        assertThat(kept.reusable(0, ResponseHeadCheck.Framing.LENGTH)).isTrue();
+        ResponseHeadCheck closed = new ResponseHeadCheck();
+        closed.header("Connection", "x, close");
+        assertThat(closed.reusable(1, ResponseHeadCheck.Framing.CHUNKED)).isFalse();
+    }
 }

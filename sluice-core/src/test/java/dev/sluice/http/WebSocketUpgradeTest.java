@@ -73,4 +73,17 @@ class WebSocketUpgradeTest {
         assertThat(WebSocketUpgrade.switched(101, List.of("h2c"))).isFalse();
         assertThat(WebSocketUpgrade.switched(200, List.of("websocket"))).isFalse();
     }
+
+    @Test
+    void aTunnelledRequestSkipsA100AndA103ButNotA101WhichMustNameWebsocket() {
+        assertThat(WebSocketUpgrade.skipped(100)).isTrue();
+        assertThat(WebSocketUpgrade.skipped(103)).isTrue();
+        assertThat(WebSocketUpgrade.skipped(101)).isFalse();
+        assertThat(WebSocketUpgrade.skipped(200)).isFalse();
+        assertThat(WebSocketUpgrade.switchProblem(101, List.of("h2c"))).contains("other than websocket");
+        assertThat(WebSocketUpgrade.switchProblem(101, List.of("WebSocket"))).isNull();
+        assertThat(WebSocketUpgrade.switchProblem(403, List.of())).isNull();
+        assertThat(WebSocketUpgrade.upgradeHeader("UPGRADE")).isTrue();
+        assertThat(WebSocketUpgrade.upgradeHeader("upgrade-insecure-requests")).isFalse();
+    }
 }

@@ -270,6 +270,33 @@ public abstract class WebSocketContract extends ContractFixture {
     }
 
     /**
+     * The upstream's switch to another protocol is a failed call, reported so (the core's {@code
+     * WebSocketUpgrade.switchProblem}), never an answered one: the reactive engine reported it
+     * answered with 101 while the blocking engines reported a bad response.
+     */
+    @Test
+    void a101ToAnotherProtocolIsReportedAsAFailedCall() throws InterruptedException {
+        BlockingQueue<dev.sluice.observe.UpstreamEvent> calls = new LinkedBlockingQueue<>();
+        dev.sluice.observe.GatewayObserver observer = new dev.sluice.observe.GatewayObserver() {
+            @Override
+            public void upstream(dev.sluice.observe.UpstreamEvent event) {
+                calls.add(event);
+            }
+        };
+        try (RawUpstream h2c = RawUpstream.answering(
+                        "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n");
+                TestGateway gw = routes().upstream("h2c", h2c.url())
+                        .route("h2c", on("/h2c/**"), proxy("h2c").stripPrefix("/h2c"))
+                        .observer(observer)
+                        .start()) {
+            assertError(upgrade(gw, "GET", "/h2c/ws"), 502, "bad_response");
+            dev.sluice.observe.UpstreamEvent event = calls.poll(10, TimeUnit.SECONDS);
+            assertThat(event).as("an upstream event within 10 s").isNotNull();
+            assertThat(event.outcome()).as("%s", event).isEqualTo(dev.sluice.observe.UpstreamOutcome.INVALID);
+        }
+    }
+
+    /**
      * An upstream's refusal of an upgrade is an upstream response like any other: the core's {@code
      * ResponseHeadCheck} judges its head (a head it refuses is {@code 502 bad_response}), with the
      * same head limit ({@code ResponseHeadCheck.MAX_HEAD_BYTES}, 32 KiB) as every other response.

@@ -180,7 +180,7 @@ final class ProxyRoute implements BlockingRoute {
     void relay(UpstreamResponse upstream, Response response) throws IOException, UpstreamException {
         response.setStatus(upstream.status());
         HttpFields.Mutable headers = response.getHeaders();
-        String connection = upstream.header("Connection");
+        String connection = upstream.header(HeaderRules.CONNECTION);
         for (int i = 0, n = upstream.headerCount(); i < n; i++) {
             String name = upstream.headerName(i);
             if (rules.forwardResponse(name, connection)) {

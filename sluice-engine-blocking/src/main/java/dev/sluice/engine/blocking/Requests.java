@@ -143,7 +143,7 @@ final class Requests {
     static void forwardHeaders(
             Request request, HeaderRules rules, UpstreamEdits edits, String authority, UpstreamRequest out) {
         HttpFields headers = request.getHeaders();
-        String connection = headers.get(HttpHeader.CONNECTION);
+        String connection = headers.get(HeaderRules.CONNECTION);
         for (HttpField field : headers) {
             if (rules.forwardRequest(field.getName(), connection) && !edits.removes(field.getName())) {
                 out.header(field.getName(), field.getValue());

@@ -89,7 +89,7 @@ final class WebSocketRelay {
         try {
             response.setStatus(101);
             HttpFields.Mutable headers = response.getHeaders();
-            String connection = call.header("Connection");
+            String connection = call.header(HeaderRules.CONNECTION);
             for (int i = 0, n = call.headerCount(); i < n; i++) {
                 String name = call.headerName(i);
                 if (rules.forwardResponse(name, connection)) {

@@ -78,7 +78,7 @@ final class ClientRequest {
     /** Copies the client's end-to-end headers that the route lets through (proxy only). */
     void copyHeaders(HeaderRules rules, HttpHeaders out) {
         HttpHeaders in = request.requestHeaders();
-        String connection = in.get(HttpHeaderNames.CONNECTION);
+        String connection = in.get(HeaderRules.CONNECTION);
         Iterator<Map.Entry<CharSequence, CharSequence>> it = in.iteratorCharSequence();
         while (it.hasNext()) {
             Map.Entry<CharSequence, CharSequence> header = it.next();

@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.http.ErrorBody;
+import dev.sluice.http.PseudoHeaders;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.observe.ClientProtocolError;
 import dev.sluice.observe.ClientProtocolErrors;
@@ -266,22 +267,14 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         return false;
     }
 
-    /**
-     * RFC 9113 section 8.3.1: a request has {@code :method}, {@code :scheme} and a non-empty {@code
-     * :path}, unless it is a CONNECT (without {@code :protocol}), which has {@code :authority} and
-     * neither of the other two.
-     */
+    /** RFC 9113 section 8.3.1, the core's {@link PseudoHeaders#wellFormed}, over the decoded head. */
     static boolean wellFormed(Http2Headers headers) {
-        CharSequence method = headers.method();
-        if (method == null) {
-            return false;
-        }
-        if ("CONNECT".contentEquals(method) && !headers.contains(Http2Headers.PseudoHeaderName.PROTOCOL.value())) {
-            return headers.authority() != null && headers.scheme() == null && headers.path() == null;
-        }
-        return headers.scheme() != null
-                && headers.path() != null
-                && !headers.path().isEmpty();
+        return PseudoHeaders.wellFormed(
+                headers.method(),
+                headers.scheme(),
+                headers.path(),
+                headers.authority(),
+                headers.contains(Http2Headers.PseudoHeaderName.PROTOCOL.value()));
     }
 
     /**

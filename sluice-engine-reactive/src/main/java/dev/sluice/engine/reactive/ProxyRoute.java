@@ -466,7 +466,7 @@ final class ProxyRoute {
             response.status(head.status());
             HttpHeaders from = head.headers();
             HttpHeaders to = response.responseHeaders();
-            String connectionHeader = from.get(HttpHeaderNames.CONNECTION);
+            String connectionHeader = from.get(HeaderRules.CONNECTION);
             // names and values as the decoder made them: no String made of an AsciiString name; the
             // framing is read on the way (no lookup of its own in the head's table afterwards)
             boolean coded = false;

@@ -131,8 +131,8 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
      * begins with the connection.
      */
     private static void settleUpgrade(ChannelHandlerContext ctx, HttpRequest first) {
-        if (first.headers().contains(HttpHeaderNames.UPGRADE)
-                && H2cUpgrade.asked(first.headers().getAll(HttpHeaderNames.UPGRADE))) {
+        if (first.headers().contains(H2cUpgrade.HEADER)
+                && H2cUpgrade.asked(first.headers().getAll(H2cUpgrade.HEADER))) {
             return;
         }
         ChannelHandlerContext upgrades = ctx.pipeline().context(HttpServerUpgradeHandler.class);

@@ -23,7 +23,6 @@ import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
@@ -35,6 +34,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import reactor.core.publisher.Flux;
@@ -175,10 +175,15 @@ final class WebSocketRelay {
             if (!answered && msg instanceof HttpResponse head) {
                 int status = head.status().code();
                 String problem = ResponseHeadCheck.statusProblem(status);
-                if (problem == null && status < 200 && status != 101) {
+                if (problem == null && WebSocketUpgrade.skipped(status)) {
                     return; // 100 or 103: the real answer follows
                 }
-                if (problem == null && status != 101) {
+                List<String> upgrade = head.headers().getAll(WebSocketUpgrade.HEADER);
+                if (problem == null) {
+                    problem = WebSocketUpgrade.switchProblem(status, upgrade); // a 502 bad_response
+                }
+                boolean switched = WebSocketUpgrade.switched(status, upgrade);
+                if (problem == null && !switched) {
                     problem = UpstreamConnection.check(head); // a refusal is judged as any response is
                 }
                 if (problem != null) {
@@ -188,12 +193,8 @@ final class WebSocketRelay {
                 answered = true;
                 attempt.answered(status);
                 told(status);
-                if (WebSocketUpgrade.switched(status, head.headers().getAll(HttpHeaderNames.UPGRADE))) {
+                if (switched) {
                     switchOver(ctx, head);
-                } else if (status == 101) {
-                    sink.error(new io.netty.handler.codec.DecoderException(
-                            "101 Switching Protocols to something other than websocket")); // a 502 bad_response
-                    ctx.close();
                 } else {
                     refuse(ctx, head);
                 }
@@ -305,7 +306,7 @@ final class WebSocketRelay {
 
         private void switchOver(ChannelHandlerContext ctx, HttpResponse head) {
             StringBuilder wire = new StringBuilder(256).append("HTTP/1.1 101 Switching Protocols\r\n");
-            String connection = head.headers().get(HttpHeaderNames.CONNECTION);
+            String connection = head.headers().get(HeaderRules.CONNECTION);
             Iterator<Map.Entry<String, String>> it = head.headers().iteratorAsString();
             while (it.hasNext()) {
                 Map.Entry<String, String> header = it.next();
@@ -345,7 +346,7 @@ final class WebSocketRelay {
         private void refuse(ChannelHandlerContext ctx, HttpResponse head) {
             response.status(head.status());
             HttpHeaders to = response.responseHeaders();
-            String connection = head.headers().get(HttpHeaderNames.CONNECTION);
+            String connection = head.headers().get(HeaderRules.CONNECTION);
             Iterator<Map.Entry<String, String>> it = head.headers().iteratorAsString();
             while (it.hasNext()) {
                 Map.Entry<String, String> header = it.next();

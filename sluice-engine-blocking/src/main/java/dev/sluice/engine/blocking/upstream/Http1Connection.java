@@ -38,6 +38,8 @@ final class Http1Connection {
     int limit;
     private long idleSince;
     private ResponseParser parser;
+    private RequestWriter writer;
+    private ResponseReader reader;
 
     /**
      * When the read now blocked began ({@link System#nanoTime()}), 0 between reads, {@link #EXPIRED}
@@ -74,6 +76,22 @@ final class Http1Connection {
             parser = new ResponseParser(HEAD_LIMIT + 4 * BUFFER); // the exchange counts the real limit
         }
         return parser;
+    }
+
+    /** The slot's request writer, made on first use. */
+    RequestWriter writer() {
+        if (writer == null) {
+            writer = new RequestWriter(this);
+        }
+        return writer;
+    }
+
+    /** The slot's response reader (over {@link #parser()}), made on first use. */
+    ResponseReader reader() {
+        if (reader == null) {
+            reader = new ResponseReader(this, parser());
+        }
+        return reader;
     }
 
     /**

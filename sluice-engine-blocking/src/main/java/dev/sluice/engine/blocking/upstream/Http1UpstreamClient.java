@@ -185,7 +185,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
                 }
             }
         } catch (UpstreamException | IOException | RuntimeException e) {
-            if (connection != null && e instanceof Http1Exchange.RefusedHead && connection.isOpen()) {
+            if (connection != null && e instanceof RequestWriter.RefusedHead && connection.isOpen()) {
                 connection.markIdle(); // nothing was written: the connection is as good as before
                 slots.addFirst(connection);
             } else if (connection != null) {

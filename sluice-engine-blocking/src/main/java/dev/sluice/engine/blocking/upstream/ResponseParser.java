@@ -11,8 +11,8 @@ import org.eclipse.jetty.http.HttpVersion;
 /**
  * A pool slot's response parser: Jetty's {@link HttpParser} (the parser Jetty's own client and server
  * use) reads the status line, the header fields and the chunked coding; this class keeps what it
- * reports for {@link Http1Exchange}. One per {@link Http1Connection}, reset for every exchange, so its
- * field cache and buffers are reused.
+ * reports for {@link ResponseReader} and {@link Http1Exchange}. One per {@link Http1Connection},
+ * reset for every exchange, so its field cache and buffers are reused.
  *
  * <p>Every callback that hands something over stops the parse ({@code true}), so the exchange reads
  * the head, then each piece of chunk data, before the parser goes on. Content-Length and close-delimited

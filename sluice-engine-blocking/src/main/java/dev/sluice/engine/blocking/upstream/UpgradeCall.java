@@ -38,6 +38,7 @@ public final class UpgradeCall implements UpstreamResponse {
     private int pos;
     private int limit;
     private boolean switched;
+    private long contentLength = -1; // a refusal's, as the core frames it
 
     private UpgradeCall(String upstream, Socket socket) throws IOException {
         this.upstream = upstream;
@@ -114,8 +115,11 @@ public final class UpgradeCall implements UpstreamResponse {
                             parser.bad() != null ? parser.bad() : "connection closed before the response head");
                 }
             }
-            int status = parser.status();
-            if (status >= 200 || status == 101) {
+            String code = ResponseHeadCheck.statusProblem(parser.status()); // an interim head's too
+            if (code != null) {
+                throw new Http1Connection.BadResponse(code);
+            }
+            if (!WebSocketUpgrade.skipped(parser.status())) {
                 break;
             }
             parser.reset(false); // 100 or 103: the real answer follows
@@ -124,14 +128,15 @@ public final class UpgradeCall implements UpstreamResponse {
         List<String> upgrade = new ArrayList<>();
         for (int i = 0; i < parser.headerCount(); i++) {
             check.header(parser.headerName(i), parser.headerValue(i));
-            if (parser.headerName(i).equalsIgnoreCase("upgrade")) {
+            if (WebSocketUpgrade.upgradeHeader(parser.headerName(i))) {
                 upgrade.add(parser.headerValue(i));
             }
         }
-        if (parser.status() == 101) {
-            if (!WebSocketUpgrade.switched(101, upgrade)) {
-                throw new Http1Connection.BadResponse("101 Switching Protocols to something other than websocket");
-            }
+        String refusal = WebSocketUpgrade.switchProblem(parser.status(), upgrade);
+        if (refusal != null) {
+            throw new Http1Connection.BadResponse(refusal);
+        }
+        if (WebSocketUpgrade.switched(parser.status(), upgrade)) {
             switched = true;
             return;
         }
@@ -139,6 +144,10 @@ public final class UpgradeCall implements UpstreamResponse {
         if (problem != null) {
             throw new Http1Connection.BadResponse(problem);
         }
+        ResponseHeadCheck.Framing framing = check.framing(false, parser.status());
+        contentLength = framing == ResponseHeadCheck.Framing.NONE
+                ? 0
+                : framing == ResponseHeadCheck.Framing.LENGTH ? check.contentLength() : -1;
     }
 
     /** Feeds the parser, reading more when it needs more; false when the stream ended first. */
@@ -226,7 +235,7 @@ public final class UpgradeCall implements UpstreamResponse {
 
     @Override
     public long contentLength() {
-        return switched || parser.chunked() ? -1 : parser.contentLength();
+        return switched ? -1 : contentLength;
     }
 
     /** A refusal's body, by its framing (Jetty's parser decodes each kind); -1 at its end. */

@@ -1,7 +1,5 @@
 package dev.sluice.engine.blocking.upstream;
 
-import java.io.IOException;
-
 /**
  * An upstream's response whose body is still on the wire. Read it with {@link #read}; then {@link
  * #close()} returns the connection to the pool. {@link #abort()} drops the connection instead (for
@@ -88,10 +86,5 @@ public interface UpstreamResponse extends AutoCloseable {
             total += n;
         }
         return total;
-    }
-
-    /** Raised by engines that need a checked {@link IOException} from a read. */
-    static IOException asIo(UpstreamException e) {
-        return new IOException(e.getMessage(), e);
     }
 }
