@@ -41,7 +41,8 @@ public final class LabMain {
                  --subjects virtual,reactive,platform,tree --memory-size 8388608 --memory-users 10
         grpc     issue 32: unary and server-streaming gRPC calls direct and through Sluice (h2c), per engine:
                  calls/s, gateway CPU ms per call, added latency p50/p99
-                 --subjects virtual,reactive,platform --concurrency 8 --message-size 64 --stream-messages 100
+                 --duration 10s --warmup 20s (C2 settles) --subjects virtual,reactive,platform --concurrency 8
+                 --message-size 64 --stream-messages 100
         deploy   Table 2: packaging time, file sizes (jar + JDK, jlink image, native), start time (jvm, aot)
                  --runs 5 --engines virtual,reactive
         soak     /compose and /products at 80 % of peak with the upstreams killed and restarted every minute:

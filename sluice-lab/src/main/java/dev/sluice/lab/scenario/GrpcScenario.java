@@ -46,7 +46,7 @@ public final class GrpcScenario {
     public static int run(List<String> args) throws UsageException, LabFailure {
         LabOptions o = LabOptions.parse(args, FLAGS, Set.of("--pin"));
         double seconds = o.duration("--duration", Duration.ofSeconds(10)).toMillis() / 1000.0;
-        double warmup = o.duration("--warmup", Duration.ofSeconds(3)).toMillis() / 1000.0;
+        double warmup = o.duration("--warmup", Duration.ofSeconds(20)).toMillis() / 1000.0;
         int users = o.integer("--concurrency", 8, 1, 1_000);
         int size = o.integer("--message-size", 64, 1, 1 << 20);
         int messages = o.integer("--stream-messages", 100, 1, 255);
