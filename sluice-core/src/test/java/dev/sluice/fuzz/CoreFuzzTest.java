@@ -5,6 +5,7 @@ import dev.sluice.compose.JsonFuzzTargets;
 import dev.sluice.config.ConfigFuzzTargets;
 import dev.sluice.http.HeadFuzzTargets;
 import dev.sluice.routing.RoutingFuzzTargets;
+import dev.sluice.transcode.TranscodeFuzzTargets;
 import java.util.Arrays;
 
 /**
@@ -26,11 +27,12 @@ import java.util.Arrays;
  *   c  ConfigLoader.parse                             ConfigFuzzTargets.parse
  *   h  ResponseHeadCheck                              HeadFuzzTargets.responseHead
  *   f  RequestFraming.check                           HeadFuzzTargets.requestFraming
+ *   t  JSON -> gRPC request, templates, GrpcFrames     TranscodeFuzzTargets.transcode
  * </pre>
  */
 class CoreFuzzTest {
 
-    private static final String TARGETS = "prjsxchf";
+    private static final String TARGETS = "prjsxchft";
 
     @FuzzTest(maxDuration = "10s")
     void fuzz(byte[] input) throws Exception {
@@ -50,7 +52,8 @@ class CoreFuzzTest {
             case 'x' -> JsonFuzzTargets.shape(data);
             case 'c' -> ConfigFuzzTargets.parse(data);
             case 'h' -> HeadFuzzTargets.responseHead(data);
-            default -> HeadFuzzTargets.requestFraming(data);
+            case 'f' -> HeadFuzzTargets.requestFraming(data);
+            default -> TranscodeFuzzTargets.transcode(data);
         }
     }
 }

@@ -1,0 +1,156 @@
+package dev.sluice.transcode;
+
+import dev.sluice.config.TranscodeConfig;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One transcoded call, from the client's request to the last byte of its answer, decided here so an
+ * engine only moves bytes: it sends {@link #requestFrame} as {@code POST} {@link #grpcPath} with
+ * {@link #REQUEST_HEADERS} over the upstream's h2/h2c connection, then feeds the response's status,
+ * data chunks and trailers in and writes each {@link Step} it gets back (status and content type with
+ * the first, the bytes flushed at once). The answer's head is sent with the first message, or at the
+ * end when none came, so a gRPC error before any message gets its own HTTP status; one after messages
+ * were written can only cut the response short ({@link Step#abort}).
+ */
+public final class TranscodeCall {
+
+    /** The request headers of every transcoded call besides {@code :method POST} and {@code :path}. */
+    public static final List<String> REQUEST_HEADERS = List.of("content-type", "application/grpc", "te", "trailers");
+
+    /**
+     * What to write now.
+     *
+     * @param status the answer's HTTP status when this step starts the answer, else 0
+     * @param contentType the answer's content type when {@code status} is set
+     * @param body bytes to write and flush (possibly none)
+     * @param end the answer ends after these bytes
+     * @param abort the answer cannot end well: cut it short (reset the stream, close the connection)
+     */
+    public record Step(int status, String contentType, byte[] body, boolean end, boolean abort) {
+        static final Step NOTHING = new Step(0, null, new byte[0], false, false);
+    }
+
+    private final TranscodeSchema.Match match;
+    private final TranscodeAnswer answer;
+    private final GrpcFrames frames;
+    private boolean headSent;
+
+    private TranscodeCall(TranscodeSchema.Match match, TranscodeAnswer answer, int maxMessage) {
+        this.match = match;
+        this.answer = answer;
+        this.frames = new GrpcFrames(maxMessage);
+    }
+
+    /**
+     * The call a request makes, or a TranscodeException: NOT_FOUND (404) when no binding matches
+     * (or when the route's {@code method} is a client-streaming one).
+     */
+    public static TranscodeCall open(TranscodeConfig config, String verb, String path, String accept)
+            throws TranscodeException {
+        Optional<TranscodeSchema.Match> match;
+        if (config.method().isPresent()) {
+            match = config.schema()
+                    .method(config.method().get())
+                    .filter(m -> !m.isClientStreaming())
+                    .map(m -> new TranscodeSchema.Match(
+                            new TranscodeSchema.Binding(verb, HttpTemplate.parse("/**"), "*", m), java.util.Map.of()));
+        } else {
+            match = config.schema().match(verb, path);
+        }
+        if (match.isEmpty()) {
+            throw new TranscodeException(5, "no method is bound to " + verb + " of this path");
+        }
+        TranscodeSchema.Match m = match.get();
+        return new TranscodeCall(m, TranscodeAnswer.of(m.binding().method(), accept), config.maxMessage());
+    }
+
+    /** The gRPC path of the call: {@code /package.Service/Method}. */
+    public String grpcPath() {
+        return match.binding().grpcPath();
+    }
+
+    /** The request's one gRPC message (see {@link TranscodeRequest#build}). */
+    public byte[] requestFrame(String query, byte[] body) throws TranscodeException {
+        return TranscodeRequest.build(match, query, body);
+    }
+
+    /**
+     * The upstream's response head: a status other than 200 is a failure of the upstream (502 as
+     * UNAVAILABLE); a head carrying {@code grpc-status} is a trailers-only answer and ends the call.
+     */
+    public Step head(int status, String grpcStatus, String grpcMessage) {
+        if (status != 200) {
+            return fail(14, "the upstream answered HTTP " + status + " to a gRPC call", 502);
+        }
+        if (grpcStatus != null) {
+            return end(grpcStatus, grpcMessage);
+        }
+        return Step.NOTHING;
+    }
+
+    /** A chunk of the response body: the JSON of the messages it completes. */
+    public Step data(ByteBuffer chunk) {
+        List<byte[]> messages;
+        try {
+            messages = frames.feed(chunk);
+        } catch (TranscodeException e) {
+            return fail(e.grpcCode(), e.getMessage(), e.grpcCode() == 8 ? 502 : 0);
+        }
+        if (messages.isEmpty()) {
+            return Step.NOTHING;
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try {
+            for (byte[] message : messages) {
+                out.writeBytes(answer.message(message));
+            }
+        } catch (TranscodeException e) {
+            return fail(e.grpcCode(), e.getMessage(), 502);
+        }
+        return started(out.toByteArray(), false);
+    }
+
+    /** The response's trailers ({@code grpc-status}, {@code grpc-message}, either may be absent). */
+    public Step end(String grpcStatus, String grpcMessage) {
+        if (!frames.atBoundary()) {
+            return fail(13, "the upstream's response ended inside a message", 502);
+        }
+        int code;
+        try {
+            code = grpcStatus == null ? 13 : Integer.parseInt(grpcStatus.trim());
+        } catch (NumberFormatException e) {
+            code = 13;
+        }
+        if (code == 0) {
+            return started(answer.end(), true);
+        }
+        String message = grpcStatus == null
+                ? "the upstream's response ended without grpc-status"
+                : TranscodeAnswer.grpcMessage(grpcMessage);
+        return fail(code, message, 0);
+    }
+
+    private Step started(byte[] body, boolean end) {
+        if (headSent) {
+            return new Step(0, null, body, end, false);
+        }
+        headSent = true;
+        return new Step(200, answer.delivery().contentType(), body, end, false);
+    }
+
+    /** A failure: its JSON answer when nothing was sent yet (with {@code status}, or the code's), else a cut. */
+    private Step fail(int code, String message, int status) {
+        if (headSent) {
+            return new Step(0, null, new byte[0], true, true);
+        }
+        headSent = true;
+        return new Step(
+                status == 0 ? TranscodeAnswer.httpStatus(code) : status,
+                "application/json",
+                TranscodeAnswer.error(code, message),
+                true,
+                false);
+    }
+}

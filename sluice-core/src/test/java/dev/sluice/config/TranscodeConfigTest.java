@@ -1,0 +1,81 @@
+package dev.sluice.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.transcode.ShopDescriptors;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TranscodeConfigTest {
+
+    private static final String AT = "routes[0].proxy.grpc-transcode";
+
+    @TempDir
+    Path dir;
+
+    private final List<Problem> problems = new ArrayList<>();
+
+    private Optional<TranscodeConfig> bind(Map<String, Object> section) {
+        return new TranscodeBinder(dir, problems).transcode(section, AT);
+    }
+
+    @Test
+    void aDescriptorSetAndItsServicesBindRelativeToTheConfigurationsDirectory() throws Exception {
+        Files.write(dir.resolve("shop.pb"), ShopDescriptors.set().toByteArray());
+        TranscodeConfig config = bind(Map.of(
+                        "descriptors", "shop.pb",
+                        "services", List.of("shop.Shop"),
+                        "method", "shop.Shop/GetBook",
+                        "max-message", "64KiB"))
+                .orElseThrow();
+        assertThat(problems).isEmpty();
+        assertThat(config.descriptors()).isEqualTo(dir.resolve("shop.pb"));
+        assertThat(config.maxMessage()).isEqualTo(64 * 1024);
+        assertThat(config.schema().bindings()).hasSize(3);
+        assertThat(bind(Map.of("descriptors", "shop.pb", "services", List.of("shop.Shop")))
+                        .orElseThrow()
+                        .maxMessage())
+                .isEqualTo(TranscodeConfig.DEFAULT_MAX_MESSAGE);
+    }
+
+    @Test
+    void checkRefusesEachMistakeByPath() throws Exception {
+        Files.write(dir.resolve("shop.pb"), ShopDescriptors.set().toByteArray());
+        Files.write(dir.resolve("corrupt.pb"), new byte[] {0x0a, 0x7f, 1});
+        Files.write(
+                dir.resolve("bad-template.pb"),
+                ShopDescriptors.set("/v1/{shelf").toByteArray());
+        assertRefused(
+                Map.of("descriptors", "missing.pb", "services", List.of("shop.Shop")), ".descriptors", "cannot read");
+        assertRefused(
+                Map.of("descriptors", "corrupt.pb", "services", List.of("shop.Shop")),
+                ".descriptors",
+                "not a descriptor set");
+        assertRefused(
+                Map.of("descriptors", "shop.pb", "services", List.of("shop.Nope")), ".services", "unknown service");
+        assertRefused(
+                Map.of("descriptors", "bad-template.pb", "services", List.of("shop.Shop")), ".descriptors", "unclosed");
+        assertRefused(
+                Map.of("descriptors", "shop.pb", "services", List.of("shop.Shop"), "method", "shop.Shop/Nope"),
+                ".method",
+                "not a method");
+        assertRefused(Map.of("descriptors", "shop.pb", "services", List.of(7)), ".services[0]", "7");
+        assertRefused(Map.of("services", List.of("shop.Shop")), ".descriptors", "missing");
+        assertRefused(Map.of("descriptors", "shop.pb", "services", List.of("shop.Shop"), "colour", 1), ".colour", "");
+    }
+
+    private void assertRefused(Map<String, Object> section, String at, String reason) {
+        problems.clear();
+        assertThat(bind(section)).as(section.toString()).isEmpty();
+        assertThat(problems).as(section.toString()).anySatisfy(p -> {
+            assertThat(p.path()).isEqualTo(AT + at);
+            assertThat(p.message()).contains(reason);
+        });
+    }
+}
