@@ -3,6 +3,7 @@ package dev.sluice.fuzz;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.sluice.compose.JsonFuzzTargets;
 import dev.sluice.config.ConfigFuzzTargets;
+import dev.sluice.http.GrpcWebFuzzTargets;
 import dev.sluice.http.HeadFuzzTargets;
 import dev.sluice.routing.RoutingFuzzTargets;
 import java.util.Arrays;
@@ -26,11 +27,12 @@ import java.util.Arrays;
  *   c  ConfigLoader.parse                             ConfigFuzzTargets.parse
  *   h  ResponseHeadCheck                              HeadFuzzTargets.responseHead
  *   f  RequestFraming.check                           HeadFuzzTargets.requestFraming
+ *   w  GrpcWebText.Decoder against java.util.Base64   GrpcWebFuzzTargets.textDecoder
  * </pre>
  */
 class CoreFuzzTest {
 
-    private static final String TARGETS = "prjsxchf";
+    private static final String TARGETS = "prjsxchfw";
 
     @FuzzTest(maxDuration = "10s")
     void fuzz(byte[] input) throws Exception {
@@ -50,7 +52,8 @@ class CoreFuzzTest {
             case 'x' -> JsonFuzzTargets.shape(data);
             case 'c' -> ConfigFuzzTargets.parse(data);
             case 'h' -> HeadFuzzTargets.responseHead(data);
-            default -> HeadFuzzTargets.requestFraming(data);
+            case 'f' -> HeadFuzzTargets.requestFraming(data);
+            default -> GrpcWebFuzzTargets.textDecoder(data);
         }
     }
 }
