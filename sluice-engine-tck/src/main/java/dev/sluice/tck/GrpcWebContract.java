@@ -217,6 +217,48 @@ public abstract class GrpcWebContract extends ContractFixture {
         }
     }
 
+    /** Over HTTP/2 (h2c by prior knowledge) as over HTTP/1.1: the answer's DATA frames hold the gRPC-Web body. */
+    @Test
+    void aUnaryCallOverHttp2IsTranslatedToo() throws Exception {
+        try (TestGateway gw = webGateway().start();
+                H2Wire h2 = H2Wire.connect(gw.port())) {
+            h2.headers(
+                    1,
+                    false,
+                    ":method",
+                    "POST",
+                    ":scheme",
+                    "http",
+                    ":authority",
+                    gw.authority(),
+                    ":path",
+                    "/" + GrpcUpstream.SERVICE + "/Say",
+                    "content-type",
+                    WEB,
+                    "x-grpc-web",
+                    "1");
+            h2.data(1, message("h2"), true);
+            h2.flush();
+            H2Wire.Frame head = h2.readUntil(H2Wire.HEADERS).orElseThrow();
+            assertThat(head.status()).isEqualTo(200);
+            assertThat(head.header("content-type")).isEqualTo(WEB);
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            boolean ended = head.endsStream();
+            while (!ended) {
+                H2Wire.Frame frame = h2.read().orElseThrow();
+                if (frame.stream() != 1 || frame.type() == H2Wire.WINDOW_UPDATE) {
+                    continue;
+                }
+                assertThat(frame.type()).as("DATA only, no HTTP trailers").isEqualTo(H2Wire.DATA);
+                body.writeBytes(frame.payload());
+                ended = frame.endsStream();
+            }
+            Answer answer = read(new java.io.ByteArrayInputStream(body.toByteArray()), m -> {});
+            assertThat(answer.messages()).containsExactly("hello h2");
+            assertThat(answer.trailers()).containsEntry("grpc-status", "0");
+        }
+    }
+
     /**
      * The service sends its second message only once the client has read the first: the call ends only
      * if the gateway relays each message as it arrives, in binary and in text mode.
