@@ -335,6 +335,26 @@ public abstract class GrpcWebContract extends ContractFixture {
         }
     }
 
+    /** A text body that is not base64 ends the call with an error status, as gRPC-Web, never a 200 with OK. */
+    @Test
+    void aTextBodyThatIsNotBase64EndsTheCallWithAnErrorStatus() throws Exception {
+        try (TestGateway gw = webGateway().start()) {
+            HttpResponse<InputStream> response =
+                    call(gw, "/" + GrpcUpstream.SERVICE + "/Say", TEXT, "AAAA!!!!".getBytes(StandardCharsets.US_ASCII));
+            byte[] body;
+            try (InputStream in = response.body()) {
+                body = in.readAllBytes();
+            }
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("content-type")).hasValue(TEXT);
+            assertThat(body).isEmpty();
+            assertThat(response.headers().firstValue("grpc-status"))
+                    .isPresent()
+                    .get()
+                    .isNotEqualTo("0");
+        }
+    }
+
     @Test
     void aBrowsersPreflightPassesWithTheRoutesCorsPolicy() throws Exception {
         String page = "https://app.example.com";
