@@ -87,17 +87,10 @@ public final class GrpcWeb {
         return GrpcStatus.CONTENT_TYPE + (proto ? "+proto" : "");
     }
 
-    /** Whether a client header is left out of the gRPC call ({@code name} in any case). */
-    public static boolean dropsRequestHeader(String name) {
-        return name.equalsIgnoreCase("content-type")
-                || name.equalsIgnoreCase("content-length")
-                || name.equalsIgnoreCase("x-grpc-web")
-                || name.equalsIgnoreCase("accept");
-    }
-
     /**
      * The gRPC call's head from the client's forwarded headers: {@code remove} is told each name to take
-     * out ({@link #dropsRequestHeader}), then {@code add} the gRPC content type.
+     * out ({@code content-type}, {@code content-length}, {@code x-grpc-web}, {@code accept}), then {@code
+     * add} the gRPC content type.
      */
     public void upstreamHead(java.util.function.Consumer<String> remove, BiConsumer<String, String> add) {
         remove.accept("content-type");

@@ -98,11 +98,6 @@ public final class GrpcWebText {
             return ByteBuffer.wrap(out, 0, n);
         }
 
-        /** Whether the body so far ends at a group's end (nothing held). */
-        public boolean atGroupEnd() {
-            return chars == 0;
-        }
-
         private int flush(byte[] out, int n, int data) {
             switch (data) {
                 case 4 -> {
