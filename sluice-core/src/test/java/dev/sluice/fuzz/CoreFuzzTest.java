@@ -3,6 +3,7 @@ package dev.sluice.fuzz;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.sluice.compose.JsonFuzzTargets;
 import dev.sluice.config.ConfigFuzzTargets;
+import dev.sluice.http.GrpcWebFuzzTargets;
 import dev.sluice.http.HeadFuzzTargets;
 import dev.sluice.routing.RoutingFuzzTargets;
 import dev.sluice.transcode.TranscodeFuzzTargets;
@@ -28,11 +29,12 @@ import java.util.Arrays;
  *   h  ResponseHeadCheck                              HeadFuzzTargets.responseHead
  *   f  RequestFraming.check                           HeadFuzzTargets.requestFraming
  *   t  JSON -> gRPC request, templates, GrpcFrames     TranscodeFuzzTargets.transcode
+ *   w  GrpcWebText.Decoder against java.util.Base64   GrpcWebFuzzTargets.textDecoder
  * </pre>
  */
 class CoreFuzzTest {
 
-    private static final String TARGETS = "prjsxchft";
+    private static final String TARGETS = "prjsxchftw";
 
     @FuzzTest(maxDuration = "10s")
     void fuzz(byte[] input) throws Exception {
@@ -53,7 +55,8 @@ class CoreFuzzTest {
             case 'c' -> ConfigFuzzTargets.parse(data);
             case 'h' -> HeadFuzzTargets.responseHead(data);
             case 'f' -> HeadFuzzTargets.requestFraming(data);
-            default -> TranscodeFuzzTargets.transcode(data);
+            case 't' -> TranscodeFuzzTargets.transcode(data);
+            default -> GrpcWebFuzzTargets.textDecoder(data);
         }
     }
 }

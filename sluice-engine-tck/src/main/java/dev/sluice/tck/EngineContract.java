@@ -613,4 +613,17 @@ public abstract class EngineContract {
             return EngineContract.this.transport();
         }
     }
+
+    @Nested
+    class GrpcWeb extends GrpcWebContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
 }

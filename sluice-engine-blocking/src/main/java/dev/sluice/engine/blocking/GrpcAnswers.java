@@ -17,9 +17,10 @@ final class GrpcAnswers {
 
     private GrpcAnswers() {}
 
-    /** Whether {@code request} is a gRPC call, answered with a gRPC status instead of a JSON error. */
+    /** Whether {@code request} is a gRPC or gRPC-Web call, answered with a gRPC status instead of a JSON error. */
     static boolean isGrpc(Request request) {
-        return GrpcStatus.isGrpc(request.getHeaders().get(HttpHeader.CONTENT_TYPE));
+        String type = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+        return GrpcStatus.isGrpc(type) || dev.sluice.http.GrpcWeb.is(type);
     }
 
     /** Answers the call as the gateway's HTTP answer {@code status} maps to, and ends the exchange. */
@@ -31,7 +32,9 @@ final class GrpcAnswers {
         response.setStatus(200);
         HttpFields.Mutable fields = response.getHeaders();
         fields.remove(HttpHeader.CONTENT_LENGTH);
-        fields.put(HttpHeader.CONTENT_TYPE, GrpcStatus.CONTENT_TYPE);
+        fields.put( // gRPC-Web's type to a gRPC-Web call
+                HttpHeader.CONTENT_TYPE,
+                dev.sluice.http.GrpcWeb.answerContentType(request.getHeaders().get(HttpHeader.CONTENT_TYPE)));
         fields.put(GrpcStatus.STATUS_HEADER, Integer.toString(code));
         if (!message.isEmpty()) {
             fields.put(GrpcStatus.MESSAGE_HEADER, GrpcStatus.message(message));

@@ -7,6 +7,7 @@ import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.engine.blocking.upstream.UpstreamResponse;
 import dev.sluice.http.BrokenRequestBody;
+import dev.sluice.http.GrpcWeb;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.UpstreamFailure;
@@ -80,6 +81,11 @@ final class ProxyRoute implements BlockingRoute {
         UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match, edits));
         Requests.forwardHeaders(request, rules, edits, out);
         HttpFields headers = request.getHeaders();
+        GrpcWeb web =
+                client.config().protocol().multiplexed() ? GrpcWeb.of(headers.get(HttpHeader.CONTENT_TYPE)) : null;
+        if (web != null) { // translated to a gRPC call (GrpcWeb)
+            web.upstreamHead(out::removeHeader, out::header);
+        }
         long length = RequestFraming.upstreamBody(
                 request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_2,
                 headers.get(HttpHeader.CONTENT_LENGTH),
@@ -100,12 +106,16 @@ final class ProxyRoute implements BlockingRoute {
             content = Request.asInputStream(request);
         }
         ClientBody body = null;
+        if (content != null && web != null && web.text()) {
+            content = GrpcWebRelay.body(web, content);
+            length = -1;
+        }
         if (content != null) {
             body = new ClientBody(content, maxBody);
             out.body(body, length);
         }
         java.util.Optional<java.time.Duration> timeout =
-                GrpcAnswers.isGrpc(request) // grpc-timeout: the call's deadline
+                GrpcAnswers.isGrpc(request) // grpc-timeout (gRPC and gRPC-Web): the call's deadline
                         ? dev.sluice.http.GrpcStatus.deadline(
                                 target.timeout(), headers.get(dev.sluice.http.GrpcStatus.TIMEOUT_HEADER))
                         : target.timeout();
@@ -118,6 +128,10 @@ final class ProxyRoute implements BlockingRoute {
             answered = true;
             if (observer.listens()) {
                 answered(request, upstream.status(), System.nanoTime() - began);
+            }
+            if (web != null) {
+                GrpcWebRelay.relay(request, upstream, response, rules, web);
+                return;
             }
             TrailerRelay.attach(request, upstream, response); // an HTTP/2 upstream's trailers (gRPC's status)
             relay(upstream, response);

@@ -17,7 +17,8 @@ final class GrpcAnswers {
 
     /** Whether the request is a gRPC call, answered with a gRPC status instead of a JSON error. */
     static boolean isGrpc(ClientRequest in) {
-        return GrpcStatus.isGrpc(in.request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE));
+        String type = in.request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE);
+        return GrpcStatus.isGrpc(type) || dev.sluice.http.GrpcWeb.is(type); // gRPC-Web's clients read it too
     }
 
     /** Answers the call as the gateway's HTTP answer {@code status} maps to. */
@@ -28,7 +29,10 @@ final class GrpcAnswers {
         }
         response.status(HttpResponseStatus.OK);
         response.responseHeaders().remove(HttpHeaderNames.CONTENT_LENGTH);
-        response.header(HttpHeaderNames.CONTENT_TYPE, GrpcStatus.CONTENT_TYPE);
+        response.header( // gRPC-Web's type to a gRPC-Web call
+                HttpHeaderNames.CONTENT_TYPE,
+                dev.sluice.http.GrpcWeb.answerContentType(
+                        in.request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE)));
         response.header(GrpcStatus.STATUS_HEADER, Integer.toString(code));
         if (!message.isEmpty()) {
             response.header(GrpcStatus.MESSAGE_HEADER, GrpcStatus.message(message));

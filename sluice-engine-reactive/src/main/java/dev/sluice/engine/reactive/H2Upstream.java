@@ -2,6 +2,7 @@ package dev.sluice.engine.reactive;
 
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.http.GrpcStatus;
+import dev.sluice.http.GrpcWeb;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.upstream.UpstreamCall;
@@ -139,14 +140,19 @@ final class H2Upstream {
             headers.remove(name);
         }
         headers.set(HttpHeaderNames.TE, "trailers");
-        boolean takesTrailers = http2 || takesTrailers(in);
+        GrpcWeb web = GrpcWeb.of(in.request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE));
+        if (web != null) { // translated to a gRPC call (GrpcWeb)
+            web.upstreamHead(headers::remove, headers::set);
+        }
+        boolean takesTrailers = web == null && (http2 || takesTrailers(in));
         AtomicReference<HttpHeaders> trailers = new AtomicReference<>();
         boolean[] answered = {false};
         return clients[send.attempt().endpoint().index()]
                 .headers(h -> h.set(headers))
                 .request(HttpMethod.valueOf(in.method))
                 .uri(uri)
-                .send((request, out) -> out.send(in.request.receive().retain()))
+                .send((request, out) ->
+                        out.send(web == null ? in.request.receive().retain() : GrpcWebBytes.request(web, in)))
                 .response((head, body) -> {
                     Action after = call.answered(head.status().code());
                     if (after instanceof Action.Send || after instanceof Action.RetryAfter) {
@@ -176,9 +182,17 @@ final class H2Upstream {
                     if (tally != null) { // a trailers-only answer carries its gRPC status in the head
                         tally.grpcStatus(head.responseHeaders().get(GrpcStatus.STATUS_HEADER));
                     }
+                    if (web != null) {
+                        out.remove(HttpHeaderNames.CONTENT_LENGTH);
+                        out.set(HttpHeaderNames.CONTENT_TYPE, web.contentType());
+                    }
                     if (head.responseHeaders().contains(GrpcStatus.STATUS_HEADER)) {
                         // trailers-only: the status came in the head, which must end the stream
                         return body.then(response.send().then());
+                    }
+                    if (web != null) { // messages as they arrive, then the trailers as the last frame
+                        return response.send(GrpcWebBytes.response(web, body, head.trailerHeaders(), tally))
+                                .then();
                     }
                     head.trailerHeaders().subscribe(t -> {
                         trailers.set(t);

@@ -43,6 +43,17 @@ public final class UpstreamRequest {
         return this;
     }
 
+    /** Takes out every header of this name (any case), as a translation such as gRPC-Web's asks. */
+    public UpstreamRequest removeHeader(String name) {
+        for (int i = headers.size() - 2; i >= 0; i -= 2) {
+            if (headers.get(i).equalsIgnoreCase(name)) {
+                headers.remove(i + 1);
+                headers.remove(i);
+            }
+        }
+        return this;
+    }
+
     /**
      * Whether the client writes {@code Host: <its endpoint's host:port>} once it has chosen the
      * endpoint, as {@link dev.sluice.http.UpstreamHead#addTo} decided; without it the request carries
