@@ -40,6 +40,9 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class GrpcContract extends ContractFixture {
 
+    /** Room for an h2 session to a live grpc-java service to open on a loaded machine (the default is 1 s). */
+    private static final java.time.Duration LIVE_CONNECT = java.time.Duration.ofSeconds(10);
+
     private static final String GRPC = "grpc";
     private static final String H2C = "h2c";
 
@@ -63,8 +66,11 @@ public abstract class GrpcContract extends ContractFixture {
 
     private TestGateway.Builder grpcGateway() {
         return gateway()
-                .upstream(Routes.upstream(GRPC, service.url()).protocol(UpstreamProtocol.H2C))
+                .upstream(Routes.upstream(GRPC, service.url())
+                        .connectTimeout(LIVE_CONNECT)
+                        .protocol(UpstreamProtocol.H2C))
                 .upstream(Routes.upstream(H2C, plain.url())
+                        .connectTimeout(LIVE_CONNECT)
                         .readTimeout(Duration.ofSeconds(20))
                         .protocol(UpstreamProtocol.H2C));
     }
@@ -521,6 +527,7 @@ public abstract class GrpcContract extends ContractFixture {
                 Optional.empty());
         try (TestGateway gw = gateway()
                 .upstream(Routes.upstream("flaky", plain.url())
+                        .connectTimeout(LIVE_CONNECT)
                         .resilience(resilience)
                         .protocol(UpstreamProtocol.H2C))
                 .route("flaky", on("/flaky"), proxy("flaky"))

@@ -44,6 +44,9 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class GrpcWebContract extends ContractFixture {
 
+    /** Room for an h2 session to a live grpc-java service to open on a loaded machine (the default is 1 s). */
+    private static final java.time.Duration LIVE_CONNECT = java.time.Duration.ofSeconds(10);
+
     private static final String GRPC = "grpc";
     private static final String WEB = "application/grpc-web";
     private static final String TEXT = "application/grpc-web-text";
@@ -91,8 +94,11 @@ public abstract class GrpcWebContract extends ContractFixture {
 
     private TestGateway.Builder webGateway() {
         return gateway()
-                .upstream(Routes.upstream(GRPC, service.url()).protocol(UpstreamProtocol.H2C))
+                .upstream(Routes.upstream(GRPC, service.url())
+                        .connectTimeout(LIVE_CONNECT)
+                        .protocol(UpstreamProtocol.H2C))
                 .upstream(Routes.upstream("gated", java.net.URI.create("http://127.0.0.1:" + gated.getPort()))
+                        .connectTimeout(LIVE_CONNECT)
                         .protocol(UpstreamProtocol.H2C))
                 .route("echo", on("/" + GrpcUpstream.SERVICE + "/**"), proxy(GRPC))
                 .route("gated", on("/" + GATED_SERVICE + "/**"), proxy("gated"));
@@ -311,7 +317,9 @@ public abstract class GrpcWebContract extends ContractFixture {
     @Test
     void theGatewaysRefusalArrivesAsGrpcWeb() throws Exception {
         try (TestGateway gw = gateway()
-                .upstream(Routes.upstream(GRPC, service.url()).protocol(UpstreamProtocol.H2C))
+                .upstream(Routes.upstream(GRPC, service.url())
+                        .connectTimeout(LIVE_CONNECT)
+                        .protocol(UpstreamProtocol.H2C))
                 .route(
                         "keyed",
                         on("/" + GrpcUpstream.SERVICE + "/**"),
@@ -359,7 +367,9 @@ public abstract class GrpcWebContract extends ContractFixture {
     void aBrowsersPreflightPassesWithTheRoutesCorsPolicy() throws Exception {
         String page = "https://app.example.com";
         try (TestGateway gw = gateway()
-                .upstream(Routes.upstream(GRPC, service.url()).protocol(UpstreamProtocol.H2C))
+                .upstream(Routes.upstream(GRPC, service.url())
+                        .connectTimeout(LIVE_CONNECT)
+                        .protocol(UpstreamProtocol.H2C))
                 .route(
                         "echo",
                         on("/" + GrpcUpstream.SERVICE + "/**"),

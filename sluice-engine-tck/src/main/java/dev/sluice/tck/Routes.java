@@ -311,6 +311,26 @@ public final class Routes {
             this.config = UpstreamConfig.of(name, url);
         }
 
+        /**
+         * The connect timeout (the product's default is 1 s; an h2 upstream waits twice that for its
+         * session): tests against a live h2 service on a loaded machine give it room.
+         */
+        public UpstreamSpec connectTimeout(Duration connectTimeout) {
+            UpstreamConfig c = config;
+            config = new UpstreamConfig(
+                    c.name(),
+                    c.url(),
+                    c.maxConnections(),
+                    connectTimeout,
+                    c.readTimeout(),
+                    c.acquireTimeout(),
+                    c.maxPending(),
+                    c.idleTimeout(),
+                    c.pace(),
+                    c.resilience());
+            return this;
+        }
+
         public UpstreamSpec readTimeout(Duration readTimeout) {
             UpstreamConfig c = config;
             config = new UpstreamConfig(
