@@ -139,7 +139,7 @@ final class H2Upstream {
                 .headers(h -> h.set(headers))
                 .request(HttpMethod.valueOf(in.method))
                 .uri(uri)
-                .send((request, out) -> out.send(in.request.receive().retain()))
+                .send((request, out) -> out.send(in.receive().retain()))
                 .response((head, body) -> {
                     Action after = call.answered(head.status().code());
                     if (after instanceof Action.Send || after instanceof Action.RetryAfter) {
