@@ -412,6 +412,12 @@ public abstract class TrafficContract extends ContractFixture {
                 assertThat(answer.status()).isEqualTo(200);
                 assertThat(Json.object(answer.body()).get("path")).isEqualTo("/inspect/r/" + i);
             }
+            GeneratedBody posted = GeneratedBody.binary(20_000); // a copy with a body and no connection
+            for (int i = 0; i < 3; i++) {
+                WireResponse answer =
+                        gw.wire().send(WireRequest.of("POST", "/inspect/r/p").body(posted));
+                assertThat(Json.object(answer.body())).containsEntry("sha256", posted.sha256());
+            }
         }
     }
 }

@@ -188,6 +188,12 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
             }
         }
 
+        /** The copy got no connection: what it holds, and what still comes, is dropped. */
+        synchronized void noConnection() {
+            aborted = true;
+            release();
+        }
+
         /** The copy has its connection and has sent its head: held pieces follow, then the rest. */
         private synchronized boolean attach(UpstreamConnection c) {
             if (aborted) {
@@ -261,6 +267,9 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
 
         @Override
         public void failed(Throwable error) {
+            if (tee != null) {
+                tee.noConnection();
+            }
             onError(error);
         }
 
