@@ -236,8 +236,8 @@ final class GatewayMetrics implements GatewayObserver {
                         event,
                         e -> Counter.builder("sluice.mirror.not.copied")
                                 .description(
-                                        "requests a route's mirror would have copied but did not: dropped"
-                                                + " (max-in-flight copies outstanding) or skipped_body (the request has a body)")
+                                        "requests a route's mirror would have copied but did not, or not whole: dropped"
+                                                + " (max-in-flight copies outstanding) or body_too_large (longer than max-body)")
                                 .tag("route", e.route())
                                 .tag("upstream", e.upstream())
                                 .tag("reason", e.outcome().label())

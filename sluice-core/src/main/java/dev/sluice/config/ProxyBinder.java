@@ -119,16 +119,17 @@ final class ProxyBinder {
                 kind.equals("cookie") ? Backends.Sticky.Kind.COOKIE : Backends.Sticky.Kind.HEADER, name.get()));
     }
 
-    private static final String MIRROR_EXPECTED = "a mapping with upstream and optional percent, max-in-flight";
+    private static final String MIRROR_EXPECTED =
+            "a mapping with upstream and optional percent, max-in-flight, max-body";
 
-    /** {@code mirror: {upstream, percent, max-in-flight}}. */
+    /** {@code mirror: {upstream, percent, max-in-flight, max-body}}. */
     static Optional<MirrorConfig> mirror(Mapping proxy, Set<String> upstreams, List<Problem> problems) {
         Optional<Mapping> section = proxy.mapping("mirror", MIRROR_EXPECTED);
         if (section.isEmpty()) {
             return Optional.empty();
         }
         Mapping m = section.get();
-        m.allowOnly("upstream", "percent", "max-in-flight");
+        m.allowOnly("upstream", "percent", "max-in-flight", "max-body");
         int before = problems.size();
         Optional<String> name = m.requiredString("upstream", "the name of a declared upstream");
         if (name.isPresent() && !upstreams.contains(name.get())) {
@@ -147,9 +148,14 @@ final class ProxyBinder {
             }
         }
         int maxInFlight = m.integer("max-in-flight", 16, 1, 100_000, "a whole number from 1 to 100000");
+        String bodyExpected = "a size from 0 to 16MiB, such as 64KiB";
+        long maxBody = m.longSize("max-body", MirrorConfig.DEFAULT_MAX_BODY, 0, bodyExpected);
+        if (maxBody > MirrorConfig.MOST_MAX_BODY) {
+            m.problem("max-body", maxBody + " bytes (expected: " + bodyExpected + ")");
+        }
         if (name.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(new MirrorConfig(name.get(), percent, maxInFlight));
+        return Optional.of(new MirrorConfig(name.get(), percent, maxInFlight, (int) maxBody));
     }
 }

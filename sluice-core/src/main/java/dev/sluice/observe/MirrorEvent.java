@@ -3,9 +3,10 @@ package dev.sluice.observe;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A request a route would have mirrored was not: its copy was dropped because {@code max-in-flight}
- * copies were outstanding, or skipped because the request has a body. (A copy sent is reported as
- * an {@link UpstreamEvent} of the mirror's upstream.)
+ * A request a route would have mirrored was not, or not whole: its copy was dropped because {@code
+ * max-in-flight} copies were outstanding, or its body is longer than the mirror's {@code max-body}
+ * (known from its Content-Length, or found while it streamed: the copy is then aborted). (A copy
+ * sent is reported as an {@link UpstreamEvent} of the mirror's upstream.)
  */
 public record MirrorEvent(String route, String upstream, Outcome outcome) {
     public MirrorEvent {
@@ -17,8 +18,8 @@ public record MirrorEvent(String route, String upstream, Outcome outcome) {
     public enum Outcome {
         /** {@code max-in-flight} copies were outstanding. */
         DROPPED("dropped"),
-        /** The request has a body, which the gateway streams and never holds to copy. */
-        SKIPPED_BODY("skipped_body");
+        /** The request's body is longer than {@code max-body}: not copied, or its copy aborted. */
+        BODY_TOO_LARGE("body_too_large");
 
         private final String label;
 

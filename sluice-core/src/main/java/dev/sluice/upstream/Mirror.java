@@ -17,17 +17,24 @@ import java.util.function.DoubleSupplier;
  * <pre>
  *   request ──► sampled (percent)? ──no──► not copied
  *                 │ yes
- *                 ├─ has a body ─────────► skipped, reported (SKIPPED_BODY)
- *                 ├─ max-in-flight out ──► dropped, reported (DROPPED)
- *                 └─ else ───────────────► COPY: method, upstream target and headers as the
- *                                          proxied request's, no body; the answer is read and discarded
+ *                 ├─ Content-Length > max-body ─► not copied, reported (BODY_TOO_LARGE)
+ *                 ├─ max-in-flight out ─────────► dropped, reported (DROPPED)
+ *                 └─ else ──────────────────────► COPY: method, upstream target and headers as the
+ *                                                 proxied request's; the answer is read and discarded
+ *   COPY with a body: the engine tees the client's bytes as the proxied call reads them
+ *     each piece ──► Body.take(n)? ──yes──► copied into the copy's request (held until it is written)
+ *                        │ no (past max-body) ──► the copy is aborted, reported (BODY_TOO_LARGE)
+ *     the client's body ends ──► the copy's body ends; it broke or was not read to its end ──► aborted
  * </pre>
  *
- * <p>A request with a body is never copied: the gateway streams a client's body and never holds it,
- * and a copy must neither delay nor alter the client's request. Whether the copy is answered, fails
- * or never answers does not touch the client's exchange: the engine starts it beside the proxied
- * call and does not wait for it; only its slot in {@code max-in-flight} stays taken until it ends
- * (the mirror upstream's read timeout bounds a silent one).
+ * <p>The copy never slows the client: the engine copies a piece of the body as it passes to the
+ * proxied call, and never waits for the mirror to take it. What a copy holds is bounded by what it
+ * may copy at all: at most {@code max-body} bytes a request, {@code max-in-flight × max-body} a
+ * route. An aborted copy is never sent as a shorter body that looks whole: the engine closes its
+ * connection before the declared length, or before a chunked body's last chunk. Whether the copy is
+ * answered, fails or never answers does not touch the client's exchange: the engine starts it
+ * beside the proxied call and does not wait for it; only its slot in {@code max-in-flight} stays
+ * taken until it ends (the mirror upstream's read timeout bounds a silent one).
  */
 public final class Mirror {
 
@@ -75,17 +82,23 @@ public final class Mirror {
         return config.upstream();
     }
 
+    /** The longest body a copy carries, in bytes. */
+    public int maxBody() {
+        return config.maxBody();
+    }
+
     /**
      * Whether to copy a request with this head.
      *
-     * @param hasBody the request has or may have a body ({@code RequestFraming.upstreamBody} is not 0)
+     * @param body the request's body as {@code RequestFraming.upstreamBody} frames it: 0 for none, a
+     *     length, or negative when it is not known before it streams
      */
-    public Decision decide(boolean hasBody) {
+    public Decision decide(long body) {
         if (config.percent() < 100 && !(random.getAsDouble() < config.percent())) {
             return Decision.NONE;
         }
-        if (hasBody) {
-            observer.mirror(new MirrorEvent(route, config.upstream(), MirrorEvent.Outcome.SKIPPED_BODY));
+        if (body > config.maxBody()) {
+            observer.mirror(new MirrorEvent(route, config.upstream(), MirrorEvent.Outcome.BODY_TOO_LARGE));
             return Decision.NONE;
         }
         while (true) {
@@ -97,6 +110,45 @@ public final class Mirror {
             if (inFlight.compareAndSet(now, now + 1)) {
                 return Decision.COPY;
             }
+        }
+    }
+
+    /** The tally of one copy's body, for a request {@link #decide} copies: made by the engine. */
+    public Body body() {
+        return new Body();
+    }
+
+    /**
+     * How much of one request's body its copy has taken. Used by the one thread that reads the
+     * client's body at a time.
+     */
+    public final class Body {
+        private long taken;
+        private boolean over;
+
+        private Body() {}
+
+        /**
+         * Whether the next {@code n} bytes of the client's body are copied. Once the body passes
+         * {@code max-body} the answer is no from then on (reported once, as {@code BODY_TOO_LARGE}):
+         * the engine aborts the copy, whose request must not end.
+         */
+        public boolean take(int n) {
+            if (over) {
+                return false;
+            }
+            taken += n;
+            if (taken > config.maxBody()) {
+                over = true;
+                observer.mirror(new MirrorEvent(route, config.upstream(), MirrorEvent.Outcome.BODY_TOO_LARGE));
+                return false;
+            }
+            return true;
+        }
+
+        /** The body passed {@code max-body}: the copy is being aborted. */
+        public boolean over() {
+            return over;
         }
     }
 

@@ -100,6 +100,12 @@ class ProxyTrafficConfigTest {
         assertThat(bound("{ upstream: up, mirror: { upstream: v2, max-in-flight: 4 } }")
                         .mirror())
                 .contains(new MirrorConfig("v2", 100, 4));
+        assertThat(bound("{ upstream: up, mirror: { upstream: v2, max-body: 1MiB } }")
+                        .mirror())
+                .contains(new MirrorConfig("v2", 100, 16, 1024 * 1024));
+        assertThat(problems("{ upstream: up, mirror: { upstream: v2, max-body: 17MiB } }"))
+                .extracting(Problem::path)
+                .containsExactly("routes[0].proxy.mirror.max-body");
         assertThat(problems("{ upstream: up, mirror: { upstream: v2, percent: 101, max-in-flight: 0 } }"))
                 .extracting(Problem::path)
                 .containsExactly("routes[0].proxy.mirror.percent", "routes[0].proxy.mirror.max-in-flight");

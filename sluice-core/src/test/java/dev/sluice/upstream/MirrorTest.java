@@ -24,9 +24,9 @@ class MirrorTest {
         double[] draw = {0};
         Mirror mirror = Mirror.of(new MirrorConfig("shadow", 10, 100), "r", observer, () -> draw[0]);
         draw[0] = 9.99;
-        assertThat(mirror.decide(false)).isEqualTo(Mirror.Decision.COPY);
+        assertThat(mirror.decide(0)).isEqualTo(Mirror.Decision.COPY);
         draw[0] = 10;
-        assertThat(mirror.decide(false)).isEqualTo(Mirror.Decision.NONE);
+        assertThat(mirror.decide(0)).isEqualTo(Mirror.Decision.NONE);
         assertThat(events).as("not sampled is not reported").isEmpty();
         assertThat(mirror.inFlight()).isEqualTo(1);
     }
@@ -36,20 +36,35 @@ class MirrorTest {
         Mirror mirror = Mirror.of(new MirrorConfig("shadow", 100, 2), "r", observer, () -> {
             throw new AssertionError("100 percent draws nothing");
         });
-        assertThat(mirror.decide(false)).isEqualTo(Mirror.Decision.COPY);
-        assertThat(mirror.decide(false)).isEqualTo(Mirror.Decision.COPY);
-        assertThat(mirror.decide(false)).isEqualTo(Mirror.Decision.NONE);
+        assertThat(mirror.decide(0)).isEqualTo(Mirror.Decision.COPY);
+        assertThat(mirror.decide(0)).isEqualTo(Mirror.Decision.COPY);
+        assertThat(mirror.decide(0)).isEqualTo(Mirror.Decision.NONE);
         assertThat(events).containsExactly(new MirrorEvent("r", "shadow", MirrorEvent.Outcome.DROPPED));
         mirror.ended();
-        assertThat(mirror.decide(false)).isEqualTo(Mirror.Decision.COPY);
+        assertThat(mirror.decide(0)).isEqualTo(Mirror.Decision.COPY);
         assertThat(mirror.inFlight()).isEqualTo(2);
     }
 
     @Test
-    void aRequestWithABodyIsSkippedAndReported() {
-        Mirror mirror = Mirror.of(new MirrorConfig("shadow", 100, 2), "r", observer);
-        assertThat(mirror.decide(true)).isEqualTo(Mirror.Decision.NONE);
-        assertThat(events).containsExactly(new MirrorEvent("r", "shadow", MirrorEvent.Outcome.SKIPPED_BODY));
+    void aBodyDeclaredLongerThanMaxBodyIsNotCopiedAndReported() {
+        Mirror mirror = Mirror.of(new MirrorConfig("shadow", 100, 2, 10), "r", observer);
+        assertThat(mirror.decide(11)).isEqualTo(Mirror.Decision.NONE);
+        assertThat(events).containsExactly(new MirrorEvent("r", "shadow", MirrorEvent.Outcome.BODY_TOO_LARGE));
         assertThat(mirror.inFlight()).isZero();
+        assertThat(mirror.decide(10)).isEqualTo(Mirror.Decision.COPY);
+        assertThat(mirror.decide(-1)).as("a length not known yet").isEqualTo(Mirror.Decision.COPY);
+    }
+
+    @Test
+    void aBodyFoundLongerThanMaxBodyWhileItStreamsIsAbandonedOnceAndReportedOnce() {
+        Mirror mirror = Mirror.of(new MirrorConfig("shadow", 100, 2, 10), "r", observer);
+        Mirror.Body body = mirror.body();
+        assertThat(body.take(6)).isTrue();
+        assertThat(body.take(4)).isTrue();
+        assertThat(body.over()).isFalse();
+        assertThat(body.take(1)).isFalse();
+        assertThat(body.take(1)).isFalse();
+        assertThat(body.over()).isTrue();
+        assertThat(events).containsExactly(new MirrorEvent("r", "shadow", MirrorEvent.Outcome.BODY_TOO_LARGE));
     }
 }

@@ -159,6 +159,11 @@ public final class Routes {
             return this;
         }
 
+        public ProxySpec mirror(String upstream, double percent, int maxInFlight, int maxBody) {
+            this.mirror = Optional.of(new dev.sluice.config.MirrorConfig(upstream, percent, maxInFlight, maxBody));
+            return this;
+        }
+
         public ProxyTarget build() {
             return new ProxyTarget(upstream, stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror);
         }

@@ -14,7 +14,6 @@ import dev.sluice.routing.WeightedChoice;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -248,12 +247,10 @@ public abstract class TrafficContract extends ContractFixture {
     private static final String SHADOW = "shadow";
 
     @Test
-    void theMirrorGetsACopyOfTheHeadAndABodyIsNeverCopied() throws InterruptedException {
-        MirrorEvents observed = new MirrorEvents();
+    void theMirrorGetsACopyOfTheHeadAndAPostsBodyByteForByte() throws Exception {
         try (RecordingUpstream shadow = RecordingUpstream.start();
                 TestGateway gw = gateway()
                         .upstream(SHADOW, shadow.url())
-                        .observer(observed)
                         .route("mirrored", on("/inspect/**"), proxy(APP).mirror(SHADOW, 100, 16))
                         .start()) {
             WireResponse answer =
@@ -269,12 +266,121 @@ public abstract class TrafficContract extends ContractFixture {
                     .contains("\r\nhost: " + shadow.url().getAuthority() + "\r\n");
             assertThat(copy.body()).isEmpty();
 
-            WireResponse posted = gw.wire()
-                    .send(WireRequest.of("POST", "/inspect/p").body("payload".getBytes(StandardCharsets.UTF_8)));
-            assertThat(((Number) Json.object(posted.body()).get("length")).intValue())
-                    .isEqualTo(7);
+            GeneratedBody sized = GeneratedBody.binary(40_000);
+            WireResponse posted =
+                    gw.wire().send(WireRequest.of("POST", "/inspect/p").body(sized));
+            assertThat(Json.object(posted.body()))
+                    .as("the client's answer is the primary's")
+                    .containsEntry("path", "/inspect/p")
+                    .containsEntry("sha256", sized.sha256());
+            RecordingUpstream.Received postCopy = shadow.next(Duration.ofSeconds(10));
+            assertThat(postCopy).as("a copy of the POST within 10 s").isNotNull();
+            assertThat(postCopy.head()).startsWith("POST /inspect/p HTTP/1.1\r\n");
+            assertThat(postCopy.whole()).isTrue();
+            assertThat(postCopy.body()).isEqualTo(sized.bytes());
+
+            GeneratedBody chunked = GeneratedBody.json(30_000);
+            WireResponse put =
+                    gw.wire().send(WireRequest.of("PUT", "/inspect/c").chunked(chunked, 4096));
+            assertThat(Json.object(put.body())).containsEntry("sha256", chunked.sha256());
+            RecordingUpstream.Received putCopy = shadow.next(Duration.ofSeconds(10));
+            assertThat(putCopy).as("a copy of the chunked PUT within 10 s").isNotNull();
+            assertThat(putCopy.head()).startsWith("PUT /inspect/c HTTP/1.1\r\n");
+            assertThat(putCopy.whole()).isTrue();
+            assertThat(decoded(putCopy)).isEqualTo(chunked.bytes());
+        }
+    }
+
+    @Test
+    void anHttp2UploadWithoutALengthReachesTheMirrorByteForByte() throws Exception {
+        GeneratedBody body = GeneratedBody.binary(100_000); // several DATA frames
+        try (RecordingUpstream shadow = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(SHADOW, shadow.url())
+                        .route("mirrored", on("/inspect/**"), proxy(APP).mirror(SHADOW, 100, 16, 200_000))
+                        .start();
+                H2Wire wire = H2Wire.connect(gw.port())) {
+            wire.openRequest(1, "POST", gw.authority(), "/inspect/h2");
+            wire.upload(1, body.stream());
+            RecordingUpstream.Received copy = shadow.next(Duration.ofSeconds(10));
+            assertThat(copy).as("a copy of the h2 POST within 10 s").isNotNull();
+            assertThat(copy.head()).startsWith("POST /inspect/h2 HTTP/1.1\r\n");
+            assertThat(copy.whole()).isTrue();
+            assertThat(decoded(copy)).isEqualTo(body.bytes());
+        }
+    }
+
+    /** A copy's body as sent: chunked coding undone when it was chunked. */
+    private static byte[] decoded(RecordingUpstream.Received copy) throws java.io.IOException {
+        if (!copy.head().toLowerCase(java.util.Locale.ROOT).contains("\r\ntransfer-encoding: chunked")) {
+            return copy.body();
+        }
+        java.io.InputStream in = new java.io.ByteArrayInputStream(copy.body());
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] data = ChunkedWire.chunk(in); data.length > 0; data = ChunkedWire.chunk(in)) {
+            out.write(data);
+        }
+        return out.toByteArray();
+    }
+
+    @Test
+    void aBodyPastMaxBodyIsNotCopiedAndTheMirrorNeverSeesACopyThatLooksWhole() throws Exception {
+        MirrorEvents observed = new MirrorEvents();
+        try (RecordingUpstream shadow = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(SHADOW, shadow.url())
+                        .observer(observed)
+                        .route("mirrored", on("/inspect/**"), proxy(APP).mirror(SHADOW, 100, 16, 8192))
+                        .start()) {
+            GeneratedBody large = GeneratedBody.binary(50_000);
+            WireResponse declared =
+                    gw.wire().send(WireRequest.of("POST", "/inspect/d").body(large));
+            assertThat(Json.object(declared.body())).containsEntry("sha256", large.sha256());
             assertThat(observed.next())
-                    .isEqualTo(new MirrorEvent("mirrored", SHADOW, MirrorEvent.Outcome.SKIPPED_BODY));
+                    .as("a Content-Length past max-body")
+                    .isEqualTo(new MirrorEvent("mirrored", SHADOW, MirrorEvent.Outcome.BODY_TOO_LARGE));
+
+            WireResponse streamed =
+                    gw.wire().send(WireRequest.of("POST", "/inspect/s").chunked(large, 2048));
+            assertThat(Json.object(streamed.body())).containsEntry("sha256", large.sha256());
+            assertThat(observed.next())
+                    .as("a chunked body found past max-body")
+                    .isEqualTo(new MirrorEvent("mirrored", SHADOW, MirrorEvent.Outcome.BODY_TOO_LARGE));
+
+            // a marker request: whatever the mirror got before it is the aborted copy, never whole
+            gw.wire().send(WireRequest.get("/inspect/marker"));
+            while (true) {
+                RecordingUpstream.Received got = shadow.next(Duration.ofSeconds(10));
+                assertThat(got).as("the marker's copy within 10 s").isNotNull();
+                if (got.head().startsWith("GET /inspect/marker ")) {
+                    break;
+                }
+                assertThat(got.head()).startsWith("POST /inspect/s ");
+                assertThat(got.whole())
+                        .as("an aborted copy does not look whole")
+                        .isFalse();
+            }
+        }
+    }
+
+    @Test
+    void aMirrorThatNeverReadsDoesNotStallAnUploadFarLargerThanItsMaxBody() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                TestGateway gw = gateway()
+                        .upstream(Routes.upstream(SHADOW, URI.create("http://127.0.0.1:" + silent.getLocalPort()))
+                                .readTimeout(Duration.ofMinutes(5)))
+                        .route("silent", on("/inspect/**"), proxy(APP).mirror(SHADOW, 100, 4, 2 * 1024 * 1024))
+                        .start()) {
+            GeneratedBody within = GeneratedBody.binary(2 * 1024 * 1024); // more than a socket buffer
+            WireResponse held =
+                    gw.wire().send(WireRequest.of("POST", "/inspect/w").body(within));
+            assertThat(held.status()).isEqualTo(200);
+            assertThat(Json.object(held.body())).containsEntry("sha256", within.sha256());
+            GeneratedBody far = GeneratedBody.binary(16 * 1024 * 1024);
+            WireResponse answer =
+                    gw.wire().send(WireRequest.of("POST", "/inspect/f").chunked(far, 65_536));
+            assertThat(answer.status()).isEqualTo(200);
+            assertThat(Json.object(answer.body())).containsEntry("sha256", far.sha256());
         }
     }
 
@@ -305,6 +411,12 @@ public abstract class TrafficContract extends ContractFixture {
                 WireResponse answer = gw.wire().send(WireRequest.get("/inspect/r/" + i));
                 assertThat(answer.status()).isEqualTo(200);
                 assertThat(Json.object(answer.body()).get("path")).isEqualTo("/inspect/r/" + i);
+            }
+            GeneratedBody posted = GeneratedBody.binary(20_000); // a copy with a body and no connection
+            for (int i = 0; i < 3; i++) {
+                WireResponse answer =
+                        gw.wire().send(WireRequest.of("POST", "/inspect/r/p").body(posted));
+                assertThat(Json.object(answer.body())).containsEntry("sha256", posted.sha256());
             }
         }
     }

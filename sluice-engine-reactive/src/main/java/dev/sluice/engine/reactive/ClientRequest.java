@@ -35,6 +35,8 @@ final class ClientRequest {
     private java.time.Duration websocketIdle;
     /** What the route's policies add to and take from its upstream requests: set once, before the route runs. */
     private UpstreamEdits edits = UpstreamEdits.NONE;
+    /** Set by a mirrored route whose copy carries the body: it sees each piece as the route reads it. */
+    private MirroredRoute.Tee tee;
 
     private ClientRequest(HttpServerRequest request, String method, String path, String rawQuery) {
         this.request = request;
@@ -54,6 +56,16 @@ final class ClientRequest {
         String path = q < 0 ? target : target.substring(0, q);
         String query = q < 0 ? null : target.substring(q + 1);
         return new ClientRequest(request, request.method().name(), path, query);
+    }
+
+    /** The client's body as the route reads it: through the mirror's tee when its copy carries it. */
+    reactor.netty.ByteBufFlux receive() {
+        return tee == null ? request.receive() : tee.tap(request.receive());
+    }
+
+    /** A mirrored route's tee, before the route runs. */
+    void tee(MirroredRoute.Tee tee) {
+        this.tee = tee;
     }
 
     /** Sets the policies' edits; before the route runs, so before {@link #forwarding()} is first asked. */

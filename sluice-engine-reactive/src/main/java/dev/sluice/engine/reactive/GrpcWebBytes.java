@@ -28,10 +28,9 @@ final class GrpcWebBytes {
     static Flux<ByteBuf> request(GrpcWeb web, ClientRequest in) {
         GrpcWebText.Decoder decoder = web.requestDecoder();
         if (decoder == null) {
-            return in.request.receive().retain();
+            return in.receive().retain();
         }
-        return in.request
-                .receive()
+        return in.receive()
                 .<ByteBuf>handle((piece, sink) -> { // copied before the piece is released
                     try {
                         ByteBuffer decoded = decoder.decode(piece.nioBuffer());

@@ -151,8 +151,7 @@ final class H2Upstream {
                 .headers(h -> h.set(headers))
                 .request(HttpMethod.valueOf(in.method))
                 .uri(uri)
-                .send((request, out) ->
-                        out.send(web == null ? in.request.receive().retain() : GrpcWebBytes.request(web, in)))
+                .send((request, out) -> out.send(web == null ? in.receive().retain() : GrpcWebBytes.request(web, in)))
                 .response((head, body) -> {
                     Action after = call.answered(head.status().code());
                     if (after instanceof Action.Send || after instanceof Action.RetryAfter) {

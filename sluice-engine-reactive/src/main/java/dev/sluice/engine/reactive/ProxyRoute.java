@@ -175,13 +175,12 @@ final class ProxyRoute {
             sink.onCancel(() -> onLoop(this::stop));
             if (framing == RequestFraming.AT_FIRST_DATA) { // the first DATA frame, or the end, tells
                 peek = new BodyWriter(this, null);
-                in.request.receive().retain().subscribe(peek);
+                in.receive().retain().subscribe(peek);
                 return;
             }
             tries = new UpstreamCall(upstream.guard(), in.method, framing, System::nanoTime);
             if (tries.holdsBody()) {
-                in.request
-                        .receive()
+                in.receive()
                         .aggregate()
                         .retain()
                         .subscribe(
@@ -388,7 +387,7 @@ final class ProxyRoute {
             if (peek != null) {
                 peek.attach(c);
             } else {
-                in.request.receive().retain().subscribe(new BodyWriter(this, c));
+                in.receive().retain().subscribe(new BodyWriter(this, c));
             }
         }
 
