@@ -211,6 +211,25 @@ public final class JsonShaper {
                     continue;
                 }
             }
+            if (v.inDigits()) { // a run of digits: the number goes on
+                int j = JsonValidator.digitsEnd(in, i, end);
+                if (j > i) {
+                    int n = j - i;
+                    if (valueMode == KEEP || valueMode == FILTER) {
+                        n = Math.min(n, outEnd - outPos);
+                        if (n == 0) {
+                            return i - offset; // no room
+                        }
+                        System.arraycopy(in, i, out, outPos, n);
+                        outPos += n;
+                    }
+                    v.skip(n);
+                    i += n;
+                    if (i == end) {
+                        break;
+                    }
+                }
+            }
             byte b = in[i];
             v.step(b & 0xff);
             if (v.failed()) {

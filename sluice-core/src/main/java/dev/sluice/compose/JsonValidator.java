@@ -175,7 +175,24 @@ public final class JsonValidator {
         return state == STRING;
     }
 
-    /** Passes {@code n} plain string bytes (as {@link #plainEnd} found them), in {@link #inPlainString()}. */
+    /** Whether the next digits continue a number's integer, fraction or exponent digits: they may be {@link #skip}ped. */
+    boolean inDigits() {
+        return state == INTEGER || state == FRACTION || state == EXPONENT_DIGITS;
+    }
+
+    /** The end of the run of digits at {@code bytes[from..end)}. */
+    static int digitsEnd(byte[] bytes, int from, int end) {
+        int i = from;
+        while (i < end && bytes[i] >= '0' && bytes[i] <= '9') {
+            i++;
+        }
+        return i;
+    }
+
+    /**
+     * Passes {@code n} plain string bytes (as {@link #plainEnd} found them) in {@link #inPlainString()},
+     * or {@code n} digits (as {@link #digitsEnd} found them) in {@link #inDigits()}.
+     */
     void skip(int n) {
         position += n;
     }
