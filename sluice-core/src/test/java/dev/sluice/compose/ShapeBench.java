@@ -22,6 +22,7 @@ public final class ShapeBench {
     public static void main(String[] args) {
         int size = (args.length > 0 ? Integer.parseInt(args[0]) : 8) << 20;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 20;
+        boolean validateOnly = args.length > 2 && args[2].equals("validate"); // the check alone, for comparison
         byte[] doc = doc(size);
         Shaping shaping = new Shaping(
                 List.of("id", "name", "price", "items[*].sku"), List.of(), Map.of(), Optional.empty(), 4096);
@@ -30,6 +31,15 @@ public final class ShapeBench {
         double[] ns = new double[rounds];
         for (int r = 0; r < rounds; r++) {
             long t0 = CPU.getCurrentThreadCpuTime(); // CPU time: the machine is shared
+            if (validateOnly) {
+                JsonValidator v = new JsonValidator();
+                for (int from = 0; from < doc.length; from += 16 * 1024) {
+                    v.feed(doc, from, Math.min(16 * 1024, doc.length - from));
+                }
+                ns[r] = (double) (CPU.getCurrentThreadCpuTime() - t0) / doc.length;
+                sink += v.finish() ? 1 : 0;
+                continue;
+            }
             JsonShaper shaper = new JsonShaper(shaping);
             for (int from = 0; from < doc.length; from += 16 * 1024) {
                 int n = Math.min(16 * 1024, doc.length - from);
