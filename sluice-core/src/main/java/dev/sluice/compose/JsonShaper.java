@@ -13,12 +13,14 @@ import java.util.Objects;
 /**
  * A part's {@code take}, {@code select}, {@code exclude} and {@code rename}, applied to its JSON
  * bytes as they pass: a token-level filter, never a tree. Input is checked by a {@link
- * JsonValidator} first (so invalid JSON is reported as {@code validate-json} reports it); the
- * filter then copies the bytes of kept values and drops the rest, writing its own commas and keys
- * where members were dropped or renamed.
+ * JsonValidator} in the same pass, byte by byte before the filter reads it (so invalid JSON is
+ * reported as {@code validate-json} reports it, and the filter only ever reads valid JSON); the
+ * filter copies the bytes of kept values and drops the rest, writing its own commas and keys where
+ * members were dropped or renamed. Runs of plain string bytes are found eight bytes at a time
+ * ({@link JsonValidator#plainEnd}) and copied or skipped whole.
  *
  * <pre>
- *   in ──► validator ──► tokens ──► kept? ──► out (the caller's room; what does not fit waits here)
+ *   in ──► one pass: check + kept? ──► out (the caller's room; what does not fit waits here)
  * </pre>
  *
  * <p>Memory: one frame per nesting level ({@link JsonValidator#MAX_DEPTH} at most), the member name
@@ -77,7 +79,6 @@ public final class JsonShaper {
     private int outEnd;
     private int produced;
 
-    private long validated; // input bytes fed to the validator
     private long consumed; // input bytes shaped
     private String error = "";
     private boolean failed;
@@ -121,18 +122,7 @@ public final class JsonShaper {
         if (failed) {
             used = length; // the part fails: the rest is not wanted
         } else if (pendingStart == pendingEnd) {
-            long unseen = consumed + length - validated;
-            if (unseen > 0) {
-                validator.feed(in, offset + length - (int) unseen, (int) unseen);
-                validated += unseen;
-                if (validator.failed()) {
-                    fail(validator.error());
-                    used = length;
-                }
-            }
-            if (!failed) {
-                used = run(in, offset, length);
-            }
+            used = run(in, offset, length);
         }
         consumed += used;
         produced = outPos - outOffset;
@@ -196,22 +186,15 @@ public final class JsonShaper {
     // ---- the filter ----
 
     private int run(byte[] in, int offset, int length) {
+        JsonValidator v = validator;
         int end = offset + length;
         int i = offset;
         while (i < end) {
-            if (state == STRING && !escape) { // fast path: a run of plain string bytes
-                int j = i;
-                while (j < end) {
-                    byte b = in[j];
-                    if (b == '"' || b == '\\') {
-                        break;
-                    }
-                    j++;
-                }
+            if (v.inPlainString()) { // a run of plain string bytes: checked and moved whole
+                int j = JsonValidator.plainEnd(in, i, end);
                 if (j > i) {
                     int n = j - i;
-                    boolean held = stringIsKey && mode[depth - 1] != KEEP;
-                    if (held) {
+                    if (stringIsKey && mode[depth - 1] != KEEP) {
                         if (!keyBytes(in, i, n)) {
                             return length;
                         }
@@ -223,11 +206,37 @@ public final class JsonShaper {
                         System.arraycopy(in, i, out, outPos, n);
                         outPos += n;
                     }
+                    v.skip(n);
                     i += n;
                     continue;
                 }
             }
-            step(in[i]);
+            if (v.inDigits()) { // a run of digits: the number goes on
+                int j = JsonValidator.digitsEnd(in, i, end);
+                if (j > i) {
+                    int n = j - i;
+                    if (valueMode == KEEP || valueMode == FILTER) {
+                        n = Math.min(n, outEnd - outPos);
+                        if (n == 0) {
+                            return i - offset; // no room
+                        }
+                        System.arraycopy(in, i, out, outPos, n);
+                        outPos += n;
+                    }
+                    v.skip(n);
+                    i += n;
+                    if (i == end) {
+                        break;
+                    }
+                }
+            }
+            byte b = in[i];
+            v.step(b & 0xff);
+            if (v.failed()) {
+                fail(v.error());
+                return length;
+            }
+            step(b);
             i++;
             if (failed) {
                 return length;
@@ -251,7 +260,7 @@ public final class JsonShaper {
                         if (mode[depth - 1] == KEEP) {
                             emit(b);
                         } else {
-                            keyBytes(new byte[] {b}, 0, 1);
+                            keyByte(b);
                         }
                     }
                     return;
@@ -424,6 +433,20 @@ public final class JsonShaper {
         return true;
     }
 
+    private void keyByte(byte b) {
+        if (mode[depth - 1] == DROP) {
+            return;
+        }
+        if (keyLength == maxKey) {
+            fail("a member name longer than " + maxKey + " bytes (the part's shaping holds names up to max-key-bytes)");
+            return;
+        }
+        if (keyLength == keyBuffer.length) {
+            keyBuffer = Arrays.copyOf(keyBuffer, Math.min(maxKey, keyBuffer.length * 2));
+        }
+        keyBuffer[keyLength++] = b;
+    }
+
     /** A member name ended: decides its value's fate, and writes the name when the member is kept. */
     private void endKey() {
         state = STRUCT;
@@ -467,13 +490,9 @@ public final class JsonShaper {
         emit((byte) '"');
         byte[] renamed = child != null ? child.rename : null;
         if (renamed != null) {
-            for (byte r : renamed) {
-                emit(r);
-            }
+            emit(renamed, renamed.length);
         } else {
-            for (int i = 0; i < keyLength; i++) {
-                emit(keyBuffer[i]);
-            }
+            emit(keyBuffer, keyLength);
         }
         emit((byte) '"');
         emit((byte) ':');
@@ -488,6 +507,17 @@ public final class JsonShaper {
             pending = Arrays.copyOf(pending, pending.length * 2);
         }
         pending[pendingEnd++] = b;
+    }
+
+    private void emit(byte[] bytes, int n) {
+        if (pendingStart == pendingEnd && outEnd - outPos >= n) {
+            System.arraycopy(bytes, 0, out, outPos, n);
+            outPos += n;
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            emit(bytes[i]);
+        }
     }
 
     private void drain() {

@@ -2,7 +2,10 @@ package dev.sluice.compose;
 
 import static java.util.Objects.requireNonNull;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Objects;
@@ -27,6 +30,15 @@ public final class JsonValidator {
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+
+    /** Eight bytes of an array as one little-endian long: string runs are scanned a word at a time. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long QUOTES = ONES * '"';
+    private static final long BACKSLASHES = ONES * '\\';
+    private static final long SPACES = ONES * 0x20;
 
     private static final byte OBJECT = 1;
     private static final byte ARRAY = 2;
@@ -75,14 +87,7 @@ public final class JsonValidator {
         while (i < end && state != FAILED) {
             if (state == STRING) {
                 // fast path: plain string bytes
-                int j = i;
-                while (j < end) {
-                    int c = bytes[j] & 0xff;
-                    if (c == '"' || c == '\\' || c < 0x20) {
-                        break;
-                    }
-                    j++;
-                }
+                int j = plainEnd(bytes, i, end);
                 position += j - i;
                 i = j;
                 if (i == end) {
@@ -137,7 +142,63 @@ public final class JsonValidator {
         return error;
     }
 
-    private void step(int c) {
+    /**
+     * The end of the run of plain string bytes at {@code bytes[from..end)}: the index of the first
+     * {@code "}, {@code \\} or control byte, or {@code end}. Eight bytes at a time (SWAR: in each word
+     * the lowest byte flagged by a zero or less-than test is exact, as borrows only run upwards).
+     */
+    static int plainEnd(byte[] bytes, int from, int end) {
+        int i = from;
+        while (i + 8 <= end) {
+            long w = (long) LONGS.get(bytes, i);
+            long q = w ^ QUOTES;
+            long b = w ^ BACKSLASHES;
+            long hit = ((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - SPACES) & ~w);
+            hit &= HIGHS;
+            if (hit != 0) {
+                return i + (Long.numberOfTrailingZeros(hit) >>> 3);
+            }
+            i += 8;
+        }
+        while (i < end) {
+            int c = bytes[i] & 0xff;
+            if (c == '"' || c == '\\' || c < 0x20) {
+                return i;
+            }
+            i++;
+        }
+        return end;
+    }
+
+    /** Whether the next byte is inside a string and not part of an escape: plain bytes may be {@link #skip}ped. */
+    boolean inPlainString() {
+        return state == STRING;
+    }
+
+    /** Whether the next digits continue a number's integer, fraction or exponent digits: they may be {@link #skip}ped. */
+    boolean inDigits() {
+        return state == INTEGER || state == FRACTION || state == EXPONENT_DIGITS;
+    }
+
+    /** The end of the run of digits at {@code bytes[from..end)}. */
+    static int digitsEnd(byte[] bytes, int from, int end) {
+        int i = from;
+        while (i < end && bytes[i] >= '0' && bytes[i] <= '9') {
+            i++;
+        }
+        return i;
+    }
+
+    /**
+     * Passes {@code n} plain string bytes (as {@link #plainEnd} found them) in {@link #inPlainString()},
+     * or {@code n} digits (as {@link #digitsEnd} found them) in {@link #inDigits()}.
+     */
+    void skip(int n) {
+        position += n;
+    }
+
+    /** Checks one byte. */
+    void step(int c) {
         switch (state) {
             case STRING -> string(c);
             case ESCAPE -> escape(c);

@@ -355,4 +355,70 @@ class JsonShaperTest {
                 ? JSON.writerWithDefaultPrettyPrinter().writeValueAsString(doc)
                 : JSON.writeValueAsString(doc);
     }
+
+    @Test
+    void plainEndFindsTheFirstQuoteBackslashOrControlByteAtEveryAlignment() {
+        byte[] stops = {'"', '\\', 0x00, 0x1f, '\n'};
+        for (int from = 0; from < 8; from++) {
+            for (int at = from; at < from + 20; at++) {
+                for (byte stop : stops) {
+                    byte[] a = new byte[from + 24];
+                    for (int k = 0; k < a.length; k++) {
+                        a[k] = (byte) (k % 3 == 0 ? 0xc3 : k % 3 == 1 ? 0x20 : 0x7f); // UTF-8, space, DEL: plain
+                    }
+                    a[at] = stop;
+                    if (at + 1 < a.length) {
+                        a[at + 1] = '"'; // a later stop does not hide the first
+                    }
+                    assertThat(JsonValidator.plainEnd(a, from, a.length))
+                            .as("from %d, %s at %d", from, stop, at)
+                            .isEqualTo(at);
+                    assertThat(JsonValidator.plainEnd(a, from, at)).isEqualTo(at); // the end stops a run
+                }
+            }
+        }
+    }
+
+    @Test
+    void stringsAndEscapesSplitAtEveryByteAndEveryAlignment() {
+        String value = "abcdefgh\\\\ijk\\\"lmnopqrstuvw\\u00e9xyz0123456789\\n\\/é€𝄞 0123456789abcdefghij\\\\";
+        String json = "{\"drop\":\"" + value + "\",\"k" + value + "\":\"" + value + "\",\"keep\":[\"" + value + "\"]}";
+        String expected = "{\"keep\":[\"" + value + "\"]}";
+        for (int pad = 0; pad < 8; pad++) {
+            String padded = " ".repeat(pad) + json;
+            byte[] in = padded.getBytes(StandardCharsets.UTF_8);
+            for (int cut = 0; cut <= in.length; cut++) {
+                JsonShaper shaper = new JsonShaper(select("keep"));
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                byte[] room = new byte[in.length + 64];
+                int used = shaper.shape(in, 0, cut, room, 0, room.length);
+                out.write(room, 0, shaper.produced());
+                used += shaper.shape(in, used, in.length - used, room, 0, room.length);
+                out.write(room, 0, shaper.produced());
+                assertThat(used).isEqualTo(in.length);
+                assertThat(shaper.finish())
+                        .as("pad %d, cut %d: %s", pad, cut, shaper.error())
+                        .isTrue();
+                assertThat(out.toString(StandardCharsets.UTF_8))
+                        .as("pad %d, cut %d", pad, cut)
+                        .isEqualTo(expected);
+            }
+        }
+    }
+
+    @Test
+    void aControlByteOrABadEscapeInALongStringFailsAtItsByteWhateverTheChunking() {
+        for (int at = 1; at < 20; at++) {
+            String body = "x".repeat(at) + "\u0001" + "y".repeat(20);
+            String json = "{\"a\":\"" + body + "\"}";
+            int where = json.indexOf('\u0001');
+            String expected = "FAILED control character 0x01 in a string at byte " + where;
+            assertThat(shape(select("a"), json, new Random(at))).isEqualTo(expected);
+            assertThat(shape(exclude("a"), json, new Random(at))).isEqualTo(expected);
+            String escape = "{\"a\":\"" + "x".repeat(at) + "\\q" + "y".repeat(20) + "\"}";
+            assertThat(shape(select("b"), escape, new Random(at))).startsWith("FAILED unexpected 'q' at byte ");
+            String hex = "{\"a\":\"" + "x".repeat(at) + "\\u12g4" + "\"}";
+            assertThat(shape(select("a"), hex, new Random(at))).startsWith("FAILED unexpected 'g' at byte ");
+        }
+    }
 }
