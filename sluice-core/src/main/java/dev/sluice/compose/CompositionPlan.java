@@ -611,6 +611,77 @@ public final class CompositionPlan {
         return -1;
     }
 
+    /**
+     * How part {@code i}'s reads may draw on its composition's floor ({@link CompositionBudget}) now:
+     * {@link CompositionBudget.Need#ANY} for the part the plan waits on to go on (the part relayed, the
+     * collection element relayed, or when nothing is relayed the first part not yet ready that the
+     * plan will relay next), {@link CompositionBudget.Need#ONE} for a part the head waits for
+     * ({@link Completeness#holdsHeadFor}) that has not answered, else {@link CompositionBudget.Need#NONE}.
+     */
+    public CompositionBudget.Need need(int i) {
+        PartState p = parts[i];
+        if (over || p.failed || p.ended) {
+            return CompositionBudget.Need.NONE;
+        }
+        if (!committed && completeness.holdsHead()) {
+            return !p.answered && p.owner == null && completeness.holdsHeadFor(p)
+                    ? CompositionBudget.Need.ONE
+                    : CompositionBudget.Need.NONE;
+        }
+        return i == awaited() ? CompositionBudget.Need.ANY : CompositionBudget.Need.NONE;
+    }
+
+    /** The slot the plan waits on to go on: relayed, or to be relayed next; -1 when none reads. */
+    private int awaited() {
+        if (relaying >= 0) {
+            PartState r = parts[relaying];
+            return r.col == null ? relaying : r.col.current >= 0 ? r.col.current : nextUnready(r.col.elements);
+        }
+        if (declared) {
+            if (nextDeclared >= top) {
+                return -1;
+            }
+            PartState d = parts[nextDeclared];
+            return d.col == null ? nextDeclared : nextUnready(d.col.elements);
+        }
+        for (int i = 0; i < top; i++) {
+            PartState p = parts[i];
+            int s = p.col == null
+                    ? (p.begun && !p.ended && !p.failed && !p.isReady() ? i : -1)
+                    : nextUnready(p.col.elements);
+            if (s >= 0) {
+                return s;
+            }
+        }
+        return -1;
+    }
+
+    private static int nextUnready(PartState[] slots) {
+        for (PartState e : slots) {
+            if (e.begun && !e.ended && !e.failed && !e.isReady()) {
+                return e.index;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * How many read shares this composition's floor holds ({@link CompositionBudget}): one for the
+     * part it waits on, one more for a part that arrives first when parts are relayed as they
+     * arrive (the awaited part may hold one meanwhile), and one per part its head waits for.
+     */
+    public int floorShares() {
+        int shares = declared ? 1 : 2;
+        if (completeness.holdsHead()) {
+            for (int i = 0; i < top; i++) {
+                if (completeness.holdsHeadFor(parts[i])) {
+                    shares++;
+                }
+            }
+        }
+        return shares;
+    }
+
     /** For START: the part's upstream request target (origin form, its upstream's base path included). */
     public String target() {
         String chainedTarget = parts[part].target;

@@ -1,6 +1,7 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.compose.Completeness;
+import dev.sluice.compose.CompositionBudget;
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.DeliveryFrames;
 import dev.sluice.compose.JsonSplice;
@@ -41,6 +42,9 @@ import reactor.netty.http.server.HttpServerResponse;
  * <p>A part's bytes stay taken from the gateway's {@link dev.sluice.compose.ReadAheadBudget} until
  * their write to the client completes (or fails: the connection closed), so that what clients do not
  * read counts against the budget wherever it waits, in a part or in the connection's outbound buffer.
+ * The composition's {@link CompositionBudget} admits it (its floor taken, in the budget's line) before
+ * its parts start: a START the plan hands out before then waits for the admission, within the plan's
+ * deadlines.
  */
 final class Composition {
 
@@ -50,6 +54,10 @@ final class Composition {
     final ComposeRoute route;
     final EventLoop home;
     final CompositionPlan plan;
+    final CompositionBudget account; // its floor and its parts' bytes in the gateway's budget
+    private final String[] deferred; // START targets handed out before the admission, by part
+    private boolean hungry; // a part waits for room
+    private boolean roomPending; // roomMade() scheduled
     private final boolean flatten; // NDJSON, SSE: relayed bytes lose their line breaks
     private final HttpServerResponse response;
     private final Channel channel;
@@ -77,6 +85,7 @@ final class Composition {
     private ByteBuf pendingKey; // the key of the part being relayed, not yet written
     private CompositeByteBuf turn; // this turn's bytes, not yet written (only when gathering)
     private long turnBudgeted; // how many of them are parts' bytes, taken from the budget
+    private long turnFloor; // how many of those are the composition's floor's
     private ScheduledFuture<?> timer;
     private final HttpHeaders requestHeaders; // its TE: whether the client takes the completeness trailer
     private long timerDeadline;
@@ -115,6 +124,8 @@ final class Composition {
                 targets);
         this.flatten = plan.flattensRelayed();
         int n = plan.slots(); // a collection part's elements after the parts
+        this.account = new CompositionBudget(route.budget, plan.floorShares(), Part.READ_SHARE, this::roomMade);
+        this.deferred = new String[n];
         this.parts = new Part[n];
         ClientRequest.Forwarding forwarding = in.forwarding();
         for (int i = 0; i < n; i++) {
@@ -129,6 +140,7 @@ final class Composition {
             this.sink = sink;
             sink.onCancel(() -> onLoop(this::stop));
             channel.closeFuture().addListener(clientGone);
+            account.admit(this::admissionGranted); // or waits in line: the deadlines run meanwhile
             onLoop(this::drain);
         });
     }
@@ -139,6 +151,53 @@ final class Composition {
             task.run();
         } else {
             home.execute(task);
+        }
+    }
+
+    /** The budget took this composition's floor for it: on whichever thread released bytes. */
+    private void admissionGranted(long bytes) {
+        try {
+            home.execute(this::admitted);
+        } catch (java.util.concurrent.RejectedExecutionException e) { // the loop is gone: the gateway stopped
+            route.budget.release(bytes);
+        }
+    }
+
+    private void admitted() {
+        if (!account.admitted()) {
+            return; // it ended meanwhile: the floor went back
+        }
+        for (int i = 0; i < deferred.length; i++) {
+            if (deferred[i] != null) {
+                String target = deferred[i];
+                deferred[i] = null;
+                parts[i].begin(target);
+            }
+        }
+        drain();
+    }
+
+    /** A part could not reserve a read: it tries again once bytes come back or the plan moves on. */
+    void hungry() {
+        hungry = true;
+    }
+
+    /** Bytes of this composition came back, or its plan moved on: parts waiting for room try again, on a later turn. */
+    private void roomMade() {
+        if (hungry && !roomPending && !finished) {
+            roomPending = true;
+            home.execute(this::retryHungry);
+        }
+    }
+
+    private void retryHungry() {
+        roomPending = false;
+        if (finished) {
+            return;
+        }
+        hungry = false;
+        for (Part part : parts) {
+            part.roomMade(); // one that still finds no room says hungry() again
         }
     }
 
@@ -171,6 +230,7 @@ final class Composition {
         } finally {
             draining = false;
         }
+        roomMade(); // the part the plan waits on may have changed
     }
 
     private void step() {
@@ -182,7 +242,13 @@ final class Composition {
                     armTimer();
                     return;
                 }
-                case START -> parts[plan.part()].begin(plan.target());
+                case START -> {
+                    if (account.isAdmitted()) {
+                        parts[plan.part()].begin(plan.target());
+                    } else {
+                        deferred[plan.part()] = plan.target(); // begun once admitted
+                    }
+                }
                 case STOP -> parts[plan.part()].close();
                 case COMMIT -> {
                     commit();
@@ -229,7 +295,7 @@ final class Composition {
                         emit(pendingKey);
                         pendingKey = null;
                     }
-                    emitPartBytes(chunk);
+                    emitPartBytes(chunk, part.polledFloor());
                     part.requestMore(); // may deliver, end or fail the part right here
                 }
                 case FINISH -> finish();
@@ -352,18 +418,19 @@ final class Composition {
         }
     }
 
-    private void emitPartBytes(ByteBuf chunk) {
+    private void emitPartBytes(ByteBuf chunk, long floor) {
         int n = chunk.readableBytes();
         if (!channel.isActive()) {
             chunk.release();
-            route.budget.release(n);
+            account.written(n, floor);
             return;
         }
         if (gather) {
             turnBudgeted += n;
+            turnFloor += floor;
             emit(chunk);
         } else {
-            channel.write(chunk, giveBackWhenWritten(n));
+            channel.write(chunk, giveBackWhenWritten(n, floor));
             if (!flushPending) {
                 flushPending = true;
                 home.execute(flush);
@@ -371,10 +438,13 @@ final class Composition {
         }
     }
 
-    /** A promise that gives {@code n} bytes back to the budget when the write it is for completes or fails. */
-    private io.netty.channel.ChannelPromise giveBackWhenWritten(long n) {
+    /**
+     * A promise that gives {@code n} bytes ({@code floor} of them the floor's) back to the budget when
+     * the write it is for completes or fails.
+     */
+    private io.netty.channel.ChannelPromise giveBackWhenWritten(long n, long floor) {
         io.netty.channel.ChannelPromise promise = channel.newPromise();
-        promise.addListener(f -> route.budget.release(n));
+        promise.addListener(f -> account.written(n, floor));
         return promise;
     }
 
@@ -401,12 +471,14 @@ final class Composition {
         }
         turn = null;
         long budgeted = turnBudgeted;
+        long floor = turnFloor;
         turnBudgeted = 0;
+        turnFloor = 0;
         if (channel.isActive()) {
-            channel.write(bytes, budgeted > 0 ? giveBackWhenWritten(budgeted) : channel.voidPromise());
+            channel.write(bytes, budgeted > 0 ? giveBackWhenWritten(budgeted, floor) : channel.voidPromise());
         } else {
             bytes.release();
-            route.budget.release(budgeted);
+            account.written(budgeted, floor);
         }
     }
 
@@ -445,11 +517,13 @@ final class Composition {
             turn.release();
             turn = null;
         }
-        route.budget.release(turnBudgeted);
+        account.written(turnBudgeted, turnFloor);
         turnBudgeted = 0;
+        turnFloor = 0;
         for (Part part : parts) {
             part.close();
         }
+        account.close(); // the floor back (what is still being written goes back to the pool when it is)
     }
 
     private void clientGone() {

@@ -1,5 +1,6 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.compose.CompositionBudget;
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.JsonPointerTap;
 import dev.sluice.compose.JsonShaper;
@@ -37,12 +38,14 @@ import java.util.concurrent.TimeUnit;
  * read-ahead has room, so its connection's {@link ReadStall} times only the waits it asked for: a part
  * waiting for its turn is never timed out.
  *
- * <p>Every byte it reads is the gateway's {@link ReadAheadBudget}'s: before each socket read it takes
- * a read's worth ({@link #READ_SHARE}, the most one read allocates) from the budget, or waits for it
- * without reading (its upstream connection holds the rest); the bytes that arrive stay taken while
- * they are buffered here and until the composition has written them to the client; what a read
- * did not fill goes back once the part stops reading. When the budget is spent the part waits, and
- * only its composition's deadline ends that wait.
+ * <p>Every byte it reads is the gateway's {@link ReadAheadBudget}'s, through its composition's
+ * {@link CompositionBudget}: before each socket read it reserves a read's worth ({@link #READ_SHARE},
+ * the most one read allocates), from its composition's floor when the plan waits on it ({@link
+ * CompositionPlan#need}), else from the pool if that gives it without waiting; when it cannot, it
+ * reads nothing (its upstream connection holds the rest) and tries again when its composition is
+ * told of room ({@link #roomMade}). The bytes that arrive stay taken while they are buffered here and
+ * until the composition has written them to the client; what a read did not fill goes back once the
+ * part stops reading.
  */
 final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
@@ -57,8 +60,6 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
      */
     static final int READ_SHARE = 64 * 1024;
 
-    private static final Runnable NOTHING = () -> {};
-
     final int index;
     final PartConfig config;
     private final Composition composition;
@@ -71,8 +72,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private final JsonShaper shaper; // the plan's; null unless the part is shaped
     private final JsonPointerTap tap; // the plan's; null unless chained parts wait for this one's values
     private final ArrayDeque<ByteBuf> buffer = new ArrayDeque<>(4);
-    private final ReadAheadBudget budget;
-    private final ReadAheadBudget.Grant grant = this::granted; // one instance: it is what cancel() finds
+    private final CompositionBudget.Reader reader; // this part's bytes in its composition's budget
     private final PartCache cache; // the gateway's when the part has cache:, else null
     private HttpHeaders sent; // a cached part's request headers, for the cache's Vary
     private PartCache.Recorder recorder; // a cached part's answer, copied as it streams; null: not kept
@@ -92,9 +92,14 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private final UpstreamCall tries; // decides each try's next step
     private Attempt attempt; // the try in progress, or the last one
     private boolean between; // a try was dropped, the next not begun: its late signals are ignored
-    private long reserved; // taken from the budget for reads, not yet filled by bytes
-    private long asked; // waiting in the budget's line for this much (0: not waiting)
-    private Runnable afterGrant; // what goes on once it is granted
+    private Runnable afterGrant; // what goes on once there is room for a read (null: not waiting)
+    private long polledFloor; // of the last chunk polled, bytes that were its composition's floor's
+    private boolean moreAsked; // requestMoreTask is scheduled
+    private final Runnable requestMoreTask = () -> {
+        moreAsked = false;
+        outstanding = false; // the read's chunks have all come: only now may the next be asked
+        requestMore();
+    };
 
     Part(
             Composition composition,
@@ -110,7 +115,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         this.upstream = upstream;
         this.forwarding = forwarding;
         this.readAhead = readAhead;
-        this.budget = composition.route.budget;
+        this.reader = composition.account.reader();
         this.validator = plan.validator(index);
         this.shaper = plan.shaper(index);
         this.tap = plan.tap(index);
@@ -217,9 +222,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         between = true;
         outstanding = false;
         recorder = null; // a dropped try's answer is never kept
-        if (asked > 0) {
-            afterGrant = NOTHING; // a grant during the wait before the next try only adds to the share
-        }
+        afterGrant = null; // the next try reserves again
         if (c == null) {
             retryAfter(wait);
         } else {
@@ -337,13 +340,14 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             chunk.release();
             return;
         }
-        outstanding = false;
         if (closed || done) {
+            outstanding = false;
             chunk.release();
             return;
         }
         int n = chunk.readableBytes();
         if (n == 0) {
+            outstanding = false;
             chunk.release();
             requestMore();
             return;
@@ -356,11 +360,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                 }
             }
         }
-        long covered = Math.min(n, reserved); // the read's share covers what it gave
-        reserved -= covered;
-        if (n > covered) { // more than the share (a TLS record completed from earlier reads): held all the same
-            budget.take(n - covered);
-        }
+        reader.arrived(n); // the read's share covers what it gave; more (a TLS record completed): held all the same
         if (validator != null) {
             for (ByteBuffer nio : chunk.nioBuffers()) {
                 validator.feed(nio);
@@ -370,9 +370,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             ByteBuf shaped = Shaped.shape(shaper, chunk, composition.alloc());
             int m = shaped.readableBytes();
             if (m < n) {
-                budget.release(n - m);
+                reader.dropped(n - m);
             } else if (m > n) {
-                budget.take(m - n);
+                reader.grew(m - n);
             }
             chunk = shaped;
             n = m;
@@ -384,7 +384,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         }
         if (!plan.received(index, n)) {
             chunk.release();
-            budget.release(n);
+            reader.dropped(n);
             stop();
         } else {
             buffered += n;
@@ -393,7 +393,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             } else {
                 chunk.release(); // shaped to nothing
             }
-            requestMore();
+            requestMoreAfterThisRead();
         }
         composition.changed();
     }
@@ -452,10 +452,10 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
     /**
      * Asks the upstream for the next body bytes, unless the read-ahead is full or the body is done,
-     * once the budget gives a read's share; while it does not, the part waits in its line.
+     * once the budget gives a read's share; while it does not, the part waits for room ({@link #roomMade}).
      */
     void requestMore() {
-        if (outstanding || asked > 0 || connection == null) { // no connection: not reading yet, or never again
+        if (outstanding || connection == null) { // no connection: not reading yet, or never again
             return;
         }
         if (ended || done || closed || buffered >= readAhead) {
@@ -470,62 +470,57 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     }
 
     /**
-     * Whether a read's share is taken from the budget; if not, the part waits in its line and {@code
-     * then} runs once it is granted.
+     * {@link #requestMore()} once the rest of this socket read's chunks (a chunked body's) have come, in
+     * a later task; the read stays outstanding until then: asked at once (here, or by a relay), the
+     * next read would be asked with a share those chunks spend, and its bytes held beyond the budget.
+     */
+    private void requestMoreAfterThisRead() {
+        if (!moreAsked) {
+            moreAsked = true;
+            composition.home.execute(requestMoreTask);
+        }
+    }
+
+    /**
+     * Whether a read's share is reserved ({@link CompositionBudget.Reader#reserve}, as the plan needs
+     * this part now); if not, the part reads nothing and {@code then} runs when there is room.
      */
     private boolean reserveRead(Runnable then) {
-        if (asked > 0) { // in line already (a try timed out while it waited): what follows the grant changes
-            afterGrant = then;
-            return false;
-        }
-        long need = budget.fit(READ_SHARE) - reserved;
-        if (need <= 0) {
+        if (reader.reserve(READ_SHARE, plan.need(index))) {
+            afterGrant = null;
             return true;
         }
-        if (budget.acquire(need, grant)) {
-            reserved += need;
-            return true;
-        }
-        asked = need;
         afterGrant = then;
+        composition.hungry();
         return false;
     }
 
-    /** The budget took what this part waits for: on whichever thread released bytes. */
-    private void granted(long bytes) {
-        try {
-            composition.home.execute(this::onGranted);
-        } catch (java.util.concurrent.RejectedExecutionException e) { // the loop is gone: the gateway stopped
-            budget.release(bytes);
-        }
-    }
-
-    private void onGranted() {
-        reserved += asked;
-        asked = 0;
+    /** Its composition gave bytes back, or its plan moved on (on the home loop): a part waiting for room tries again. */
+    void roomMade() {
         Runnable then = afterGrant;
         afterGrant = null;
-        if (closed || done) {
-            giveBackReserve();
-        } else if (then != null) {
+        if (then != null && !closed && !done) {
             then.run();
         }
     }
 
     private void giveBackReserve() {
-        if (reserved > 0) {
-            budget.release(reserved);
-            reserved = 0;
-        }
+        reader.unreserve();
+    }
+
+    /** Of the chunk {@link #poll()} gave last, how many bytes are its composition's floor's. */
+    long polledFloor() {
+        return polledFloor;
     }
 
     /**
      * The next buffered chunk to relay. Its bytes stay taken from the budget: the caller gives them
-     * back once they are written to the client. The caller asks for more with {@link #requestMore()}.
+     * back once they are written to the client ({@link CompositionBudget#written}). The caller asks for more with {@link #requestMore()}.
      */
     ByteBuf poll() {
         ByteBuf chunk = buffer.poll();
         buffered -= chunk.readableBytes();
+        polledFloor = reader.handedOn(chunk.readableBytes());
         return chunk;
     }
 
@@ -560,11 +555,9 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         while ((chunk = buffer.poll()) != null) {
             chunk.release();
         }
-        if (asked > 0 && budget.cancel(grant)) {
-            asked = 0; // left the line: nothing was taken for it
-        } // else granted() is on its way, and gives the share back
-        budget.release(buffered);
+        afterGrant = null;
+        reader.free(); // its buffered bytes and its reserve; a read in flight may still deliver: received() drops
+        // those bytes uncounted
         buffered = 0;
-        giveBackReserve(); // a read in flight may still deliver: received() drops those bytes uncounted
     }
 }
