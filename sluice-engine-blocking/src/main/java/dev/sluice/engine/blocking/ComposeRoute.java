@@ -127,7 +127,7 @@ final class ComposeRoute implements BlockingRoute {
         } finally {
             composition.cancelAll();
             for (PartFetch fetch : fetches) {
-                fetch.letGoOfRing(); // the relay reads from the rings no more
+                fetch.relayLetsGo(); // the relay reads from the rings no more
             }
         }
     }

@@ -398,6 +398,14 @@ final class Composition {
         part.count -= len;
         plan.relayed(part.index, len);
         changed.signalAll(); // the fetch may be waiting for room
+        if (part.ended && part.count == 0) { // wholly relayed: its ring's budget goes back now, not at the end
+            lock.unlock();
+            try {
+                part.relayLetsGo();
+            } finally {
+                lock.lock();
+            }
+        }
     }
 
     /** A part broke after some of its bytes reached the client: the response must be aborted. */

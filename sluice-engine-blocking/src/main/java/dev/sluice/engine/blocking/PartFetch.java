@@ -256,8 +256,23 @@ final class PartFetch implements Runnable {
     }
 
     /**
-     * Called once by the fetch (when it stops reading) and once by the relay (when the composition
-     * is over): the second call returns the ring to the pool. The ring is set before either can
+     * The relay is done with the ring (the part wholly relayed, or the composition over): its hold
+     * goes, once. Giving a relayed part's ring back before the composition ends is what keeps the
+     * budget moving: rings held by parts already relayed would otherwise starve the parts relayed
+     * after them (ReadAheadLivenessContract). Never under the composition's lock.
+     */
+    void relayLetsGo() {
+        if (relayLetGo.compareAndSet(false, true)) {
+            letGoOfRing();
+        }
+    }
+
+    private final java.util.concurrent.atomic.AtomicBoolean relayLetGo =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Called once by the fetch (when it stops reading) and once by the relay ({@link #relayLetsGo}):
+     * the second call returns the ring to the pool. The ring is set before either can
      * call, or never.
      */
     void letGoOfRing() {
