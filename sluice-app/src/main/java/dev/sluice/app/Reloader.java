@@ -211,12 +211,7 @@ final class Reloader implements AutoCloseable {
         try {
             sun.misc.Signal.handle(
                     new sun.misc.Signal("HUP"),
-                    // a platform thread: a reload must not queue behind request work on the virtual
-                    // threads' carriers
-                    signal -> Thread.ofPlatform()
-                            .name("sluice-sighup")
-                            .daemon(true)
-                            .start(() -> reload("SIGHUP")));
+                    signal -> Thread.ofVirtual().name("sluice-sighup").start(() -> reload("SIGHUP")));
         } catch (IllegalArgumentException | UnsupportedOperationException noSuchSignal) {
             LOG.debug("no SIGHUP here; reload by file change or POST /reload");
         }
