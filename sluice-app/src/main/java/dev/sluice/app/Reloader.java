@@ -206,12 +206,20 @@ final class Reloader implements AutoCloseable {
         }
     }
 
-    /** Reloads on SIGHUP, where the platform has it. */
+    /**
+     * Reloads on SIGHUP, where the platform has it. A process started with SIGHUP ignored ({@code nohup},
+     * some supervisors) keeps it ignored: the JVM does not take an ignored hang-up signal back, so the
+     * handler would never run; that is said once, with the other ways to reload.
+     */
     void onHangUp() {
         try {
-            sun.misc.Signal.handle(
+            sun.misc.SignalHandler previous = sun.misc.Signal.handle(
                     new sun.misc.Signal("HUP"),
                     signal -> Thread.ofVirtual().name("sluice-sighup").start(() -> reload("SIGHUP")));
+            if (previous == sun.misc.SignalHandler.SIG_IGN) {
+                LOG.warn("SIGHUP is ignored by this process (started under nohup?): it will not reload;"
+                        + " reload by file change or POST /reload");
+            }
         } catch (IllegalArgumentException | UnsupportedOperationException noSuchSignal) {
             LOG.debug("no SIGHUP here; reload by file change or POST /reload");
         }
