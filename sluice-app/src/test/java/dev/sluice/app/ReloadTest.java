@@ -458,9 +458,7 @@ class ReloadTest {
                                 .start();
                         assertThat(kill.waitFor()).isZero();
                         URI admin = session.adminUrl().orElseThrow();
-                        // generous: the reload runs on a virtual thread the signal starts, on a machine that may be
-                        // busy
-                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                         String metrics;
                         do {
                             Thread.sleep(20);
