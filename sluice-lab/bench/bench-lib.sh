@@ -40,14 +40,15 @@ bench_profiler() {
   echo "$work/$arch/libasyncProfiler.so"
 }
 
-# bench_nginx_files WORK PORT: a 16 KB file under WORK/www and WORK/nginx.conf serving it on PORT
+# bench_nginx_files WORK PORT: a 16 KB and a 1 MiB file under WORK/www and WORK/nginx.conf serving it on PORT
 # (one worker, keep-alive without limit, no access log).
 bench_nginx_files() {
   local work=$1 port=$2
   mkdir -p "$work/www"
   chmod 755 "$work" "$work/www" # nginx's workers run as another user
   head -c 12288 /dev/urandom | base64 -w 100 | head -c 16384 >"$work/www/16k"
-  chmod 644 "$work/www/16k"
+  head -c 786432 /dev/urandom | base64 -w 100 | head -c 1048576 >"$work/www/1m"
+  chmod 644 "$work/www/16k" "$work/www/1m"
   cat >"$work/nginx.conf" <<EOF
 worker_processes 1;
 pid $work/nginx.pid;
@@ -65,7 +66,7 @@ EOF
 }
 
 # bench_gateway_yaml FILE PORT UPSTREAM_PORT_BASE NGINX_PORT: GET /compose of the demo's products,
-# customers and reviews APIs, and GET /16k proxied from nginx.
+# customers and reviews APIs, and GET /16k and /1m proxied from nginx.
 bench_gateway_yaml() {
   local base=$3
   cat >"$1" <<EOF
@@ -85,6 +86,9 @@ routes:
         reviews:  { upstream: reviews,   path: /reviews }
   - id: file
     match: { path: /16k, methods: [GET] }
+    proxy: { upstream: web }
+  - id: large
+    match: { path: /1m, methods: [GET] }
     proxy: { upstream: web }
 EOF
 }

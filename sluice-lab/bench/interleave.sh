@@ -18,8 +18,8 @@
 #                       and its key, made once per run with openssl (A/B of TLS termination)
 #   webflux             the Spring WebFlux baseline of the lab (sluice-lab/baselines/spring-reactive;
 #                       build it with `./sluice lab paper` once, or mvn -f sluice-lab/baselines)
-# Paths: /compose (the demo's 16/5/7 KB APIs composed) and /16k (a 16 KB file proxied from nginx;
-# the WebFlux baseline has no such route).
+# Paths: /compose (the demo's 16/5/7 KB APIs composed), /16k and /1m (a 16 KB and a 1 MiB file
+# proxied from nginx; the WebFlux baseline has no such route); --paths defaults to the first two.
 #
 # Each subject is warmed (--warmup on each path), then every round runs wrk -t2 -c100 for --seconds
 # on each subject and path; the gateway's CPU per request comes from /proc/PID/stat. Prints every run,

@@ -65,6 +65,7 @@ public final class ImageBuilder {
             "-XX:+UseParallelGC",
             "-XX:MaxRAMPercentage=70",
             "-XX:TrimNativeHeapInterval=2000",
+            "-XX:-OmitStackTraceInFastThrow",
             "--sun-misc-unsafe-memory-access=allow");
 
     static final String USER = "65532:65532";

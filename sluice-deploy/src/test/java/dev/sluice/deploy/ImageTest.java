@@ -118,7 +118,7 @@ class ImageTest {
         assertThat(c.get("WorkingDir")).isEqualTo("/opt/sluice");
         assertThat((List<String>) c.get("Entrypoint"))
                 .startsWith("/opt/java/bin/java")
-                .contains("-XX:AOTCache=sluice.aot", "-XX:MaxRAMPercentage=70")
+                .contains("-XX:AOTCache=sluice.aot", "-XX:MaxRAMPercentage=70", "-XX:-OmitStackTraceInFastThrow")
                 .endsWith("-jar", "sluice.jar");
         assertThat((List<String>) c.get("Cmd")).containsExactly("run", "-c", "/etc/sluice/sluice.yaml");
         assertThat(((Map<String, Object>) c.get("ExposedPorts")).keySet())
