@@ -6,7 +6,7 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
-        NettyDefaults.apply(System.getProperties()); // first: before any Netty class reads them
+        LibraryDefaults.apply(System.getProperties()); // first: before any Netty class reads them
         System.exit(new Cli(System.out, System.err).run(args));
     }
 }
