@@ -51,11 +51,13 @@ public final class Cli {
         sluice upstreams [--host H] [--port-base N]                            only the demo upstreams
         sluice config [--upstream-port-base N]                                 print the bundled demo config
         sluice import OPENAPI_FILE                                             a starting config from an OpenAPI 3 document
+        sluice train [--rounds N]                                              every engine on the demo, for an AOT cache
         sluice version | help
       from the ./sluice launcher in a source checkout:
         sluice test [maven args]                                               every test of the project (what CI runs)
         sluice lab SCENARIO [options]                                          the benchmark lab (./sluice lab help)
         sluice image [--name NAME:TAG] [--out FILE]                            the container image, an OCI tar (./sluice image --help)
+        sluice aot [--rounds N]                                                an AOT cache the launcher starts with (sluice train)
       """;
 
     /**
@@ -69,6 +71,7 @@ public final class Cli {
             "upstreams", Set.of("--host", "--port-base"),
             "config", Set.of("--upstream-port-base"),
             "import", Set.of("--openapi"),
+            "train", Set.of("--rounds"),
             "version", Set.of(),
             "help", Set.of());
 
@@ -126,10 +129,11 @@ public final class Cli {
             case "upstreams" -> upstreams(Arguments.parse(command, rest, OPTIONS.get("upstreams")));
             case "config" -> config(Arguments.parse(command, rest, OPTIONS.get("config")));
             case "import" -> importOpenApi(Arguments.parse(command, rest, OPTIONS.get("import")));
+            case "train" -> train(Arguments.parse(command, rest, OPTIONS.get("train")));
             case "version", "--version", "-v" ->
                 print(Arguments.parse(command, rest, OPTIONS.get("version")), version() + "\n");
             case "help", "--help", "-h" -> print(Arguments.parse(command, rest, OPTIONS.get("help")), USAGE);
-            case "test", "lab", "image" ->
+            case "test", "lab", "image", "aot" ->
                 throw new UsageException("'" + command + "' runs from the ./sluice launcher in a source checkout"
                         + " (./sluice " + command + "), not from the jar");
             default -> throw new UsageException("unknown command '" + command + "'");
@@ -140,6 +144,26 @@ public final class Cli {
     private int config(Arguments a) throws UsageException {
         Optional<Integer> base = a.integer("--upstream-port-base", 1, 65530);
         out.print(base.map(DemoConfig::yaml).orElseGet(DemoConfig::yaml));
+        return 0;
+    }
+
+    /**
+     * Runs {@link Training} (the demo upstreams on free ports, then every engine in turn) and exits:
+     * under {@code -XX:AOTCacheOutput=FILE} the JVM writes its AOT cache as it does.
+     */
+    private int train(Arguments a) throws Exception {
+        int rounds = a.integer("--rounds", 1, 100_000).orElse(300);
+        GatewayConfig config;
+        try {
+            config = DemoConfig.load();
+        } catch (ConfigException e) {
+            throw new Failure("the bundled demo configuration is invalid: " + e.getMessage());
+        }
+        LogBackend.configure(config.logging(), err);
+        try (DemoUpstreams upstreams = startUpstreams("127.0.0.1", 0, "--rounds")) {
+            Training.run(config, upstreams.urls(), rounds, Cli::startGateway);
+        }
+        out.println("trained every engine: " + rounds + " rounds of " + String.join(", ", Training.PATHS));
         return 0;
     }
 

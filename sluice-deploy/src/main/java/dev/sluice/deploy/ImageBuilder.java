@@ -13,16 +13,11 @@ import com.google.cloud.tools.jib.api.buildplan.ImageFormat;
 import com.google.cloud.tools.jib.api.buildplan.Port;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -50,7 +45,8 @@ import java.util.zip.ZipFile;
  *   java       a jlink'd runtime (/opt/java): the modules jdeps finds in the jar
  *   sluice     the gateway jar (/opt/sluice/sluice.jar)
  *   aot-cache  the JDK AOT cache (/opt/sluice/sluice.aot), trained by a real run of this runtime and
- *              jar on the demo, so the image starts with classes already loaded and linked
+ *              jar on the demo (sluice train: every engine), so the image starts with classes already
+ *              loaded and linked, whichever engine its configuration names
  * </pre>
  *
  * <p>The entrypoint runs {@code java} with the container flags and the cache, as user 65532, in
@@ -191,7 +187,7 @@ public final class ImageBuilder {
         Files.createDirectories(os.resolve("etc/sluice"));
         Files.createDirectories(os.resolve("tmp"));
 
-        log.println("image: AOT cache (a training run of the demo)");
+        log.println("image: AOT cache (a training run of every engine on the demo)");
         train(java.resolve("bin/java"), app);
 
         log.println("image: layers");
@@ -346,64 +342,30 @@ public final class ImageBuilder {
 
     /**
      * A real run of the image's runtime and jar, from the image's working directory with the
-     * entrypoint's flags and relative paths: the demo gateway, a few hundred requests on every route
-     * kind (composition, proxy, 404) and a stop; the JVM writes the cache as it exits.
+     * entrypoint's flags and relative paths: {@code sluice train} (the demo upstreams, then every engine
+     * in turn serving compositions, proxied requests and 404s), after which the JVM writes the cache as
+     * it exits. Every engine: the configuration mounted later names the one it runs.
      */
     private void train(Path java, Path app) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(java.toString());
         command.addAll(JVM_FLAGS);
         command.add("-XX:AOTCacheOutput=sluice.aot");
-        command.addAll(List.of(
-                "-jar", "sluice.jar", "demo", "--engine", "reactive", "--port", "0", "--upstream-port-base", "0"));
+        command.addAll(List.of("-jar", "sluice.jar", "train"));
         Path log = work.resolve("training.log");
-        Process gateway = new ProcessBuilder(command)
+        Process training = new ProcessBuilder(command)
                 .directory(app.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
-        try {
-            URI base = null;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            Pattern started = Pattern.compile("listening on \\S+ \\((http://[^,)]+)");
-            while (base == null) {
-                if (!gateway.isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException(
-                            "the training run did not start; its output:\n" + Files.readString(log));
-                }
-                Matcher m = started.matcher(Files.readString(log));
-                if (m.find()) {
-                    base = URI.create(m.group(1));
-                } else {
-                    Thread.sleep(50);
-                }
-            }
-            HttpClient client = HttpClient.newBuilder()
-                    .version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(Duration.ofSeconds(5))
-                    .build();
-            for (int i = 0; i < 300; i++) {
-                for (String path : List.of("/page/1001", "/products/1001", "/nothing")) {
-                    HttpResponse<String> r = client.send(
-                            HttpRequest.newBuilder(base.resolve(path))
-                                    .timeout(Duration.ofSeconds(10))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
-                    if (r.statusCode() >= 500) {
-                        throw new IllegalStateException("training: " + path + " answered " + r.statusCode());
-                    }
-                }
-            }
-        } finally {
-            gateway.destroy(); // SIGTERM: the JVM writes the cache on its way out
-            if (!gateway.waitFor(180, TimeUnit.SECONDS)) {
-                gateway.destroyForcibly();
-                throw new IllegalStateException("the training run did not stop");
-            }
-        }
-        if (!Files.isRegularFile(app.resolve("sluice.aot"))) {
+        if (!training.waitFor(300, TimeUnit.SECONDS)) {
+            training.destroyForcibly();
             throw new IllegalStateException(
-                    "the training run wrote no AOT cache; its output:\n" + Files.readString(log));
+                    "the training run did not end within 300 s; its output:\n" + Files.readString(log));
+        }
+        if (training.exitValue() != 0 || !Files.isRegularFile(app.resolve("sluice.aot"))) {
+            throw new IllegalStateException("the training run failed (exit " + training.exitValue()
+                    + ") or wrote no AOT cache; its output:\n" + Files.readString(log));
         }
     }
 
