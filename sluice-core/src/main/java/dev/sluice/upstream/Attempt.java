@@ -6,7 +6,8 @@ import dev.sluice.http.UpstreamFailure;
  * One try of an upstream call, on one endpoint. The engine ends it exactly once: {@link #answered}
  * when the response head came, {@link #failed} when the call failed before it, {@link #abandoned}
  * when the gateway stopped it (the client went away, the route's deadline passed). Ending it again
- * does nothing.
+ * does nothing, on whichever thread: the first end wins (an answer on an event loop may meet a
+ * deadline's timer or a mirror's tee giving the try up).
  */
 public final class Attempt {
 
@@ -16,7 +17,7 @@ public final class Attempt {
     private final long began;
     private int status;
     private UpstreamFailure failure;
-    private boolean ended;
+    private volatile int ended; // 0 until the first end: set once, by ENDED's compare-and-set
 
     Attempt(UpstreamGuard guard, Endpoint endpoint, int number, long began) {
         this.guard = guard;
@@ -68,10 +69,16 @@ public final class Attempt {
     }
 
     private boolean end() {
-        if (ended) {
-            return false;
+        return ENDED.compareAndSet(this, 0, 1);
+    }
+
+    private static final java.lang.invoke.VarHandle ENDED;
+
+    static {
+        try {
+            ENDED = java.lang.invoke.MethodHandles.lookup().findVarHandle(Attempt.class, "ended", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
-        ended = true;
-        return true;
     }
 }
