@@ -94,7 +94,7 @@ final class GrpcWebRelay {
     }
 
     /** Text mode's request body, decoded as it is read. */
-    private static final class Decoding extends InputStream {
+    private static final class Decoding extends BulkInputStream {
         private final InputStream in;
         private final GrpcWebText.Decoder decoder;
         private final byte[] text = new byte[16 * 1024];
@@ -104,12 +104,6 @@ final class GrpcWebRelay {
         Decoding(InputStream in, GrpcWebText.Decoder decoder) {
             this.in = in;
             this.decoder = decoder;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override
