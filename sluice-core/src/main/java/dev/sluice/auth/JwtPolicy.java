@@ -14,6 +14,7 @@ import com.nimbusds.jose.jwk.source.RateLimitReachedException;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.sluice.config.FilterConfig;
+import dev.sluice.http.HeaderRules;
 import dev.sluice.policy.Decision;
 import dev.sluice.policy.InboundPolicy;
 import dev.sluice.policy.UpstreamEdits;
@@ -312,7 +313,7 @@ public final class JwtPolicy implements InboundPolicy {
             Map<String, String> set = new LinkedHashMap<>();
             claimsToHeaders.forEach((claim, header) -> {
                 String text = attributes.get(CLAIM + claim);
-                if (text != null && headerSafe(text)) {
+                if (text != null && HeaderRules.isValue(text)) {
                     set.put(header, text);
                 }
             });
@@ -367,17 +368,6 @@ public final class JwtPolicy implements InboundPolicy {
             return false;
         }
         return text.equals(wanted);
-    }
-
-    /** Whether a claim may go into a header value as it is: no control characters. */
-    private static boolean headerSafe(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if ((c < 0x20 && c != '\t') || c == 0x7f) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static Decision.Reject invalid(String description) {

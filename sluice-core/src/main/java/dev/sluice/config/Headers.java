@@ -19,13 +19,7 @@ final class Headers {
 
     /** Whether {@code s} may be sent as a header value: no control characters except tab. */
     static boolean isValue(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if ((c < 0x20 && c != '\t') || c == 0x7f) {
-                return false;
-            }
-        }
-        return true;
+        return HeaderRules.isValue(s);
     }
 
     /** A mapping of header name → value; names lower-cased; numbers and booleans taken as text. */

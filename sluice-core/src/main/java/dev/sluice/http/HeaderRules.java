@@ -217,4 +217,19 @@ public final class HeaderRules {
         }
         return true;
     }
+
+    /**
+     * Whether {@code s} may be sent as a header value: no control character but tab. The one rule for
+     * every value the gateway writes that it did not read from a checked head: the configuration's,
+     * a claim's, a policy's ({@code UpstreamEdits}).
+     */
+    public static boolean isValue(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                return false;
+            }
+        }
+        return true;
+    }
 }

@@ -1,5 +1,8 @@
 package dev.sluice.http;
 
+import java.util.Locale;
+import java.util.Set;
+
 /**
  * Whether an HTTP/2 request's pseudo-header fields make a request (RFC 9113 section 8.3.1): one with
  * {@code :method}, {@code :scheme} and a non-empty {@code :path}, or a CONNECT (without {@code
@@ -8,7 +11,29 @@ package dev.sluice.http;
  */
 public final class PseudoHeaders {
 
+    /**
+     * The connection-specific fields an HTTP/2 message must not carry (RFC 9113 section 8.2.2), in lower
+     * case: an engine drops them from a request it sends over h2 and puts {@code te: trailers}, the one
+     * {@code te} allowed, itself.
+     */
+    public static final Set<String> CONNECTION_SPECIFIC =
+            Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te");
+
     private PseudoHeaders() {}
+
+    /** Whether {@code name} (any case) is connection-specific ({@link #CONNECTION_SPECIFIC}). */
+    public static boolean connectionSpecific(String name) {
+        return CONNECTION_SPECIFIC.contains(name.toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * Whether an upstream's trailer field is never relayed as a trailer: a connection-specific one, or
+     * one that frames the message ({@code content-length}, {@code trailer}).
+     */
+    public static boolean notATrailer(String name) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        return CONNECTION_SPECIFIC.contains(lower) || lower.equals("content-length") || lower.equals("trailer");
+    }
 
     /**
      * @param method {@code :method}, or null when absent

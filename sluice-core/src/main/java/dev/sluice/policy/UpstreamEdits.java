@@ -3,6 +3,7 @@ package dev.sluice.policy;
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.http.HeaderNameSet;
+import dev.sluice.http.HeaderRules;
 import dev.sluice.http.QueryString;
 import java.util.Collection;
 import java.util.HashSet;
@@ -39,11 +40,25 @@ public final class UpstreamEdits {
      * @param set header name → value, set on every upstream request
      * @param remove header names (any case) never copied from the client
      * @param dropQuery query parameter names (decoded) dropped from the forwarded query string
+     * @throws IllegalArgumentException when a set name is not a token or a value holds a control
+     *     character ({@link HeaderRules#isValue}): the engines write these into request heads as they
+     *     are, so a CR LF here would be a header of its own (a custom policy that throws is answered
+     *     {@code 500 policy_failed})
      */
     public static UpstreamEdits of(Map<String, String> set, Collection<String> remove, Collection<String> dropQuery) {
         requireNonNull(set, "set");
         requireNonNull(remove, "remove");
         requireNonNull(dropQuery, "dropQuery");
+        set.forEach((name, value) -> {
+            if (!HeaderRules.isToken(name)) {
+                throw new IllegalArgumentException("set: header name of " + name.length()
+                        + " characters that is not a token (expected: letters, digits and !#$%&'*+-.^_`|~)");
+            }
+            if (!HeaderRules.isValue(value)) { // the value is not quoted: it may be a secret
+                throw new IllegalArgumentException(
+                        "set: " + name + " has a control character in its value (expected: none but tab)");
+            }
+        });
         if (set.isEmpty() && remove.isEmpty() && dropQuery.isEmpty()) {
             return NONE;
         }

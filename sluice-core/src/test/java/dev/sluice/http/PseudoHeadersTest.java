@@ -2,6 +2,7 @@ package dev.sluice.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PseudoHeadersTest {
@@ -25,5 +26,19 @@ class PseudoHeadersTest {
         assertThat(PseudoHeaders.wellFormed("CONNECT", "https", "/chat", "h", true))
                 .isTrue();
         assertThat(PseudoHeaders.wellFormed("CONNECT", null, null, "h", true)).isFalse();
+    }
+
+    @Test
+    void connectionSpecificFieldsAreTheSixOfRfc9113AnyCase() {
+        for (String name :
+                List.of("Connection", "keep-alive", "Proxy-Connection", "transfer-encoding", "Upgrade", "TE")) {
+            assertThat(PseudoHeaders.connectionSpecific(name)).as(name).isTrue();
+            assertThat(PseudoHeaders.notATrailer(name)).as(name).isTrue();
+        }
+        assertThat(PseudoHeaders.connectionSpecific("content-type")).isFalse();
+        assertThat(PseudoHeaders.connectionSpecific("host")).isFalse(); // :authority's: the engine moves it
+        assertThat(PseudoHeaders.notATrailer("Content-Length")).isTrue();
+        assertThat(PseudoHeaders.notATrailer("trailer")).isTrue();
+        assertThat(PseudoHeaders.notATrailer("grpc-status")).isFalse();
     }
 }

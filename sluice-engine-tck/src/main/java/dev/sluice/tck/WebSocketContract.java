@@ -6,7 +6,13 @@ import static dev.sluice.tck.Routes.proxy;
 import static dev.sluice.tck.Routes.requestHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.config.FilterConfig;
 import dev.sluice.config.ServerLimits;
+import dev.sluice.policy.Decision;
+import dev.sluice.policy.InboundPolicy;
+import dev.sluice.policy.UpstreamEdits;
+import dev.sluice.spi.PolicyFactory;
+import dev.sluice.spi.PolicySettings;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
@@ -337,6 +343,38 @@ public abstract class WebSocketContract extends ContractFixture {
             assertThat(response.status()).as("%s", response).isEqualTo(403);
             assertThat(response.header("X-Big")).hasValue(big);
             assertThat(response.bodyText()).isEqualTo("nope");
+        }
+    }
+
+    /**
+     * A header value with a CR, LF or NUL never goes into an upgrade's head, nor into any request head.
+     * Client headers, route sets, claims and decoded path variables are refused before; a team's
+     * policy's edits are the core's ({@code UpstreamEdits.of} refuses them, so the policy fails: {@code
+     * 500 policy_failed}). Every engine sent such an upgrade before, the injected header with it.
+     */
+    @Test
+    void anUpgradeWhoseHeadWouldHoldACrLfIsNeverSent() {
+        PolicyFactory crlf = new PolicyFactory() {
+            @Override
+            public String name() {
+                return "tck-crlf";
+            }
+
+            @Override
+            public InboundPolicy create(PolicySettings settings) {
+                return request -> Decision.Proceed.with( // a value made per request, as a claim's would be
+                        Map.of(), UpstreamEdits.of(Map.of("X-Tenant", "a\r\nX-Injected: 1"), List.of(), List.of()));
+            }
+        };
+        try (TestGateway gw = routes().route(
+                        "crlf",
+                        on("/crlf/**"),
+                        proxy(WS).stripPrefix("/crlf"),
+                        new FilterConfig.Custom(crlf, PolicySettings.EMPTY))
+                .start()) {
+            WireResponse response = upgrade(gw, "GET", "/crlf/ws/injected");
+            assertError(response, 500, "policy_failed");
+            assertThat(sockets.upgrades()).as("no upgrade reached the upstream").isEmpty();
         }
     }
 

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.RetainableByteBuffer;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 
@@ -26,6 +27,8 @@ import org.eclipse.jetty.server.Response;
  * trailers as the body's last frame.
  */
 final class GrpcWebRelay {
+
+    private static final int BUFFER = 16 * 1024;
 
     private GrpcWebRelay() {}
 
@@ -55,15 +58,24 @@ final class GrpcWebRelay {
             headers.put(set.getKey(), set.getValue());
         }
         headers.put(HttpHeader.CONTENT_TYPE, web.contentType());
-        byte[] buffer = new byte[16 * 1024];
-        while (true) {
-            int n = upstream.readArrived(buffer, 0, buffer.length); // each message out as it arrives
-            if (n < 0) {
-                break;
+        // the server's pool, as ProxyRoute relays through: each write blocks, so the buffer is free on release
+        RetainableByteBuffer pooled =
+                request.getComponents().getByteBufferPool().acquire(BUFFER, false);
+        try {
+            ByteBuffer view = pooled.getByteBuffer();
+            byte[] array = view.array();
+            int base = view.arrayOffset();
+            while (true) {
+                int n = upstream.readArrived(array, base, BUFFER); // each message out as it arrives
+                if (n < 0) {
+                    break;
+                }
+                if (n > 0) {
+                    ClientOutput.send(response, false, web.encode(ByteBuffer.wrap(array, base, n)));
+                }
             }
-            if (n > 0) {
-                ClientOutput.send(response, false, web.encode(ByteBuffer.wrap(buffer, 0, n)));
-            }
+        } finally {
+            pooled.release();
         }
         Supplier<HttpFields> trailers = H2UpstreamClient.trailers(upstream);
         HttpFields fields = trailers == null ? null : trailers.get();
@@ -82,7 +94,7 @@ final class GrpcWebRelay {
     }
 
     /** Text mode's request body, decoded as it is read. */
-    private static final class Decoding extends InputStream {
+    private static final class Decoding extends BulkInputStream {
         private final InputStream in;
         private final GrpcWebText.Decoder decoder;
         private final byte[] text = new byte[16 * 1024];
@@ -92,12 +104,6 @@ final class GrpcWebRelay {
         Decoding(InputStream in, GrpcWebText.Decoder decoder) {
             this.in = in;
             this.decoder = decoder;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override

@@ -2,6 +2,7 @@ package dev.sluice.engine.blocking;
 
 import dev.sluice.http.H2cUpgrade;
 import dev.sluice.http.RequestFraming;
+import dev.sluice.http.WebSocketUpgrade;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.RefusedHead;
 import java.net.InetSocketAddress;
@@ -12,7 +13,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Connection;
@@ -87,7 +87,9 @@ final class HeadTimedConnection extends HttpConnection {
 
             @Override
             public void parsedHeader(HttpField field) {
-                if (later && field.getHeader() == HttpHeader.UPGRADE && H2cUpgrade.asked(List.of(field.getValue()))) {
+                if (later
+                        && WebSocketUpgrade.upgradeHeader(field.getName())
+                        && H2cUpgrade.asked(List.of(field.getValue()))) {
                     return;
                 }
                 super.parsedHeader(field);

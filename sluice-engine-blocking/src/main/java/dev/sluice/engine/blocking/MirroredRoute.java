@@ -15,7 +15,6 @@ import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import dev.sluice.upstream.Mirror;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.locks.Condition;
@@ -137,7 +136,7 @@ final class MirroredRoute implements BlockingRoute {
      * reader waits for bytes, and fails (so that its request is aborted, never ended) once the body
      * is abandoned: past {@code max-body}, broken, or left unread by the route.
      */
-    static final class Pipe extends InputStream {
+    static final class Pipe extends BulkInputStream {
         private final Mirror.Body tally;
         private final ReentrantLock lock = new ReentrantLock();
         private final Condition more = lock.newCondition();
@@ -207,12 +206,6 @@ final class MirroredRoute implements BlockingRoute {
             aborted = true;
             bytes = null;
             more.signalAll();
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
         }
 
         @Override

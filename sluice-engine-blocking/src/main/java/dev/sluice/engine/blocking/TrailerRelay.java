@@ -18,9 +18,6 @@ import org.eclipse.jetty.server.Response;
  */
 final class TrailerRelay {
 
-    private static final java.util.Set<String> CONNECTION_SPECIFIC =
-            java.util.Set.of("connection", "keep-alive", "transfer-encoding", "te", "upgrade", "content-length");
-
     private TrailerRelay() {}
 
     /** Before the response is committed: its trailers will be the upstream's, read at the body's end. */
@@ -46,7 +43,7 @@ final class TrailerRelay {
             }
             HttpFields.Mutable relayed = HttpFields.build(fields.size());
             for (HttpField field : fields) {
-                if (!CONNECTION_SPECIFIC.contains(field.getLowerCaseName())) {
+                if (!dev.sluice.http.PseudoHeaders.notATrailer(field.getLowerCaseName())) {
                     relayed.add(field);
                 }
             }

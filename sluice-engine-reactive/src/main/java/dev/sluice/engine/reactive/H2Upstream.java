@@ -4,6 +4,7 @@ import dev.sluice.config.UpstreamConfig;
 import dev.sluice.http.GrpcStatus;
 import dev.sluice.http.GrpcWeb;
 import dev.sluice.http.HeaderRules;
+import dev.sluice.http.PseudoHeaders;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.upstream.UpstreamCall;
 import dev.sluice.upstream.UpstreamCall.Action;
@@ -14,7 +15,6 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.HttpProtocol;
@@ -34,11 +34,6 @@ import reactor.netty.resources.LoopResources;
  * not retried.
  */
 final class H2Upstream {
-
-    private static final Set<String> CONNECTION_SPECIFIC =
-            Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "host");
-    private static final Set<String> NOT_TRAILERS =
-            Set.of("connection", "keep-alive", "transfer-encoding", "te", "upgrade", "content-length", "trailer");
 
     private static final CharSequence STREAM_ID =
             io.netty.handler.codec.http2.HttpConversionUtil.ExtensionHeaderNames.STREAM_ID.text();
@@ -136,9 +131,10 @@ final class H2Upstream {
         HttpHeaders headers = new DefaultHttpHeaders();
         in.copyHeaders(rules, headers);
         in.addForwarding(rules, upstream.authority(send.attempt().endpoint()), headers);
-        for (String name : CONNECTION_SPECIFIC) {
+        for (String name : PseudoHeaders.CONNECTION_SPECIFIC) {
             headers.remove(name);
         }
+        headers.remove(HttpHeaderNames.HOST); // the :authority
         headers.set(HttpHeaderNames.TE, "trailers");
         GrpcWeb web = GrpcWeb.of(in.request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE));
         if (web != null) { // translated to a gRPC call (GrpcWeb)
@@ -204,7 +200,7 @@ final class H2Upstream {
                             HttpHeaders got = trailers.get();
                             if (got != null) {
                                 for (Map.Entry<String, String> h : got) {
-                                    if (!NOT_TRAILERS.contains(h.getKey().toLowerCase(java.util.Locale.ROOT))) {
+                                    if (!PseudoHeaders.notATrailer(h.getKey())) {
                                         t.add(h.getKey(), h.getValue());
                                     }
                                 }

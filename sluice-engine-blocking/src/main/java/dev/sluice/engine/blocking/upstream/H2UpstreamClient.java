@@ -3,6 +3,7 @@ package dev.sluice.engine.blocking.upstream;
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.UpstreamConfig;
+import dev.sluice.http.PseudoHeaders;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.tls.UpstreamTls;
 import java.io.IOException;
@@ -230,9 +231,8 @@ public final class H2UpstreamClient implements UpstreamClient {
         HttpFields.Mutable fields = HttpFields.build(request.headerCount() + 2);
         for (int i = 0, n = request.headerCount(); i < n; i++) {
             String name = request.headerName(i).toLowerCase(Locale.ROOT);
-            switch (name) {
-                case "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te" -> {}
-                default -> fields.add(name, request.headerValue(i));
+            if (!name.equals("host") && !PseudoHeaders.connectionSpecific(name)) {
+                fields.add(name, request.headerValue(i));
             }
         }
         fields.put(HttpHeader.TE, "trailers"); // the gateway relays trailers (gRPC's status rides in them)

@@ -74,6 +74,25 @@ final class RequestWriter {
         return cut;
     }
 
+    /**
+     * A request head on its own, for a request written outside the pool ({@link UpgradeCall}): the same
+     * encoding and the same refusal as a pooled request's.
+     *
+     * @throws RefusedHead when the head holds a CR, LF or NUL
+     */
+    static byte[] detachedHead(UpstreamRequest request, String authority) throws RefusedHead {
+        Http1Connection detached = new Http1Connection(null, null); // only its buffer is used
+        detached.buffer = new byte[512];
+        try {
+            int n = new RequestWriter(detached).head(request, authority);
+            return Arrays.copyOf(detached.buffer, n);
+        } catch (RefusedHead e) {
+            throw e;
+        } catch (IOException e) {
+            throw new IllegalStateException(e); // the head encoding does no I/O
+        }
+    }
+
     /** The head in the connection's buffer (grown when it must): its length. */
     private int head(UpstreamRequest request, String authority) throws IOException {
         int n = room(ascii(0, request.method()), 1);

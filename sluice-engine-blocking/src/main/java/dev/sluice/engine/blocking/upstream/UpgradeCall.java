@@ -1,7 +1,5 @@
 package dev.sluice.engine.blocking.upstream;
 
-import static java.nio.charset.StandardCharsets.ISO_8859_1;
-
 import dev.sluice.config.UpstreamConfig;
 import dev.sluice.http.ResponseHeadCheck;
 import dev.sluice.http.UpstreamFailure;
@@ -51,6 +49,12 @@ public final class UpgradeCall implements UpstreamResponse {
      * connect and read timeouts.
      */
     public static UpgradeCall open(UpstreamConfig config, UpstreamRequest request) throws UpstreamException {
+        byte[] head;
+        try {
+            head = RequestWriter.detachedHead(request, config.authority()); // refused before any connection
+        } catch (RequestWriter.RefusedHead e) {
+            throw new UpstreamException(UpstreamFailure.RESET, config.name(), e); // as a pooled request's
+        }
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
@@ -63,7 +67,7 @@ public final class UpgradeCall implements UpstreamResponse {
             socket.setSoTimeout((int)
                     Math.max(1, Math.min(Integer.MAX_VALUE, config.readTimeout().toMillis())));
             UpgradeCall call = new UpgradeCall(config.name(), socket);
-            socket.getOutputStream().write(head(request));
+            socket.getOutputStream().write(head);
             call.readHead();
             return call;
         } catch (UpstreamException e) {
@@ -89,21 +93,6 @@ public final class UpgradeCall implements UpstreamResponse {
             return UpstreamFailure.BAD_RESPONSE;
         }
         return UpstreamFailure.RESET;
-    }
-
-    private static byte[] head(UpstreamRequest request) {
-        StringBuilder head = new StringBuilder(512)
-                .append(request.method())
-                .append(' ')
-                .append(request.target())
-                .append(" HTTP/1.1\r\n");
-        for (int i = 0, n = request.headerCount(); i < n; i++) {
-            head.append(request.headerName(i))
-                    .append(": ")
-                    .append(request.headerValue(i))
-                    .append("\r\n");
-        }
-        return head.append("\r\n").toString().getBytes(ISO_8859_1);
     }
 
     private void readHead() throws IOException {
