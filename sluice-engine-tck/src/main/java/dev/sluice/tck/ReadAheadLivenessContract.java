@@ -36,8 +36,11 @@ public abstract class ReadAheadLivenessContract extends ContractFixture {
     private static final int[] BODIES = {150_000, 120_000, 180_000}; // each larger than a read's share (64 KiB)
     /** /late, in declared order: the last part answers first (the others wait 100-200 ms) and is the largest. */
     private static final int[] LATE_BODIES = {100_000, 120_000, 240_000};
-    /** The route's timeout: a composition stuck on the budget ends with null parts when it passes. */
-    private static final Duration ROUTE_TIMEOUT = Duration.ofSeconds(60); // reactive took 10 s for /late on a busy machine
+    /**
+     * The route's timeout: a composition stuck on the budget ends with null parts when it passes (reactive
+     * took 10 s for /late on a busy machine).
+     */
+    private static final Duration ROUTE_TIMEOUT = Duration.ofSeconds(60);
 
     private TestGateway gateway(long budget) {
         return gateway()
