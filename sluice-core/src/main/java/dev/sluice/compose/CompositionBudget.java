@@ -29,11 +29,6 @@ package dev.sluice.compose;
  * the gateway holds stays within the budget's capacity (floors included), except bytes a read gave
  * beyond its share ({@link Reader#arrived}) or that shaping added.
  *
- * <p>Engines: the reactive engine reserves a read's share before each socket read and hands the
- * bytes on as they are written; the blocking engines read a part into one ring, so they reserve the
- * ring's bytes once ({@code reserve(ring, need)}, before the ring is allocated) and give them back
- * with {@link Reader#free} once neither the fetch nor the relay uses the ring.
- *
  * <p>Not thread-safe: one guard at a time (an event loop, a composition's lock), like the plan; only
  * the admission's grant arrives elsewhere, and the engine hands it over with {@link #admitted()}.
  */

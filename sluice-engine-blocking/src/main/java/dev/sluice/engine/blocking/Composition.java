@@ -1,12 +1,10 @@
 package dev.sluice.engine.blocking;
 
 import dev.sluice.compose.Completeness;
-import dev.sluice.compose.CompositionBudget;
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.DeliveryFrames;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonSplice;
-import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.UpstreamFailure;
@@ -30,14 +28,8 @@ import org.eclipse.jetty.server.Response;
  * One composed response in flight: the blocking engine's hands for a {@link CompositionPlan}, which
  * makes every decision. Parts are fetched on fan-out threads ({@link PartFetch}) into their rings and
  * report to the plan; the request thread carries out the plan's steps, relaying one part at a time
- * through {@link ClientOutput}. One lock guards the plan, its budget account and every ring's
- * bookkeeping; every event, every relayed chunk and every byte given back signal {@link #changed}.
- *
- * <p>Its parts' rings are the gateway's {@link ReadAheadBudget}'s through one {@link CompositionBudget}:
- * the composition is admitted (its floor taken, waiting in the budget's line) before any part is
- * handed to a fan-out thread, and each part reserves its ring as the plan needs it ({@link
- * #reserveRing}). Every grant of the budget is handed to the gateway's timer, so bytes may be given
- * back under this lock without taking another composition's.
+ * through {@link ClientOutput}. One lock guards the plan and every ring's bookkeeping; every event
+ * and every relayed chunk signal {@link #changed}.
  */
 final class Composition {
 
@@ -47,8 +39,6 @@ final class Composition {
     final Condition changed = lock.newCondition();
 
     private final CompositionPlan plan; // guarded by lock
-    final ReadAheadBudget budget; // the gateway's
-    private final CompositionBudget account; // guarded by lock: its floor and its parts' rings in the budget
     private final boolean flatten; // NDJSON, SSE: relayed bytes lose their line breaks
     private final Executor fanout;
     private final PartFetch[] parts;
@@ -58,7 +48,6 @@ final class Composition {
     private RuntimeException crash; // guarded by lock: a fetch's own fault, thrown by run()
     private ScheduledFuture<?> alarm; // guarded by lock: wakes run() at the plan's nearest deadline
     private long alarmAt; // guarded by lock: when it rings (System.nanoTime)
-    private int hungry; // guarded by lock: fetches waiting for room for their ring (reserveRing)
 
     Composition(
             CompositionPlan plan,
@@ -66,12 +55,8 @@ final class Composition {
             int partCount,
             ByteBufferPool buffers,
             ScheduledExecutorService timer,
-            Function<String, UpstreamRequest> newRequest,
-            ReadAheadBudget budget,
-            int share) {
+            Function<String, UpstreamRequest> newRequest) {
         this.plan = plan;
-        this.budget = budget;
-        this.account = new CompositionBudget(budget, plan.floorShares(), share, changed::signalAll);
         this.newRequest = newRequest;
         this.flatten = plan.flattensRelayed();
         this.buffers = buffers;
@@ -94,75 +79,7 @@ final class Composition {
         parts[part.index] = part;
     }
 
-    /** A part's account in the budget: made once per part, before the composition runs. */
-    CompositionBudget.Reader reader() {
-        lock.lock();
-        try {
-            return account.reader();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * The budget took this composition's floor for it, on whichever thread released bytes (which may
-     * hold another composition's lock): handed to the timer, which takes this one's.
-     */
-    private void admissionGranted(long bytes) {
-        try {
-            timer.execute(this::admitted);
-        } catch (RejectedExecutionException e) { // the gateway stopped: nobody admits it any more
-            budget.release(bytes);
-        }
-    }
-
-    private void admitted() {
-        lock.lock();
-        try {
-            account.admitted(); // false: it ended meanwhile, the floor went back
-            changed.signalAll(); // run() starts the parts the plan started
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The composition is over (every path, after {@link #cancelAll}): its floor goes back, or it leaves the line. */
-    void closeBudget() {
-        lock.lock();
-        try {
-            account.close();
-        } finally {
-            lock.unlock();
-        }
-    }
-
     // ---- fetch side (fan-out threads): events for the plan ----
-
-    /**
-     * Reserves {@code cost} bytes for the part's ring, as the plan needs the part now ({@link
-     * CompositionPlan#need}, {@link CompositionBudget.Reader#reserve}): from the floor for the part the
-     * plan waits on, else only from what the pool gives without waiting. While there is no room the
-     * fetch waits, its body unread, until this composition's bytes come back or its plan moves on
-     * (both signal {@link #changed}), or the part is cancelled or will not be relayed.
-     *
-     * @return whether they are reserved; false: nothing is
-     */
-    boolean reserveRing(PartFetch part, long cost) {
-        lock.lock();
-        try {
-            hungry++;
-            while (!part.cancelled && !part.relayDone()) {
-                if (part.reader.reserve(cost, plan.need(part.index))) {
-                    return true;
-                }
-                changed.awaitUninterruptibly();
-            }
-            return false;
-        } finally {
-            hungry--;
-            lock.unlock();
-        }
-    }
 
     boolean beginFetch(PartFetch part) {
         lock.lock();
@@ -198,9 +115,6 @@ final class Composition {
                 part.ended = true;
                 plan.ended(part.index);
                 more = false;
-                if (part.count == 0) { // relayed already (no write of it in flight): its ring goes back now
-                    part.relayLetsGo(); // else the relay's last write of it lets go
-                }
             } else {
                 part.count += n;
                 part.writePos = (part.writePos + n) % part.ring.length;
@@ -285,7 +199,6 @@ final class Composition {
         int startCount = 0;
         lock.lock();
         try {
-            account.admit(this::admissionGranted); // or waits in the line: the plan's deadlines run meanwhile
             while (true) {
                 if (crash != null) {
                     throw crash;
@@ -296,7 +209,7 @@ final class Composition {
                     parts[plan.part()].target = plan.target();
                     continue;
                 }
-                if (startCount > 0 && account.isAdmitted()) { // no part reads before the floor is taken
+                if (startCount > 0) {
                     startAll(starts, startCount);
                     startCount = 0;
                     if (step == CompositionPlan.Step.WAIT) {
@@ -317,9 +230,6 @@ final class Composition {
                             if (wait != Long.MAX_VALUE) {
                                 setAlarm(Math.max(1, wait));
                             }
-                            if (hungry > 0) { // the plan's steps since it last waited may have changed whom it waits on
-                                changed.signalAll();
-                            }
                             changed.await();
                         }
                     }
@@ -327,9 +237,7 @@ final class Composition {
                     case STOP -> {
                         PartFetch part = parts[plan.part()];
                         part.cancelled = true;
-                        if (part.request != null) { // null: its start waits for the admission
-                            part.request.cancel();
-                        }
+                        part.request.cancel();
                         changed.signalAll();
                     }
                     case FAIL ->
@@ -350,11 +258,7 @@ final class Composition {
                         out = new ClientOutput(response, buffers, STAGING);
                     }
                     case OPEN -> write(out, plan.key(), null);
-                    case NULL -> {
-                        PartFetch part = parts[plan.part()];
-                        part.relayLetsGo(); // a failed part is never relayed: its ring (and budget) goes back now
-                        write(out, plan.key(), JsonSplice.NULL);
-                    }
+                    case NULL -> write(out, plan.key(), JsonSplice.NULL);
                     case CLOSE -> write(out, plan.closer(), null);
                     case RELAY -> relay(out, parts[plan.part()]);
                     case FINISH -> {
@@ -495,7 +399,12 @@ final class Composition {
         plan.relayed(part.index, len);
         changed.signalAll(); // the fetch may be waiting for room
         if (part.ended && part.count == 0) { // wholly relayed: its ring's budget goes back now, not at the end
-            part.relayLetsGo();
+            lock.unlock();
+            try {
+                part.relayLetsGo();
+            } finally {
+                lock.lock();
+            }
         }
     }
 

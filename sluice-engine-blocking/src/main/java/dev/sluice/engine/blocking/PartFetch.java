@@ -1,6 +1,5 @@
 package dev.sluice.engine.blocking;
 
-import dev.sluice.compose.CompositionBudget;
 import dev.sluice.compose.JsonPointerTap;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
@@ -10,6 +9,7 @@ import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.engine.blocking.upstream.UpstreamResponse;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One part of a composition, fetched on a fan-out thread into a fixed ring buffer: the bounded
@@ -21,14 +21,10 @@ import dev.sluice.engine.blocking.upstream.UpstreamResponse;
  *                      └ at most read-ahead bytes
  * </pre>
  *
- * <p>The ring's bytes are the gateway's {@link ReadAheadBudget}'s, through its composition's
- * {@link CompositionBudget}: reserved once, after the status line and before the ring is allocated,
- * while the body waits unread in the upstream connection, as the plan needs the part then
- * ({@link dev.sluice.compose.CompositionPlan#need}: the part the plan waits on draws on the
- * composition's floor, any other only on what the pool gives without waiting). A part that finds no
- * room waits without reading (its fetch thread blocked, the upstream feeling TCP backpressure) until
- * its composition's bytes come back or its plan moves on; its composition's deadline (or its end)
- * ends that wait. The ring's bytes go back when both the fetch and the relay let go of it.
+ * <p>The ring's bytes are the gateway's {@link ReadAheadBudget}'s: taken before the ring is, while
+ * the body waits unread in the upstream connection, and given back with the ring when the composition
+ * is over. A part whose ring the budget cannot give yet waits without reading; its composition's
+ * deadline (or its end) ends that wait.
  *
  * <p>All fields below the constructor's are guarded by the composition's lock.
  */
@@ -48,14 +44,15 @@ final class PartFetch implements Runnable {
     private int inPos;
     private int inEnd;
     private final RingPool rings;
+    private final ReadAheadBudget budget;
+    /** Who still uses the ring: the fetch and the relay; the last to let go returns it to the pool. */
+    private final AtomicInteger ringHolds = new AtomicInteger();
 
     // guarded by composition.lock
-    final CompositionBudget.Reader reader; // the ring's bytes in the composition's budget account
-    private int holds; // who still uses the ring: the fetch and the relay; the last to let go returns it
-    private boolean relayLetGo; // the relay is done with the ring (or never relays it)
     boolean cancelled;
     boolean ended; // the whole body is in the ring
     byte[] ring;
+    long charged; // the budget's bytes the ring holds, given back with it
     int readPos;
     int writePos;
     int count;
@@ -67,7 +64,8 @@ final class PartFetch implements Runnable {
             UpstreamClient client,
             int capacity,
             JsonValidator validator,
-            RingPool rings) {
+            RingPool rings,
+            ReadAheadBudget budget) {
         this.composition = composition;
         this.index = index;
         this.config = config;
@@ -77,7 +75,7 @@ final class PartFetch implements Runnable {
         this.shaper = composition.shaper(index);
         this.tap = composition.tap(index);
         this.rings = rings;
-        this.reader = composition.reader();
+        this.budget = budget;
     }
 
     @Override
@@ -87,7 +85,7 @@ final class PartFetch implements Runnable {
         } catch (RuntimeException e) { // a fault of the gateway's: the request thread answers it
             composition.crashed(e);
         } finally {
-            fetchLetsGo(); // the fetch reads into the ring no more
+            letGoOfRing(); // the fetch reads into the ring no more
         }
     }
 
@@ -110,8 +108,8 @@ final class PartFetch implements Runnable {
             if (!composition.answered(this, status, response.header("Content-Type"), length)) {
                 return;
             }
-            long cost = composition.budget.fit(length);
-            if (!composition.reserveRing(this, cost)) {
+            long cost = budget.fit(length);
+            if (!takeBudget(cost)) {
                 return; // cancelled while it waited: the body was never read
             }
             if (!newRing(size, cost)) {
@@ -174,22 +172,20 @@ final class PartFetch implements Runnable {
     /**
      * The ring for this part's body: the read-ahead, or less when the body's length is known and
      * smaller (one byte more, so that the end of the body is read without waiting for room), its
-     * {@code cost} reserved in the composition's budget account. Both the fetch and the relay let go
-     * of it, whether or not the part's body is read.
-     *
-     * @return whether the body is read; false: cancelled, or the relay let go already (nobody would
-     *     relay it), and the reserve went back
+     * {@code cost} taken from the budget. Both the fetch and the relay let go of it, whether or not
+     * the part's body is read.
      */
     private boolean newRing(int size, long cost) {
         byte[] r = rings.take(size, capacity);
         boolean late;
         composition.lock.lock();
         try {
-            late = cancelled || relayLetGo;
-            if (late) {
-                reader.free();
-            } else {
-                holds = 2;
+            // cancelled before the relay lets go (both under the lock): a part cancelled by now may
+            // have been let go of already, and a ring set now would never be given back
+            late = cancelled;
+            if (!late) {
+                ringHolds.set(2);
+                charged = cost;
                 ring = r;
             }
         } finally {
@@ -197,63 +193,101 @@ final class PartFetch implements Runnable {
         }
         if (late) {
             rings.give(r);
+            budget.release(cost);
         }
         return !late;
     }
 
     /**
-     * The relay is done with the ring (the part wholly relayed, written as {@code null}, or the
-     * composition over): its hold goes, once. Giving a part's ring back before the composition ends
-     * is what keeps the budget moving: rings held by parts already relayed would otherwise starve
-     * the parts relayed after them (ReadAheadLivenessContract). Under the composition's lock or not.
+     * Takes {@code cost} bytes from the budget, waiting while it is spent (the body unread: the
+     * upstream feels it as TCP backpressure) until they are granted or the part is cancelled (the
+     * composition is over, or the plan stopped the part at its deadline).
+     *
+     * @return whether they were taken; false: cancelled, nothing taken (the caller still checks for a
+     *     cancellation after a grant: {@link #newRing})
      */
-    void relayLetsGo() {
-        byte[] r;
+    private boolean takeBudget(long cost) {
+        BudgetWait wait = new BudgetWait(cost);
+        if (budget.acquire(cost, wait)) {
+            return true;
+        }
+        boolean granted;
         composition.lock.lock();
         try {
-            if (relayLetGo) {
-                return;
+            while (!wait.granted && !cancelled) {
+                composition.changed.awaitUninterruptibly();
             }
-            relayLetGo = true;
-            r = letGo();
+            granted = wait.granted;
+            wait.abandoned = !granted;
         } finally {
             composition.lock.unlock();
         }
-        if (r != null) {
-            rings.give(r);
+        if (!granted) {
+            budget.cancel(wait); // too late when the grant is under way: it gives the bytes back itself
         }
+        return granted;
     }
 
-    /** Under the lock: whether the relay let go of the ring already (then nobody relays this part). */
-    boolean relayDone() {
-        return relayLetGo;
-    }
+    /** A fetch waiting for the budget; told on the thread that released bytes, which holds no composition's lock. */
+    private final class BudgetWait implements ReadAheadBudget.Grant {
+        private final long cost;
+        boolean granted; // guarded by composition.lock
+        boolean abandoned; // guarded by composition.lock: the fetch stopped waiting
 
-    /** The fetch reads into the ring no more: its hold goes. */
-    private void fetchLetsGo() {
-        byte[] r;
-        composition.lock.lock();
-        try {
-            r = letGo();
-        } finally {
-            composition.lock.unlock();
+        BudgetWait(long cost) {
+            this.cost = cost;
         }
-        if (r != null) {
-            rings.give(r);
+
+        @Override
+        public void granted(long bytes) {
+            boolean giveBack;
+            composition.lock.lock();
+            try {
+                giveBack = abandoned;
+                granted = !abandoned;
+                composition.changed.signalAll();
+            } finally {
+                composition.lock.unlock();
+            }
+            if (giveBack) {
+                budget.release(cost); // outside the lock: it may tell other compositions' waiters
+            }
         }
     }
 
     /**
-     * Under the lock: one hold goes; the last one's ring is returned (to go back to the pool) and its
-     * bytes to the budget account ({@link CompositionBudget.Reader#free}: the floor's refill the
-     * floor, and the composition's waiting parts are told). Null while another hold remains, or no
-     * ring was set (it is set before either can let go, or never).
+     * The relay is done with the ring (the part wholly relayed, or the composition over): its hold
+     * goes, once. Giving a relayed part's ring back before the composition ends is what keeps the
+     * budget moving: rings held by parts already relayed would otherwise starve the parts relayed
+     * after them (ReadAheadLivenessContract). Never under the composition's lock.
      */
-    private byte[] letGo() {
-        if (ring == null || holds == 0 || --holds > 0) {
-            return null;
+    void relayLetsGo() {
+        if (relayLetGo.compareAndSet(false, true)) {
+            letGoOfRing();
         }
-        reader.free();
-        return ring;
+    }
+
+    private final java.util.concurrent.atomic.AtomicBoolean relayLetGo =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Called once by the fetch (when it stops reading) and once by the relay ({@link #relayLetsGo}):
+     * the second call returns the ring to the pool. The ring is set before either can
+     * call, or never.
+     */
+    void letGoOfRing() {
+        byte[] r;
+        long cost;
+        composition.lock.lock();
+        try {
+            r = ring;
+            cost = charged;
+        } finally {
+            composition.lock.unlock();
+        }
+        if (r != null && ringHolds.decrementAndGet() == 0) {
+            rings.give(r);
+            budget.release(cost); // no lock held: it may tell other compositions' waiters
+        }
     }
 }
