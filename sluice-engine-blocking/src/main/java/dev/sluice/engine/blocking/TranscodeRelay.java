@@ -67,14 +67,22 @@ final class TranscodeRelay {
             frame = call.requestFrame(request.getHttpURI().getQuery(), body(request, config, maxBody));
         } catch (TranscodeException e) { // no method here, or a request that is not the method's
             int status = TranscodeAnswer.httpStatus(e.grpcCode());
-            write(response, rules, name, new TranscodeCall.Step(
-                    status, "application/json", TranscodeAnswer.error(e.grpcCode(), e.getMessage()), true, false));
+            write(
+                    response,
+                    rules,
+                    name,
+                    new TranscodeCall.Step(
+                            status,
+                            "application/json",
+                            TranscodeAnswer.error(e.grpcCode(), e.getMessage()),
+                            true,
+                            false));
             return;
         }
-        UpstreamRequest out =
-                new UpstreamRequest("POST", client.config().basePath() + call.grpcPath());
+        UpstreamRequest out = new UpstreamRequest("POST", client.config().basePath() + call.grpcPath());
         Requests.forwardHeaders(request, rules, edits, out); // the client's headers as the call's metadata
-        for (String header : List.of("content-type", "content-length", "accept", "accept-encoding", "transfer-encoding")) {
+        for (String header :
+                List.of("content-type", "content-length", "accept", "accept-encoding", "transfer-encoding")) {
             out.removeHeader(header);
         }
         for (int i = 0; i < TranscodeCall.REQUEST_HEADERS.size(); i += 2) {
@@ -121,7 +129,10 @@ final class TranscodeRelay {
             if (route.observed() && !answered) {
                 route.failed(e.failure(), System.nanoTime() - began);
             }
-            throw out.isCancelled() ? new UpstreamException(UpstreamFailure.TIMEOUT, client.config().name(), e) : e;
+            throw out.isCancelled()
+                    ? new UpstreamException(
+                            UpstreamFailure.TIMEOUT, client.config().name(), e)
+                    : e;
         } finally {
             if (deadline != null) {
                 deadline.cancel(false);
