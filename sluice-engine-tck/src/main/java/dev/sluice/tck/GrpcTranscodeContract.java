@@ -3,6 +3,7 @@ package dev.sluice.tck;
 import static dev.sluice.tck.Routes.on;
 import static dev.sluice.tck.Routes.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.EngineMode;
@@ -153,6 +154,29 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
             assertThat(response.statusCode()).isEqualTo(404);
             assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
             assertThat(response.body()).isEqualTo("{\"code\":5,\"message\":\"no book 404\"}");
+        }
+    }
+
+    /** An error after the answer began cannot become a status: the answer is cut short, never ended well. */
+    @Test
+    void aGrpcErrorAfterTheFirstElementCutsTheAnswerShort() throws Exception {
+        try (TestGateway gw = shopGateway().start()) {
+            HttpResponse<InputStream> response = gw.http()
+                    .send(
+                            HttpRequest.newBuilder(gw.uri("/v1/shelves/broken/books?limit=3"))
+                                    .version(HttpClient.Version.HTTP_1_1)
+                                    .timeout(Duration.ofSeconds(30))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofInputStream());
+            assertThat(response.statusCode()).isEqualTo(200);
+            try (InputStream body = response.body()) {
+                String first = "[{\"id\":\"1\",\"title\":\"broken\"}";
+                assertThat(new String(body.readNBytes(first.length()), StandardCharsets.UTF_8))
+                        .isEqualTo(first);
+                assertThatThrownBy(body::readAllBytes)
+                        .as("the chunked body ends without its last chunk")
+                        .isInstanceOf(IOException.class);
+            }
         }
     }
 

@@ -51,7 +51,8 @@ import java.util.concurrent.TimeUnit;
  *
  * GetBook answers book {@code id} titled {@code shelf/lang}, or NOT_FOUND "no book 404" for id 404;
  * CreateBook answers the book with {@code tags: [shelf]}; ListBooks sends book 1, then, once {@link
- * #firstSeen} is counted down (the client has read the first element), books 2 … limit.
+ * #firstSeen} is counted down (the client has read the first element), books 2 … limit; on shelf
+ * {@code broken} it fails with DATA_LOSS after book 1.
  */
 public final class ShopService implements AutoCloseable {
 
@@ -156,6 +157,12 @@ public final class ShopService implements AutoCloseable {
                             int limit = (Integer) field(request, "limit");
                             String shelf = (String) field(request, "shelf");
                             reply.onNext(book(book, 1, shelf));
+                            if (shelf.equals("broken")) {
+                                reply.onError(Status.DATA_LOSS
+                                        .withDescription("the shelf broke")
+                                        .asRuntimeException());
+                                return;
+                            }
                             try {
                                 if (limit > 1 && !self[0].firstSeen.await(20, TimeUnit.SECONDS)) {
                                     reply.onError(Status.ABORTED
