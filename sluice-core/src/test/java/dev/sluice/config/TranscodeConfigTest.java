@@ -115,4 +115,24 @@ class TranscodeConfigTest {
             assertThat(p.message()).contains("engine reactive");
         });
     }
+
+    /** The descriptor file is read with every load, so a reload picks up a new one. */
+    @Test
+    void eachLoadReadsTheDescriptorFileAgain() throws Exception {
+        check("virtual", "h2c", "");
+        Path file = dir.resolve("sluice.yaml");
+        TranscodeConfig before = ((ProxyTarget)
+                        ConfigLoader.load(file).routes().getFirst().target())
+                .transcode()
+                .orElseThrow();
+        assertThat(before.schema().match("GET", "/v2/shelves/s/books/1")).isEmpty();
+        Files.write(
+                dir.resolve("shop.pb"),
+                ShopDescriptors.set("/v2/shelves/{shelf}/books/{id}").toByteArray());
+        TranscodeConfig after = ((ProxyTarget)
+                        ConfigLoader.load(file).routes().getFirst().target())
+                .transcode()
+                .orElseThrow();
+        assertThat(after.schema().match("GET", "/v2/shelves/s/books/1")).isPresent();
+    }
 }

@@ -57,6 +57,10 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
 
     /** The gateway under test; the test is skipped in an engine that does not carry transcoding yet. */
     private TestGateway.Builder shopGateway() {
+        return shopGateway(TranscodeConfig.DEFAULT_MAX_MESSAGE);
+    }
+
+    private TestGateway.Builder shopGateway(int maxMessage) {
         Assumptions.assumeFalse(
                 mode() == EngineMode.REACTIVE,
                 "the reactive engine does not carry grpc-transcode yet: its configuration is refused"
@@ -65,7 +69,7 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
                 Path.of("shop.pb"),
                 List.of(ShopService.SERVICE),
                 Optional.empty(),
-                TranscodeConfig.DEFAULT_MAX_MESSAGE,
+                maxMessage,
                 TranscodeSchema.of(ShopService.descriptors(), List.of(ShopService.SERVICE)));
         return gateway()
                 .upstream(Routes.upstream("shop", service.url())
@@ -91,6 +95,36 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
             assertThat(response.body()).isEqualTo("{\"id\":\"7\",\"title\":\"fiction/en\"}");
+        }
+    }
+
+    @Test
+    void theClientsHeadersAreTheCallsMetadata() throws Exception {
+        try (TestGateway gw = shopGateway().start()) {
+            HttpResponse<String> response = call(
+                    gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books/1")).header("x-tenant", "acme"));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(service.lastTenant()).isEqualTo("acme");
+        }
+    }
+
+    /** {@code max-message} bounds the client's body (413, never buffered past it) and each answer message (502). */
+    @Test
+    void maxMessageBoundsTheRequestBodyAndEachResponseMessage() throws Exception {
+        try (TestGateway gw = shopGateway(64).start()) {
+            HttpResponse<String> large = call(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books"))
+                            .header("content-type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"title\":\"" + "x".repeat(100) + "\"}")));
+            assertThat(large.statusCode()).isEqualTo(413);
+
+            HttpResponse<String> fits = call(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books/1?lang=en")));
+            assertThat(fits.statusCode()).isEqualTo(200);
+            HttpResponse<String> tooLong =
+                    call(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books/1?lang=" + "x".repeat(100))));
+            assertThat(tooLong.statusCode()).isEqualTo(502);
+            assertThat(tooLong.body()).startsWith("{\"code\":8,");
         }
     }
 

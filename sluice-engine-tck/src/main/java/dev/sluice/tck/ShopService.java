@@ -63,6 +63,11 @@ public final class ShopService implements AutoCloseable {
     private final Descriptors.FileDescriptor file;
     private final Server server;
     private volatile CountDownLatch firstSeen = new CountDownLatch(1);
+    private volatile String lastTenant = "";
+
+    /** A call's metadata the service records ({@link #lastTenant}). */
+    public static final io.grpc.Metadata.Key<String> TENANT =
+            io.grpc.Metadata.Key.of("x-tenant", io.grpc.Metadata.ASCII_STRING_MARSHALLER);
 
     private ShopService(Descriptors.FileDescriptor file, Server server) {
         this.file = file;
@@ -181,7 +186,17 @@ public final class ShopService implements AutoCloseable {
                 .build();
         try {
             Server server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                    .addService(definition)
+                    .addService(io.grpc.ServerInterceptors.intercept(definition, new io.grpc.ServerInterceptor() {
+                        @Override
+                        public <Q, A> io.grpc.ServerCall.Listener<Q> interceptCall(
+                                io.grpc.ServerCall<Q, A> call,
+                                io.grpc.Metadata headers,
+                                io.grpc.ServerCallHandler<Q, A> next) {
+                            String tenant = headers.get(TENANT);
+                            self[0].lastTenant = tenant == null ? "" : tenant;
+                            return next.startCall(call, headers);
+                        }
+                    }))
                     .build()
                     .start();
             self[0] = new ShopService(file, server);
@@ -189,6 +204,11 @@ public final class ShopService implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The {@code x-tenant} metadata of the last call ("" when it had none). */
+    public String lastTenant() {
+        return lastTenant;
     }
 
     /** Lets a waiting ListBooks go on past its first book. */
