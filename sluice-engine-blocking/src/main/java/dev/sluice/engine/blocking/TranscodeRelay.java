@@ -21,7 +21,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
@@ -81,8 +80,7 @@ final class TranscodeRelay {
         }
         UpstreamRequest out = new UpstreamRequest("POST", client.config().basePath() + call.grpcPath());
         Requests.forwardHeaders(request, rules, edits, out); // the client's headers as the call's metadata
-        for (String header :
-                List.of("content-type", "content-length", "accept", "accept-encoding", "transfer-encoding")) {
+        for (String header : TranscodeCall.CLIENT_HEADERS_DROPPED) {
             out.removeHeader(header);
         }
         for (int i = 0; i < TranscodeCall.REQUEST_HEADERS.size(); i += 2) {
