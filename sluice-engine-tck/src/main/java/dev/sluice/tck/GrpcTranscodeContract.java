@@ -11,6 +11,7 @@ import dev.sluice.config.Problem;
 import dev.sluice.config.TranscodeConfig;
 import dev.sluice.config.UpstreamProtocol;
 import dev.sluice.transcode.TranscodeSchema;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpClient;
@@ -210,6 +211,57 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
                 assertThatThrownBy(body::readAllBytes)
                         .as("the chunked body ends without its last chunk")
                         .isInstanceOf(IOException.class);
+            }
+        }
+    }
+
+    /**
+     * Over HTTP/2 (h2c by prior knowledge): a stream's answer ends with END_STREAM when whole, and one
+     * failing after its first element is reset (RST_STREAM), never ended as if whole.
+     */
+    @Test
+    void overHttp2AWholeStreamEndsAndABrokenOneIsReset() throws Exception {
+        service.rearm();
+        service.firstSeen();
+        try (TestGateway gw = shopGateway().start();
+                H2Wire h2 = H2Wire.connect(gw.port())) {
+            for (int stream : new int[] {1, 3}) {
+                String shelf = stream == 1 ? "s" : "broken";
+                h2.headers(
+                        stream,
+                        true,
+                        ":method",
+                        "GET",
+                        ":scheme",
+                        "http",
+                        ":authority",
+                        gw.authority(),
+                        ":path",
+                        "/v1/shelves/" + shelf + "/books?limit=2");
+                h2.flush();
+                H2Wire.Frame head = h2.readUntil(H2Wire.HEADERS).orElseThrow();
+                assertThat(head.stream()).isEqualTo(stream);
+                assertThat(head.status()).isEqualTo(200);
+                assertThat(head.header("content-type")).isEqualTo("application/json");
+                ByteArrayOutputStream body = new ByteArrayOutputStream();
+                H2Wire.Frame last = head;
+                while (!last.endsStream() && last.type() != H2Wire.RST_STREAM) {
+                    last = h2.read().orElseThrow();
+                    if (last.stream() == stream && last.type() == H2Wire.DATA) {
+                        body.writeBytes(last.payload());
+                    }
+                    if (last.stream() != stream) {
+                        last = head; // another stream's or the connection's frame
+                    }
+                }
+                String text = body.toString(StandardCharsets.UTF_8);
+                if (stream == 1) {
+                    assertThat(last.type()).isEqualTo(H2Wire.DATA);
+                    assertThat(text).isEqualTo("[{\"id\":\"1\",\"title\":\"s\"},{\"id\":\"2\",\"title\":\"s\"}]");
+                } else {
+                    assertThat(last.type()).as("reset, not ended").isEqualTo(H2Wire.RST_STREAM);
+                    assertThat(text).isEqualTo("[{\"id\":\"1\",\"title\":\"broken\"}");
+                }
             }
         }
     }
