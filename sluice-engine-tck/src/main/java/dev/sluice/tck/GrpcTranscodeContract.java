@@ -58,10 +58,10 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
 
     /** The gateway under test; the test is skipped in an engine that does not carry transcoding yet. */
     private TestGateway.Builder shopGateway() {
-        return shopGateway(TranscodeConfig.DEFAULT_MAX_MESSAGE);
+        return shopGateway(TranscodeConfig.DEFAULT_MAX_MESSAGE, Optional.empty(), Optional.empty());
     }
 
-    private TestGateway.Builder shopGateway(int maxMessage) {
+    private TestGateway.Builder shopGateway(int maxMessage, Optional<String> method, Optional<Duration> timeout) {
         Assumptions.assumeFalse(
                 mode() == EngineMode.REACTIVE,
                 "the reactive engine does not carry grpc-transcode yet: its configuration is refused"
@@ -69,14 +69,16 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
         TranscodeConfig transcode = new TranscodeConfig(
                 Path.of("shop.pb"),
                 List.of(ShopService.SERVICE),
-                Optional.empty(),
+                method,
                 maxMessage,
                 TranscodeSchema.of(ShopService.descriptors(), List.of(ShopService.SERVICE)));
+        Routes.ProxySpec route = proxy("shop").transcode(transcode);
+        timeout.ifPresent(route::timeout);
         return gateway()
                 .upstream(Routes.upstream("shop", service.url())
                         .connectTimeout(LIVE_CONNECT)
                         .protocol(UpstreamProtocol.H2C))
-                .route("shop", on("/v1/**"), proxy("shop").transcode(transcode));
+                .route("shop", on("/v1/**"), route);
     }
 
     private static HttpResponse<String> call(TestGateway gw, HttpRequest.Builder request) throws Exception {
@@ -112,7 +114,8 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
     /** {@code max-message} bounds the client's body (413, never buffered past it) and each answer message (502). */
     @Test
     void maxMessageBoundsTheRequestBodyAndEachResponseMessage() throws Exception {
-        try (TestGateway gw = shopGateway(64).start()) {
+        try (TestGateway gw =
+                shopGateway(64, Optional.empty(), Optional.empty()).start()) {
             HttpResponse<String> large = call(
                     gw,
                     HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books"))
@@ -263,6 +266,56 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
                     assertThat(text).isEqualTo("[{\"id\":\"1\",\"title\":\"broken\"}");
                 }
             }
+        }
+    }
+
+    /** A route naming one method calls it for every request: the JSON body is the whole request message. */
+    @Test
+    void aRouteNamingAMethodCallsItWithTheWholeBody() throws Exception {
+        try (TestGateway gw = shopGateway(
+                        TranscodeConfig.DEFAULT_MAX_MESSAGE, Optional.of("shop.Shop/GetBook"), Optional.empty())
+                .start()) {
+            HttpResponse<String> response = call(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/v1/lookup?lang=fr"))
+                            .header("content-type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"shelf\":\"atlas\",\"id\":\"5\"}")));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body()).isEqualTo("{\"id\":\"5\",\"title\":\"atlas/fr\"}");
+        }
+    }
+
+    /**
+     * The route's timeout ends a stream the service holds open: the answer, begun with its first element,
+     * is cut short, and the call is cancelled upstream (the service sees it).
+     */
+    @Test
+    void theRoutesTimeoutCutsAHeldStreamAndCancelsTheCall() throws Exception {
+        service.rearm(); // ListBooks holds the stream open after book 1 until firstSeen(), which never comes
+        try (TestGateway gw = shopGateway(
+                        TranscodeConfig.DEFAULT_MAX_MESSAGE, Optional.empty(), Optional.of(Duration.ofSeconds(1)))
+                .start()) {
+            HttpResponse<InputStream> response = gw.http()
+                    .send(
+                            HttpRequest.newBuilder(gw.uri("/v1/shelves/held/books?limit=2"))
+                                    .version(HttpClient.Version.HTTP_1_1)
+                                    .timeout(Duration.ofSeconds(30))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofInputStream());
+            assertThat(response.statusCode()).isEqualTo(200);
+            try (InputStream body = response.body()) {
+                String first = "[{\"id\":\"1\",\"title\":\"held\"}";
+                assertThat(new String(body.readNBytes(first.length()), StandardCharsets.UTF_8))
+                        .isEqualTo(first);
+                assertThatThrownBy(body::readAllBytes)
+                        .as("cut short at the route's timeout")
+                        .isInstanceOf(IOException.class);
+            }
+            assertThat(service.awaitCancelled())
+                    .as("the call cancelled upstream")
+                    .isTrue();
+        } finally {
+            service.firstSeen();
         }
     }
 

@@ -64,6 +64,7 @@ public final class ShopService implements AutoCloseable {
     private final Server server;
     private volatile CountDownLatch firstSeen = new CountDownLatch(1);
     private volatile String lastTenant = "";
+    private volatile CountDownLatch cancelled = new CountDownLatch(1);
 
     /** A call's metadata the service records ({@link #lastTenant}). */
     public static final io.grpc.Metadata.Key<String> TENANT =
@@ -161,6 +162,16 @@ public final class ShopService implements AutoCloseable {
                         ServerCalls.asyncServerStreamingCall((request, reply) -> {
                             int limit = (Integer) field(request, "limit");
                             String shelf = (String) field(request, "shelf");
+                            io.grpc.Context.current()
+                                    .addListener(
+                                            context -> { // by its client, not the call's own end or error
+                                                if (Status.fromThrowable(context.cancellationCause())
+                                                                .getCode()
+                                                        == Status.Code.CANCELLED) {
+                                                    self[0].cancelled.countDown();
+                                                }
+                                            },
+                                            Runnable::run);
                             reply.onNext(book(book, 1, shelf));
                             if (shelf.equals("broken")) {
                                 reply.onError(Status.DATA_LOSS
@@ -216,9 +227,15 @@ public final class ShopService implements AutoCloseable {
         firstSeen.countDown();
     }
 
-    /** ListBooks waits again for the next {@link #firstSeen()}. */
+    /** ListBooks waits again for the next {@link #firstSeen()}; {@link #awaitCancelled} waits for a new cancel. */
     public void rearm() {
         firstSeen = new CountDownLatch(1);
+        cancelled = new CountDownLatch(1);
+    }
+
+    /** Waits (at most 10 s) until a ListBooks call since the last {@link #rearm()} was cancelled by its client. */
+    public boolean awaitCancelled() throws InterruptedException {
+        return cancelled.await(10, TimeUnit.SECONDS);
     }
 
     /** Its URL, for an upstream of {@code protocol: h2c}. */
