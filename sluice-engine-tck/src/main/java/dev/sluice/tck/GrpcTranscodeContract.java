@@ -171,7 +171,7 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
     }
 
     @Test
-    void aServerStreamIsNdjsonWhenTheClientAsksForIt() throws Exception {
+    void aServerStreamIsNdjsonOrServerSentEventsWhenTheClientAsksForThem() throws Exception {
         service.rearm();
         service.firstSeen();
         try (TestGateway gw = shopGateway().start()) {
@@ -182,6 +182,14 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.headers().firstValue("content-type")).hasValue("application/x-ndjson");
             assertThat(response.body()).isEqualTo("{\"id\":\"1\",\"title\":\"s\"}\n{\"id\":\"2\",\"title\":\"s\"}\n");
+            HttpResponse<String> sse = call(
+                    gw,
+                    HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books?limit=2"))
+                            .header("accept", "text/event-stream"));
+            assertThat(sse.statusCode()).isEqualTo(200);
+            assertThat(sse.headers().firstValue("content-type")).hasValue("text/event-stream");
+            assertThat(sse.body())
+                    .isEqualTo("data: {\"id\":\"1\",\"title\":\"s\"}\n\ndata: {\"id\":\"2\",\"title\":\"s\"}\n\n");
         }
     }
 
