@@ -83,6 +83,19 @@ public final class TranscodeCall {
         return new TranscodeCall(m, TranscodeAnswer.of(m.binding().method(), accept), config.maxMessage());
     }
 
+    /**
+     * The whole answer to a request refused before any call ({@link #open} or {@link #requestFrame}
+     * threw): its status by the code ({@link TranscodeAnswer#httpStatus}), {@code {"code":N,"message":"…"}}.
+     */
+    public static Step refused(TranscodeException e) {
+        return new Step(
+                TranscodeAnswer.httpStatus(e.grpcCode()),
+                "application/json",
+                TranscodeAnswer.error(e.grpcCode(), e.getMessage()),
+                true,
+                false);
+    }
+
     /** The gRPC path of the call: {@code /package.Service/Method}. */
     public String grpcPath() {
         return match.binding().grpcPath();

@@ -13,7 +13,6 @@ import dev.sluice.http.HeaderRules;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.policy.UpstreamEdits;
-import dev.sluice.transcode.TranscodeAnswer;
 import dev.sluice.transcode.TranscodeCall;
 import dev.sluice.transcode.TranscodeException;
 import java.io.ByteArrayInputStream;
@@ -65,17 +64,7 @@ final class TranscodeRelay {
                     request.getHeaders().get(HttpHeader.ACCEPT));
             frame = call.requestFrame(request.getHttpURI().getQuery(), body(request, config, maxBody));
         } catch (TranscodeException e) { // no method here, or a request that is not the method's
-            int status = TranscodeAnswer.httpStatus(e.grpcCode());
-            write(
-                    response,
-                    rules,
-                    name,
-                    new TranscodeCall.Step(
-                            status,
-                            "application/json",
-                            TranscodeAnswer.error(e.grpcCode(), e.getMessage()),
-                            true,
-                            false));
+            write(response, rules, name, TranscodeCall.refused(e));
             return;
         }
         UpstreamRequest out = new UpstreamRequest("POST", client.config().basePath() + call.grpcPath());
