@@ -23,6 +23,7 @@ final class TargetBinder {
     private final AuthBinder auth;
     private final CorsBinder cors;
     private final CustomPolicyBinder custom;
+    private final TranscodeBinder transcode;
 
     TargetBinder(Set<String> upstreams, java.nio.file.Path base, boolean redis, List<Problem> problems) {
         this.upstreams = upstreams;
@@ -31,6 +32,7 @@ final class TargetBinder {
         this.auth = new AuthBinder(base, problems);
         this.cors = new CorsBinder(problems);
         this.custom = new CustomPolicyBinder(problems);
+        this.transcode = new TranscodeBinder(base, problems);
     }
 
     Optional<Target> proxy(Mapping m, Optional<PathPattern> routePath) {
@@ -43,7 +45,8 @@ final class TargetBinder {
                 "path",
                 "rewrite",
                 "preserve-host",
-                "timeout");
+                "timeout",
+                "grpc-transcode");
         int before = problems.size();
         Optional<Backends> backends = Optional.empty();
         Optional<String> upstream;
@@ -78,11 +81,20 @@ final class TargetBinder {
         boolean preserveHost = m.bool("preserve-host", false);
         Optional<MirrorConfig> mirror = ProxyBinder.mirror(m, upstreams, problems);
         Optional<Duration> timeout = m.duration("timeout");
+        Optional<TranscodeConfig> transcoded = Optional.empty();
+        if (m.has("grpc-transcode")) {
+            for (String beside : List.of("backends", "mirror", "strip-prefix", "path", "rewrite")) {
+                if (m.has(beside)) { // the method decides the upstream path, and one upstream answers it
+                    m.problem(beside, "beside grpc-transcode (expected: grpc-transcode with upstream only)");
+                }
+            }
+            transcoded = transcode.transcode(m.raw("grpc-transcode"), m.child("grpc-transcode"));
+        }
         if (upstream.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(
-                new ProxyTarget(upstream.get(), stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror));
+        return Optional.of(new ProxyTarget(
+                upstream.get(), stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror, transcoded));
     }
 
     Optional<Target> compose(Mapping m, Optional<PathPattern> routePath) {
