@@ -22,6 +22,8 @@ import java.util.Optional;
  * @param backends several upstreams sharing the traffic by weight; {@code upstream} is then the
  *     first of them, and each side runs as {@link #side} of it
  * @param mirror a copy of a share of the requests to another upstream ({@link MirrorConfig})
+ * @param transcode JSON clients call the upstream's gRPC methods ({@link TranscodeConfig}, {@code
+ *     grpc-transcode:}); the upstream path is then the method's, never the request's
  */
 public record ProxyTarget(
         String upstream,
@@ -31,7 +33,8 @@ public record ProxyTarget(
         Optional<PathRewrite> rewrite,
         boolean preserveHost,
         Optional<Backends> backends,
-        Optional<MirrorConfig> mirror)
+        Optional<MirrorConfig> mirror,
+        Optional<TranscodeConfig> transcode)
         implements Target {
     public ProxyTarget {
         requireNonNull(upstream, "upstream");
@@ -41,10 +44,24 @@ public record ProxyTarget(
         requireNonNull(rewrite, "rewrite");
         requireNonNull(backends, "backends");
         requireNonNull(mirror, "mirror");
+        requireNonNull(transcode, "transcode");
         if (backends.isPresent()
                 && !backends.get().sides().getFirst().upstream().equals(upstream)) {
             throw new IllegalArgumentException("upstream: " + upstream + " (expected: the first backend's)");
         }
+    }
+
+    /** A target without transcoding. */
+    public ProxyTarget(
+            String upstream,
+            Optional<String> stripPrefix,
+            Optional<PathTemplate> path,
+            Optional<Duration> timeout,
+            Optional<PathRewrite> rewrite,
+            boolean preserveHost,
+            Optional<Backends> backends,
+            Optional<MirrorConfig> mirror) {
+        this(upstream, stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror, Optional.empty());
     }
 
     /** A target to one upstream, without backends. */
@@ -64,7 +81,15 @@ public record ProxyTarget(
      */
     public ProxyTarget side(String backend) {
         return new ProxyTarget(
-                backend, stripPrefix, path, timeout, rewrite, preserveHost, Optional.empty(), Optional.empty());
+                backend,
+                stripPrefix,
+                path,
+                timeout,
+                rewrite,
+                preserveHost,
+                Optional.empty(),
+                Optional.empty(),
+                transcode);
     }
 
     /** A target without rewrite or preserve-host. */

@@ -14,6 +14,9 @@ import java.util.Set;
 /** Binds a route's {@code proxy:}, {@code compose:} and {@code filters:}. */
 final class TargetBinder {
 
+    /** Whether a route takes {@code grpc-transcode:}: off until every engine carries it (issue 32 item 4). */
+    static final boolean TRANSCODE = false;
+
     private static final String TEMPLATE_EXPECTED = "a path such as /products/{id}";
 
     private final Set<String> upstreams;
@@ -23,6 +26,7 @@ final class TargetBinder {
     private final AuthBinder auth;
     private final CorsBinder cors;
     private final CustomPolicyBinder custom;
+    private final TranscodeBinder transcode;
 
     TargetBinder(Set<String> upstreams, java.nio.file.Path base, boolean redis, List<Problem> problems) {
         this.upstreams = upstreams;
@@ -31,6 +35,7 @@ final class TargetBinder {
         this.auth = new AuthBinder(base, problems);
         this.cors = new CorsBinder(problems);
         this.custom = new CustomPolicyBinder(problems);
+        this.transcode = new TranscodeBinder(base, problems);
     }
 
     Optional<Target> proxy(Mapping m, Optional<PathPattern> routePath) {
@@ -43,7 +48,8 @@ final class TargetBinder {
                 "path",
                 "rewrite",
                 "preserve-host",
-                "timeout");
+                "timeout",
+                TRANSCODE ? "grpc-transcode" : "timeout");
         int before = problems.size();
         Optional<Backends> backends = Optional.empty();
         Optional<String> upstream;
@@ -78,11 +84,20 @@ final class TargetBinder {
         boolean preserveHost = m.bool("preserve-host", false);
         Optional<MirrorConfig> mirror = ProxyBinder.mirror(m, upstreams, problems);
         Optional<Duration> timeout = m.duration("timeout");
+        Optional<TranscodeConfig> transcoded = Optional.empty();
+        if (TRANSCODE && m.has("grpc-transcode")) {
+            for (String beside : List.of("backends", "mirror", "strip-prefix", "path", "rewrite")) {
+                if (m.has(beside)) { // the method decides the upstream path, and one upstream answers it
+                    m.problem(beside, "beside grpc-transcode (expected: grpc-transcode with upstream only)");
+                }
+            }
+            transcoded = transcode.transcode(m.raw("grpc-transcode"), m.child("grpc-transcode"));
+        }
         if (upstream.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
-        return Optional.of(
-                new ProxyTarget(upstream.get(), stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror));
+        return Optional.of(new ProxyTarget(
+                upstream.get(), stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror, transcoded));
     }
 
     Optional<Target> compose(Mapping m, Optional<PathPattern> routePath) {

@@ -118,6 +118,7 @@ public final class Routes {
         private boolean preserveHost;
         private Optional<dev.sluice.config.Backends> backends = Optional.empty();
         private Optional<dev.sluice.config.MirrorConfig> mirror = Optional.empty();
+        private Optional<dev.sluice.config.TranscodeConfig> transcode = Optional.empty();
 
         private ProxySpec(String upstream) {
             this.upstream = requireNonNull(upstream, "upstream");
@@ -164,8 +165,15 @@ public final class Routes {
             return this;
         }
 
+        /** {@code grpc-transcode:} JSON clients call the upstream's gRPC methods. */
+        public ProxySpec transcode(dev.sluice.config.TranscodeConfig transcode) {
+            this.transcode = Optional.of(transcode);
+            return this;
+        }
+
         public ProxyTarget build() {
-            return new ProxyTarget(upstream, stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror);
+            return new ProxyTarget(
+                    upstream, stripPrefix, path, timeout, rewrite, preserveHost, backends, mirror, transcode);
         }
     }
 

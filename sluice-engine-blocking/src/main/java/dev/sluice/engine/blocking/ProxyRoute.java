@@ -78,6 +78,11 @@ final class ProxyRoute implements BlockingRoute {
                     .relay(request, response, upstreamTarget(request, match, edits), edits);
             return;
         }
+        if (target.transcode().isPresent()) { // JSON to a gRPC method (TranscodeCall)
+            TranscodeRelay.relay(
+                    this, request, response, target.transcode().get(), client, rules, edits, maxBody, timer, target.timeout());
+            return;
+        }
         UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match, edits));
         Requests.forwardHeaders(request, rules, edits, out);
         HttpFields headers = request.getHeaders();

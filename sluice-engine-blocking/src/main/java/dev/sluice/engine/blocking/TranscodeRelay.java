@@ -1,0 +1,171 @@
+package dev.sluice.engine.blocking;
+
+import dev.sluice.config.TranscodeConfig;
+import dev.sluice.engine.blocking.upstream.H2UpstreamClient;
+import dev.sluice.engine.blocking.upstream.UpstreamClient;
+import dev.sluice.engine.blocking.upstream.UpstreamException;
+import dev.sluice.engine.blocking.upstream.UpstreamRequest;
+import dev.sluice.engine.blocking.upstream.UpstreamResponse;
+import dev.sluice.http.BodyLimit;
+import dev.sluice.http.BrokenRequestBody;
+import dev.sluice.http.GrpcStatus;
+import dev.sluice.http.HeaderRules;
+import dev.sluice.http.UpstreamFailure;
+import dev.sluice.observe.ExchangeTally;
+import dev.sluice.policy.UpstreamEdits;
+import dev.sluice.transcode.TranscodeAnswer;
+import dev.sluice.transcode.TranscodeCall;
+import dev.sluice.transcode.TranscodeException;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+
+/**
+ * A {@code grpc-transcode:} route's exchange, every decision the core's {@link TranscodeCall}: the
+ * client's JSON request (read whole, at most the route's body limit and {@code max-message}) becomes
+ * one gRPC message sent over the upstream's h2/h2c connection, and each step the call returns for the
+ * upstream's head, data and trailers is written and flushed as it comes.
+ */
+final class TranscodeRelay {
+
+    private TranscodeRelay() {}
+
+    static void relay(
+            ProxyRoute route,
+            Request request,
+            Response response,
+            TranscodeConfig config,
+            UpstreamClient client,
+            HeaderRules rules,
+            UpstreamEdits edits,
+            long maxBody,
+            ScheduledExecutorService timer,
+            Optional<Duration> timeout)
+            throws Exception {
+        String name = client.config().name();
+        TranscodeCall call;
+        byte[] frame;
+        try {
+            call = TranscodeCall.open(
+                    config,
+                    request.getMethod(),
+                    request.getHttpURI().getPath(),
+                    request.getHeaders().get(HttpHeader.ACCEPT));
+            frame = call.requestFrame(request.getHttpURI().getQuery(), body(request, config, maxBody));
+        } catch (TranscodeException e) { // no method here, or a request that is not the method's
+            int status = TranscodeAnswer.httpStatus(e.grpcCode());
+            write(response, rules, name, new TranscodeCall.Step(
+                    status, "application/json", TranscodeAnswer.error(e.grpcCode(), e.getMessage()), true, false));
+            return;
+        }
+        UpstreamRequest out =
+                new UpstreamRequest("POST", client.config().basePath() + call.grpcPath());
+        Requests.forwardHeaders(request, rules, edits, out); // the client's headers as the call's metadata
+        for (String header : List.of("content-type", "content-length", "accept", "accept-encoding", "transfer-encoding")) {
+            out.removeHeader(header);
+        }
+        for (int i = 0; i < TranscodeCall.REQUEST_HEADERS.size(); i += 2) {
+            out.header(TranscodeCall.REQUEST_HEADERS.get(i), TranscodeCall.REQUEST_HEADERS.get(i + 1));
+        }
+        out.body(new ByteArrayInputStream(frame), frame.length);
+        ScheduledFuture<?> deadline = timeout.isEmpty()
+                ? null
+                : timer.schedule(out::cancel, timeout.get().toNanos(), TimeUnit.NANOSECONDS);
+        long began = route.observed() ? System.nanoTime() : 0;
+        boolean answered = false;
+        try (UpstreamResponse upstream = client.send(out)) {
+            answered = true;
+            if (route.observed()) {
+                route.answered(request, upstream.status(), System.nanoTime() - began);
+            }
+            ExchangeTally tally = Requests.tally(request);
+            String status = upstream.header(GrpcStatus.STATUS_HEADER);
+            if (tally != null) {
+                tally.grpcStatus(status);
+            }
+            if (write(response, rules, name, call.head(upstream.status(), status, upstream.header("grpc-message")))) {
+                return;
+            }
+            byte[] buffer = new byte[16 * 1024];
+            while (true) {
+                int n = upstream.readArrived(buffer, 0, buffer.length); // each message out as it arrives
+                if (n < 0) {
+                    break;
+                }
+                if (n > 0 && write(response, rules, name, call.data(ByteBuffer.wrap(buffer, 0, n)))) {
+                    upstream.abort();
+                    return;
+                }
+            }
+            Supplier<HttpFields> trailers = H2UpstreamClient.trailers(upstream);
+            HttpFields fields = trailers == null ? null : trailers.get();
+            String grpcStatus = fields == null ? null : fields.get(GrpcStatus.STATUS_HEADER);
+            if (tally != null && grpcStatus != null) {
+                tally.grpcStatus(grpcStatus);
+            }
+            write(response, rules, name, call.end(grpcStatus, fields == null ? null : fields.get("grpc-message")));
+        } catch (UpstreamException e) {
+            if (route.observed() && !answered) {
+                route.failed(e.failure(), System.nanoTime() - began);
+            }
+            throw out.isCancelled() ? new UpstreamException(UpstreamFailure.TIMEOUT, client.config().name(), e) : e;
+        } finally {
+            if (deadline != null) {
+                deadline.cancel(false);
+            }
+        }
+    }
+
+    /** The client's JSON body, whole: at most the route's limit and the call's largest message. */
+    private static byte[] body(Request request, TranscodeConfig config, long maxBody) throws GatewayError {
+        long limit = BodyLimit.exceeds(config.maxMessage(), maxBody) ? maxBody : config.maxMessage();
+        ClientBody body = new ClientBody(Request.asInputStream(request), limit);
+        try (InputStream in = body) {
+            return in.readAllBytes();
+        } catch (IOException e) {
+            if (body.tooLarge() != null) {
+                var tooLarge = body.tooLarge().rejection();
+                throw new GatewayError(tooLarge.status(), tooLarge.code(), tooLarge.reason(), true);
+            }
+            BrokenRequestBody broken = body.broken() != null ? body.broken() : new BrokenRequestBody(e);
+            throw new GatewayError(BrokenRequestBody.STATUS, BrokenRequestBody.CODE, broken.getMessage());
+        }
+    }
+
+    /**
+     * Writes one step: its head when it starts the answer, its bytes flushed at once. Returns whether
+     * the answer ended; throws when the step cuts it short (the client sees no clean end).
+     */
+    private static boolean write(Response response, HeaderRules rules, String name, TranscodeCall.Step step)
+            throws IOException, UpstreamException {
+        if (step.abort()) {
+            throw new UpstreamException(
+                    UpstreamFailure.BAD_RESPONSE, name, new IOException("the gRPC call failed mid-answer"));
+        }
+        if (step.status() != 0) {
+            response.setStatus(step.status());
+            HttpFields.Mutable headers = response.getHeaders();
+            headers.put(HttpHeader.CONTENT_TYPE, step.contentType());
+            for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
+                headers.put(set.getKey(), set.getValue());
+            }
+        }
+        if (step.body().length > 0 || step.end() || step.status() != 0) {
+            ClientOutput.send(response, step.end(), ByteBuffer.wrap(step.body()));
+        }
+        return step.end();
+    }
+}
