@@ -14,9 +14,6 @@ import java.util.Set;
 /** Binds a route's {@code proxy:}, {@code compose:} and {@code filters:}. */
 final class TargetBinder {
 
-    /** Whether a route takes {@code grpc-transcode:}: off until every engine carries it (issue 32 item 4). */
-    static final boolean TRANSCODE = false;
-
     private static final String TEMPLATE_EXPECTED = "a path such as /products/{id}";
 
     private final Set<String> upstreams;
@@ -49,7 +46,7 @@ final class TargetBinder {
                 "rewrite",
                 "preserve-host",
                 "timeout",
-                TRANSCODE ? "grpc-transcode" : "timeout");
+                "grpc-transcode");
         int before = problems.size();
         Optional<Backends> backends = Optional.empty();
         Optional<String> upstream;
@@ -85,7 +82,7 @@ final class TargetBinder {
         Optional<MirrorConfig> mirror = ProxyBinder.mirror(m, upstreams, problems);
         Optional<Duration> timeout = m.duration("timeout");
         Optional<TranscodeConfig> transcoded = Optional.empty();
-        if (TRANSCODE && m.has("grpc-transcode")) {
+        if (m.has("grpc-transcode")) {
             for (String beside : List.of("backends", "mirror", "strip-prefix", "path", "rewrite")) {
                 if (m.has(beside)) { // the method decides the upstream path, and one upstream answers it
                     m.problem(beside, "beside grpc-transcode (expected: grpc-transcode with upstream only)");

@@ -20,6 +20,23 @@ public final class TranscodeCall {
     public static final List<String> REQUEST_HEADERS = List.of("content-type", "application/grpc", "te", "trailers");
 
     /**
+     * The client's headers (lowercase) that do not go along as the call's metadata: its body's type,
+     * length, framing and encodings are the JSON's, and gRPC's own are the gateway's to set (a client's
+     * {@code grpc-accept-encoding} would let the upstream compress what the gateway must read).
+     */
+    public static final java.util.Set<String> CLIENT_HEADERS_DROPPED = java.util.Set.of(
+            "content-type",
+            "content-length",
+            "content-encoding",
+            "transfer-encoding",
+            "accept",
+            "accept-encoding",
+            "te",
+            "grpc-encoding",
+            "grpc-accept-encoding",
+            "grpc-timeout");
+
+    /**
      * What to write now.
      *
      * @param status the answer's HTTP status when this step starts the answer, else 0
@@ -64,6 +81,19 @@ public final class TranscodeCall {
         }
         TranscodeSchema.Match m = match.get();
         return new TranscodeCall(m, TranscodeAnswer.of(m.binding().method(), accept), config.maxMessage());
+    }
+
+    /**
+     * The whole answer to a request refused before any call ({@link #open} or {@link #requestFrame}
+     * threw): its status by the code ({@link TranscodeAnswer#httpStatus}), {@code {"code":N,"message":"…"}}.
+     */
+    public static Step refused(TranscodeException e) {
+        return new Step(
+                TranscodeAnswer.httpStatus(e.grpcCode()),
+                "application/json",
+                TranscodeAnswer.error(e.grpcCode(), e.getMessage()),
+                true,
+                false);
     }
 
     /** The gRPC path of the call: {@code /package.Service/Method}. */

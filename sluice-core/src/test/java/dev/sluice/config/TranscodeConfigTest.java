@@ -78,4 +78,61 @@ class TranscodeConfigTest {
             assertThat(p.message()).contains(reason);
         });
     }
+
+    private List<Problem> check(String engine, String protocol, String beside) throws Exception {
+        Files.write(dir.resolve("shop.pb"), ShopDescriptors.set().toByteArray());
+        Path file = dir.resolve("sluice.yaml");
+        Files.writeString(file, """
+                server: { port: 0, engine: %s }
+                upstreams:
+                  shop: { url: "http://127.0.0.1:9", protocol: %s }
+                routes:
+                  - id: shop
+                    match: { path: "/v1/**" }
+                    proxy:
+                      upstream: shop
+                      grpc-transcode: { descriptors: shop.pb, services: [shop.Shop] }
+                %s
+                """.formatted(engine, protocol, beside.indent(6)));
+        return ConfigLoader.check(file);
+    }
+
+    @Test
+    void aRouteTakesGrpcTranscodeToAnH2UpstreamInTheEnginesThatCarryIt() throws Exception {
+        assertThat(check("virtual", "h2c", "")).isEmpty();
+        assertThat(check("platform", "h2c", "")).isEmpty();
+        GatewayConfig config = ConfigLoader.load(dir.resolve("sluice.yaml"));
+        ProxyTarget target = (ProxyTarget) config.routes().getFirst().target();
+        assertThat(target.transcode().orElseThrow().services()).containsExactly("shop.Shop");
+        assertThat(check("virtual", "http/1.1", ""))
+                .extracting(Problem::path)
+                .containsExactly("routes[0].proxy.upstream");
+        assertThat(check("virtual", "h2c", "strip-prefix: /v1"))
+                .extracting(Problem::path)
+                .containsExactly("routes[0].proxy.strip-prefix");
+        assertThat(check("reactive", "h2c", "")).singleElement().satisfies(p -> {
+            assertThat(p.path()).isEqualTo(AT);
+            assertThat(p.message()).contains("engine reactive");
+        });
+    }
+
+    /** The descriptor file is read with every load, so a reload picks up a new one. */
+    @Test
+    void eachLoadReadsTheDescriptorFileAgain() throws Exception {
+        check("virtual", "h2c", "");
+        Path file = dir.resolve("sluice.yaml");
+        TranscodeConfig before = ((ProxyTarget)
+                        ConfigLoader.load(file).routes().getFirst().target())
+                .transcode()
+                .orElseThrow();
+        assertThat(before.schema().match("GET", "/v2/shelves/s/books/1")).isEmpty();
+        Files.write(
+                dir.resolve("shop.pb"),
+                ShopDescriptors.set("/v2/shelves/{shelf}/books/{id}").toByteArray());
+        TranscodeConfig after = ((ProxyTarget)
+                        ConfigLoader.load(file).routes().getFirst().target())
+                .transcode()
+                .orElseThrow();
+        assertThat(after.schema().match("GET", "/v2/shelves/s/books/1")).isPresent();
+    }
 }

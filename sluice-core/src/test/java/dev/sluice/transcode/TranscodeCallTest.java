@@ -109,4 +109,17 @@ class TranscodeCallTest {
                 null, "{\"shelf\":\"s\",\"book\":{\"title\":\"T\"}}".getBytes(StandardCharsets.UTF_8));
         assertThat(new String(frame, StandardCharsets.UTF_8)).contains("T");
     }
+
+    @Test
+    void aRequestRefusedBeforeAnyCallIsAWholeJsonAnswerWithItsStatus() throws Exception {
+        TranscodeCall call = TranscodeCall.open(config, "GET", "/v1/shelves/s/books/seven", null);
+        TranscodeException bad = org.junit.jupiter.api.Assertions.assertThrows(
+                TranscodeException.class, () -> call.requestFrame(null, new byte[0]));
+        TranscodeCall.Step step = TranscodeCall.refused(bad);
+        assertThat(step.status()).isEqualTo(400);
+        assertThat(step.contentType()).isEqualTo("application/json");
+        assertThat(step.end()).isTrue();
+        assertThat(step.abort()).isFalse();
+        assertThat(text(step)).startsWith("{\"code\":3,\"message\":\"");
+    }
 }

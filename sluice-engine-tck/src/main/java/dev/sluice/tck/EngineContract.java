@@ -639,4 +639,17 @@ public abstract class EngineContract {
             return EngineContract.this.transport();
         }
     }
+
+    @Nested
+    class GrpcTranscode extends GrpcTranscodeContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
 }

@@ -80,7 +80,16 @@ final class ProxyRoute implements BlockingRoute {
         }
         if (target.transcode().isPresent()) { // JSON to a gRPC method (TranscodeCall)
             TranscodeRelay.relay(
-                    this, request, response, target.transcode().get(), client, rules, edits, maxBody, timer, target.timeout());
+                    this,
+                    request,
+                    response,
+                    target.transcode().get(),
+                    client,
+                    rules,
+                    edits,
+                    maxBody,
+                    timer,
+                    target.timeout());
             return;
         }
         UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match, edits));

@@ -13,7 +13,6 @@ import dev.sluice.http.HeaderRules;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.policy.UpstreamEdits;
-import dev.sluice.transcode.TranscodeAnswer;
 import dev.sluice.transcode.TranscodeCall;
 import dev.sluice.transcode.TranscodeException;
 import java.io.ByteArrayInputStream;
@@ -21,7 +20,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
@@ -66,15 +64,12 @@ final class TranscodeRelay {
                     request.getHeaders().get(HttpHeader.ACCEPT));
             frame = call.requestFrame(request.getHttpURI().getQuery(), body(request, config, maxBody));
         } catch (TranscodeException e) { // no method here, or a request that is not the method's
-            int status = TranscodeAnswer.httpStatus(e.grpcCode());
-            write(response, rules, name, new TranscodeCall.Step(
-                    status, "application/json", TranscodeAnswer.error(e.grpcCode(), e.getMessage()), true, false));
+            write(response, rules, name, TranscodeCall.refused(e));
             return;
         }
-        UpstreamRequest out =
-                new UpstreamRequest("POST", client.config().basePath() + call.grpcPath());
+        UpstreamRequest out = new UpstreamRequest("POST", client.config().basePath() + call.grpcPath());
         Requests.forwardHeaders(request, rules, edits, out); // the client's headers as the call's metadata
-        for (String header : List.of("content-type", "content-length", "accept", "accept-encoding", "transfer-encoding")) {
+        for (String header : TranscodeCall.CLIENT_HEADERS_DROPPED) {
             out.removeHeader(header);
         }
         for (int i = 0; i < TranscodeCall.REQUEST_HEADERS.size(); i += 2) {
@@ -121,7 +116,10 @@ final class TranscodeRelay {
             if (route.observed() && !answered) {
                 route.failed(e.failure(), System.nanoTime() - began);
             }
-            throw out.isCancelled() ? new UpstreamException(UpstreamFailure.TIMEOUT, client.config().name(), e) : e;
+            throw out.isCancelled()
+                    ? new UpstreamException(
+                            UpstreamFailure.TIMEOUT, client.config().name(), e)
+                    : e;
         } finally {
             if (deadline != null) {
                 deadline.cancel(false);
