@@ -1,5 +1,6 @@
 package dev.sluice.lab.grpc;
 
+import com.google.protobuf.DescriptorProtos;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
@@ -22,9 +23,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The grpc scenario's service and load, both grpc-java (plaintext h2c on loopback), messages raw bytes
- * (no protobuf needed): {@code sluice.lab.Echo/Say} answers its request, {@code sluice.lab.Echo/Stream}
- * answers {@code n} messages of the request's size for a request whose first byte is {@code n}.
+ * The grpc scenario's service and load, both grpc-java (plaintext h2c on loopback). Every message is a
+ * {@code sluice.lab.Msg {int32 n = 1; string text = 2;}} ({@link #descriptorSet()}, for the gateway's
+ * transcoding), carried as raw bytes: {@code sluice.lab.Echo/Say} answers its request,
+ * {@code sluice.lab.Echo/Stream} answers {@code n} copies of it.
  */
 public final class GrpcLoad {
 
@@ -78,6 +80,82 @@ public final class GrpcLoad {
                 .build();
     }
 
+    /**
+     * A {@code Msg} of about {@code size} bytes (at least its {@code n}): {@code n} as field 1, then a
+     * text of {@code 'x'}s as field 2.
+     */
+    public static byte[] message(int n, int size) {
+        if (n < 0 || n > 127) {
+            throw new IllegalArgumentException("n: " + n + " (0 to 127)");
+        }
+        int text = Math.max(0, size - 5);
+        byte[] length = varint(text);
+        byte[] m = new byte[3 + length.length + text];
+        m[0] = 0x08; // field 1, varint
+        m[1] = (byte) n;
+        m[2] = 0x12; // field 2, length-delimited
+        System.arraycopy(length, 0, m, 3, length.length);
+        Arrays.fill(m, 3 + length.length, m.length, (byte) 'x');
+        return m;
+    }
+
+    /** The {@code n} of a {@link #message}: how many answers a Stream call asks for (0 if it has none). */
+    public static int countOf(byte[] message) {
+        return message.length >= 2 && message[0] == 0x08 ? message[1] & 0x7f : 0;
+    }
+
+    private static byte[] varint(int value) {
+        byte[] out = new byte[5];
+        int i = 0;
+        while ((value & ~0x7f) != 0) {
+            out[i++] = (byte) ((value & 0x7f) | 0x80);
+            value >>>= 7;
+        }
+        out[i++] = (byte) value;
+        return Arrays.copyOf(out, i);
+    }
+
+    /**
+     * The service's schema as {@code protoc --include_imports --descriptor_set_out} writes it: the file
+     * {@code sluice/lab/echo.proto} with {@code Msg} and {@code Echo}, for a {@code grpc-transcode} route.
+     */
+    public static byte[] descriptorSet() {
+        DescriptorProtos.FileDescriptorProto file = DescriptorProtos.FileDescriptorProto.newBuilder()
+                .setName("sluice/lab/echo.proto")
+                .setPackage("sluice.lab")
+                .setSyntax("proto3")
+                .addMessageType(DescriptorProtos.DescriptorProto.newBuilder()
+                        .setName("Msg")
+                        .addField(field("n", 1, DescriptorProtos.FieldDescriptorProto.Type.TYPE_INT32))
+                        .addField(field("text", 2, DescriptorProtos.FieldDescriptorProto.Type.TYPE_STRING)))
+                .addService(DescriptorProtos.ServiceDescriptorProto.newBuilder()
+                        .setName("Echo")
+                        .addMethod(DescriptorProtos.MethodDescriptorProto.newBuilder()
+                                .setName("Say")
+                                .setInputType(".sluice.lab.Msg")
+                                .setOutputType(".sluice.lab.Msg"))
+                        .addMethod(DescriptorProtos.MethodDescriptorProto.newBuilder()
+                                .setName("Stream")
+                                .setInputType(".sluice.lab.Msg")
+                                .setOutputType(".sluice.lab.Msg")
+                                .setServerStreaming(true)))
+                .build();
+        return DescriptorProtos.FileDescriptorSet.newBuilder()
+                .addFile(file)
+                .build()
+                .toByteArray();
+    }
+
+    private static DescriptorProtos.FieldDescriptorProto.Builder field(
+            String name, int number, DescriptorProtos.FieldDescriptorProto.Type type) {
+        return DescriptorProtos.FieldDescriptorProto.newBuilder()
+                .setName(name)
+                .setNumber(number)
+                .setType(type)
+                .setLabel(DescriptorProtos.FieldDescriptorProto.Label.LABEL_OPTIONAL)
+                .setJsonName(name);
+    }
+
     /** Starts the service on a free loopback port. */
     public static Server serve() {
         ServerServiceDefinition echo = ServerServiceDefinition.builder(SERVICE)
@@ -86,7 +164,7 @@ public final class GrpcLoad {
                     reply.onCompleted();
                 }))
                 .addMethod(STREAM, ServerCalls.asyncServerStreamingCall((request, reply) -> {
-                    for (int i = 0, n = request.length == 0 ? 0 : request[0] & 0xff; i < n; i++) {
+                    for (int i = 0, n = countOf(request); i < n; i++) {
                         reply.onNext(request);
                     }
                     reply.onCompleted();
@@ -112,9 +190,7 @@ public final class GrpcLoad {
         ManagedChannel channel =
                 NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
         try {
-            byte[] request = new byte[size];
-            Arrays.fill(request, (byte) 'x');
-            request[0] = (byte) messages;
+            byte[] request = message(messages, size);
             long began = System.nanoTime();
             long end = began + (long) (seconds * 1e9);
             List<Thread> callers = new ArrayList<>();

@@ -7,6 +7,7 @@ import dev.sluice.lab.LabFailure;
 import dev.sluice.lab.LabOptions;
 import dev.sluice.lab.UsageException;
 import dev.sluice.lab.grpc.GrpcLoad;
+import dev.sluice.lab.grpc.JsonLoad;
 import dev.sluice.lab.report.ReportDoc;
 import dev.sluice.lab.run.ProcessSampler;
 import dev.sluice.lab.run.RunningSubject;
@@ -22,21 +23,18 @@ import java.util.Set;
 
 /**
  * Issue 32's lab scenario: unary and server-streaming gRPC calls (grpc-java service and load, small
- * messages) made directly and through Sluice proxying them over h2c, in each engine mode: calls per
+ * messages) made directly, through Sluice proxying them over h2c, and as JSON over HTTP/1.1 through
+ * Sluice transcoding them ({@code grpc-transcode}, the same service), in each engine mode: calls per
  * second, the gateway's CPU per call (its process's CPU time over the measured run) and the latency the
  * gateway adds at p50 and p99 (through minus direct).
- *
- * <p>Legs: {@link #LEGS} names the ways a call reaches the service; "through transcoding" (JSON over
- * HTTP/1.1 to the same service, built by the transcoding work) is to be added there as another leg with
- * its own load, the table unchanged.
  */
 public final class GrpcScenario {
 
     static final Set<String> FLAGS =
             LabOptions.common("--subjects", "--concurrency", "--message-size", "--stream-messages");
 
-    /** The ways a call reaches the service; a transcoding leg goes here once the gateway transcodes. */
-    static final List<String> LEGS = List.of("direct", "proxy");
+    /** The ways a call reaches the service: direct, proxied as gRPC, or transcoded from JSON. */
+    static final List<String> LEGS = List.of("direct", "proxy", "transcode");
 
     private GrpcScenario() {}
 
@@ -49,7 +47,7 @@ public final class GrpcScenario {
         double warmup = o.duration("--warmup", Duration.ofSeconds(20)).toMillis() / 1000.0;
         int users = o.integer("--concurrency", 8, 1, 1_000);
         int size = o.integer("--message-size", 64, 1, 1 << 20);
-        int messages = o.integer("--stream-messages", 100, 1, 255);
+        int messages = o.integer("--stream-messages", 100, 1, 127);
         if (seconds < 1) {
             throw new UsageException("--duration: " + seconds + " s (expected: at least 1s)");
         }
@@ -64,36 +62,39 @@ public final class GrpcScenario {
         Server service = GrpcLoad.serve();
         try {
             Path config = lab.gatewayConfig("gateway.yaml", yaml(service.getPort()));
+            writeDescriptors(config.resolveSibling(DESCRIPTORS));
             SubjectLauncher launcher = new SubjectLauncher(
                     lab.workspace(), lab.cpus(), lab.jvmFlags(), lab.results().logs(), Map.of(), lab::aotCache);
             for (String kind : List.of("unary", "stream")) {
-                load(service.getPort(), kind, users, warmup, size, messages); // the service's JIT, unmeasured
+                load("direct", service.getPort(), kind, users, warmup, size, messages); // the service's JIT
                 rows.add(new Row(
                         "direct",
                         "-",
                         kind,
-                        load(service.getPort(), kind, users, seconds, size, messages),
+                        load("direct", service.getPort(), kind, users, seconds, size, messages),
                         Double.NaN));
             }
             for (Subject s : subjects) {
                 try (RunningSubject running = launcher.start(s, config, "/ready", 2)) {
                     int port = running.base().getPort();
                     long pid = running.process().pid();
-                    for (String kind : List.of("unary", "stream")) {
-                        System.err.println("sluice lab: grpc: " + s.name() + " " + kind);
-                        load(port, kind, users, warmup, size, messages);
-                        long before = ProcessSampler.cpuTicks(pid).orElse(-1L);
-                        GrpcLoad.Result result = load(port, kind, users, seconds, size, messages);
-                        long after = ProcessSampler.cpuTicks(pid).orElse(-1L);
-                        double cpuMillis = before < 0 || after < 0
-                                ? Double.NaN
-                                : (after - before) * 1000.0 / ProcessSampler.ticksPerSecond();
-                        rows.add(new Row(
-                                "proxy",
-                                s.name(),
-                                kind,
-                                result,
-                                result.calls() == 0 ? Double.NaN : cpuMillis / result.calls()));
+                    for (String leg : LEGS.subList(1, LEGS.size())) {
+                        for (String kind : List.of("unary", "stream")) {
+                            System.err.println("sluice lab: grpc: " + s.name() + " " + leg + " " + kind);
+                            load(leg, port, kind, users, warmup, size, messages);
+                            long before = ProcessSampler.cpuTicks(pid).orElse(-1L);
+                            GrpcLoad.Result result = load(leg, port, kind, users, seconds, size, messages);
+                            long after = ProcessSampler.cpuTicks(pid).orElse(-1L);
+                            double cpuMillis = before < 0 || after < 0
+                                    ? Double.NaN
+                                    : (after - before) * 1000.0 / ProcessSampler.ticksPerSecond();
+                            rows.add(new Row(
+                                    leg,
+                                    s.name(),
+                                    kind,
+                                    result,
+                                    result.calls() == 0 ? Double.NaN : cpuMillis / result.calls()));
+                        }
                     }
                 }
             }
@@ -106,7 +107,9 @@ public final class GrpcScenario {
         doc.paragraph(lab.machineLine());
         doc.paragraph("grpc-java load: " + users + " concurrent callers on one h2c channel for " + seconds
                 + " s each (after " + warmup + " s of warm-up), messages of " + size + " bytes; a stream is "
-                + messages + " messages. Gateway CPU per call: the gateway process's CPU time over the run"
+                + messages + " messages. The transcode leg: as many JSON callers over HTTP/1.1 (the JDK's"
+                + " client) calling the same methods through grpc-transcode routes, a stream answered as one"
+                + " JSON array. Gateway CPU per call: the gateway process's CPU time over the run"
                 + " divided by the calls. Added latency: through the gateway minus direct, same kind of call.");
         doc.table(
                 List.of(
@@ -164,12 +167,30 @@ public final class GrpcScenario {
         return out;
     }
 
-    private static GrpcLoad.Result load(int port, String kind, int users, double seconds, int size, int messages)
+    private static GrpcLoad.Result load(
+            String leg, int port, String kind, int users, double seconds, int size, int messages)
             throws InterruptedException {
-        return GrpcLoad.run(port, kind.equals("stream"), users, seconds, size, messages);
+        boolean stream = kind.equals("stream");
+        return leg.equals("transcode")
+                ? JsonLoad.run(port, stream, users, seconds, size, messages)
+                : GrpcLoad.run(port, stream, users, seconds, size, messages);
     }
 
-    /** The gateway: every call of the lab's service proxied to it over h2c, and /ready for the launcher. */
+    /** The service's descriptor set, beside the gateway's configuration (which names it relatively). */
+    static final String DESCRIPTORS = "echo.pb";
+
+    private static void writeDescriptors(Path file) throws LabFailure {
+        try {
+            java.nio.file.Files.write(file, GrpcLoad.descriptorSet());
+        } catch (java.io.IOException e) {
+            throw new LabFailure("cannot write " + file, e);
+        }
+    }
+
+    /**
+     * The gateway: every call of the lab's service proxied to it over h2c, its two methods transcoded
+     * from JSON at /json/say and /json/stream, and /ready for the launcher.
+     */
     static String yaml(int servicePort) {
         return """
                 server: { host: 127.0.0.1, port: 0 }
@@ -182,7 +203,25 @@ public final class GrpcScenario {
                   - id: echo
                     match: { path: "/%s/**" }
                     proxy: { upstream: echo }
+                  - id: json-say
+                    match: { path: /json/say, methods: [POST] }
+                    proxy:
+                      upstream: echo
+                      grpc-transcode: { descriptors: %s, services: [%s], method: %s/Say }
+                  - id: json-stream
+                    match: { path: /json/stream, methods: [POST] }
+                    proxy:
+                      upstream: echo
+                      grpc-transcode: { descriptors: %s, services: [%s], method: %s/Stream }
                 logging: { level: warn }
-                """.formatted(servicePort, GrpcLoad.SERVICE);
+                """.formatted(
+                        servicePort,
+                        GrpcLoad.SERVICE,
+                        DESCRIPTORS,
+                        GrpcLoad.SERVICE,
+                        GrpcLoad.SERVICE,
+                        DESCRIPTORS,
+                        GrpcLoad.SERVICE,
+                        GrpcLoad.SERVICE);
     }
 }

@@ -1,0 +1,101 @@
+package dev.sluice.lab.grpc;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The grpc scenario's transcoding leg: JSON clients over HTTP/1.1 calling the lab's service through a
+ * gateway's {@code grpc-transcode} routes, one call after another per caller, as {@link GrpcLoad} does
+ * over gRPC: {@code POST /json/say} with a {@code Msg} as JSON (one object back), {@code POST
+ * /json/stream} (a JSON array of {@code n} objects back). A call counts when its answer is a 200 with
+ * every element.
+ */
+public final class JsonLoad {
+
+    private JsonLoad() {}
+
+    /** The JSON of {@link GrpcLoad#message(int, int)}: the same {@code n} and text. */
+    public static String body(int n, int size) {
+        return "{\"n\":" + n + ",\"text\":\"" + "x".repeat(Math.max(0, size - 5)) + "\"}";
+    }
+
+    /** {@code concurrency} callers for {@code seconds} on the gateway at {@code port}, as {@link GrpcLoad#run}. */
+    public static GrpcLoad.Result run(int port, boolean stream, int concurrency, double seconds, int size, int messages)
+            throws InterruptedException {
+        HttpClient client = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+        try {
+            HttpRequest request = HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + port + (stream ? "/json/stream" : "/json/say")))
+                    .timeout(Duration.ofSeconds(10))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body(stream ? messages : 0, size)))
+                    .build();
+            int expected = stream ? messages : 1;
+            long began = System.nanoTime();
+            long end = began + (long) (seconds * 1e9);
+            List<Thread> callers = new ArrayList<>();
+            long[][] latencies = new long[concurrency][];
+            long[] failures = new long[concurrency];
+            for (int c = 0; c < concurrency; c++) {
+                int me = c;
+                callers.add(Thread.ofPlatform().name("json-load-" + c).start(() -> {
+                    long[] mine = new long[1024];
+                    int n = 0;
+                    while (System.nanoTime() < end) {
+                        long t0 = System.nanoTime();
+                        try {
+                            HttpResponse<byte[]> answer = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                            if (answer.statusCode() != 200 || elements(answer.body()) != expected) {
+                                failures[me]++;
+                                continue;
+                            }
+                        } catch (IOException e) {
+                            failures[me]++;
+                            continue;
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            break;
+                        }
+                        if (n == mine.length) {
+                            mine = Arrays.copyOf(mine, n * 2);
+                        }
+                        mine[n++] = System.nanoTime() - t0;
+                    }
+                    latencies[me] = Arrays.copyOf(mine, n);
+                }));
+            }
+            for (Thread t : callers) {
+                t.join();
+            }
+            long elapsed = System.nanoTime() - began;
+            long[] all = Arrays.stream(latencies)
+                    .flatMapToLong(Arrays::stream)
+                    .sorted()
+                    .toArray();
+            return new GrpcLoad.Result(all.length, Arrays.stream(failures).sum(), all, elapsed);
+        } finally {
+            client.shutdownNow();
+        }
+    }
+
+    /** How many {@code Msg} objects a JSON answer holds: its {@code "text"} fields. */
+    public static int elements(byte[] body) {
+        String json = new String(body, StandardCharsets.UTF_8);
+        int count = 0;
+        for (int i = json.indexOf("\"text\""); i >= 0; i = json.indexOf("\"text\"", i + 6)) {
+            count++;
+        }
+        return count;
+    }
+}
