@@ -152,7 +152,7 @@ public final class ConfigLoader {
         Map<String, UpstreamConfig> upstreams = UpstreamBinder.upstreams(r, declared, base);
         List<RouteConfig> routes = new RouteBinder(declared, base, r.has("redis"), problems).routes(r);
         if (problems.isEmpty()) { // every route bound, so routes[i] is the file's i-th
-            transcodedRoutes(routes, upstreams, server.engine(), problems);
+            transcodedRoutes(routes, upstreams, problems);
         }
         LoggingConfig logging = LoggingBinder.logging(r, base);
         Optional<TracingConfig> tracing = TracingBinder.tracing(r);
@@ -163,22 +163,11 @@ public final class ConfigLoader {
     }
 
     /**
-     * A {@code grpc-transcode:} route's upstream speaks h2 or h2c (gRPC needs HTTP/2), and its engine
-     * carries it: the reactive engine does not yet (issue 32 item 4), so its configuration is refused.
+     * A {@code grpc-transcode:} route's upstream speaks h2 or h2c (gRPC needs HTTP/2).
      */
     private static void transcodedRoutes(
-            List<RouteConfig> routes,
-            Map<String, UpstreamConfig> upstreams,
-            EngineMode engine,
-            List<Problem> problems) {
+            List<RouteConfig> routes, Map<String, UpstreamConfig> upstreams, List<Problem> problems) {
         for (int i = 0; i < routes.size(); i++) {
-            if (routes.get(i).target() instanceof ProxyTarget proxy
-                    && proxy.transcode().isPresent()
-                    && engine == EngineMode.REACTIVE) {
-                problems.add(new Problem(
-                        "routes[" + i + "].proxy.grpc-transcode",
-                        "not carried by engine " + engine.key() + " yet (expected: engine virtual or platform)"));
-            }
             if (routes.get(i).target() instanceof ProxyTarget proxy
                     && proxy.transcode().isPresent()
                     && upstreams.get(proxy.upstream()) instanceof UpstreamConfig upstream

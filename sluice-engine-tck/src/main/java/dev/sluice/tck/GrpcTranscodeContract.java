@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.config.ConfigLoader;
-import dev.sluice.config.EngineMode;
 import dev.sluice.config.Problem;
 import dev.sluice.config.TranscodeConfig;
 import dev.sluice.config.UpstreamProtocol;
@@ -24,7 +23,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,16 +54,12 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
         service.close();
     }
 
-    /** The gateway under test; the test is skipped in an engine that does not carry transcoding yet. */
+    /** The gateway under test. */
     private TestGateway.Builder shopGateway() {
         return shopGateway(TranscodeConfig.DEFAULT_MAX_MESSAGE, Optional.empty(), Optional.empty());
     }
 
     private TestGateway.Builder shopGateway(int maxMessage, Optional<String> method, Optional<Duration> timeout) {
-        Assumptions.assumeFalse(
-                mode() == EngineMode.REACTIVE,
-                "the reactive engine does not carry grpc-transcode yet: its configuration is refused"
-                        + " (ConfigLoader, routes[i].proxy.grpc-transcode)");
         TranscodeConfig transcode = new TranscodeConfig(
                 Path.of("shop.pb"),
                 List.of(ShopService.SERVICE),
@@ -371,13 +365,7 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
         ShopService.write(dir.resolve("shop.pb"));
         Files.write(dir.resolve("broken.pb"), new byte[] {0x0a, 0x7f, 0x01});
 
-        if (mode() == EngineMode.REACTIVE) { // until the reactive engine carries it
-            assertThat(check("{ descriptors: shop.pb, services: [shop.Shop] }"))
-                    .extracting(Problem::path)
-                    .containsExactly("routes[0].proxy.grpc-transcode");
-        } else {
-            assertThat(check("{ descriptors: shop.pb, services: [shop.Shop] }")).isEmpty();
-        }
+        assertThat(check("{ descriptors: shop.pb, services: [shop.Shop] }")).isEmpty();
         assertThat(check("{ descriptors: broken.pb, services: [shop.Shop] }"))
                 .extracting(Problem::path)
                 .containsExactly("routes[0].proxy.grpc-transcode.descriptors");

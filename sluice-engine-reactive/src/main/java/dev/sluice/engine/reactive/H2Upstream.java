@@ -242,6 +242,16 @@ final class H2Upstream {
         }
     }
 
+    /** The upstream (its guard, name and authorities), for a transcoded call ({@link TranscodeRelay}). */
+    Upstream upstream() {
+        return upstream;
+    }
+
+    /** The client of one endpoint, for a transcoded call ({@link TranscodeRelay}). */
+    HttpClient client(dev.sluice.upstream.Endpoint endpoint) {
+        return clients[endpoint.index()];
+    }
+
     /** How long the call waits for its turn when the upstream is paced (0 when it is not). */
     long reserveStart() {
         return upstream.reserveStart();

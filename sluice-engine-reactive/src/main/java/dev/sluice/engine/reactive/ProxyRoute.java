@@ -94,8 +94,18 @@ final class ProxyRoute {
                             in.tally().answered(nanos);
                         }
                     };
-            return H2Relay.proxy(upstream.h2(), in, response, uri, rules, channel, timeoutNanos, answered)
-                    .onErrorResume(error -> failed(error, in, response, channel, began));
+            Mono<Void> exchange = target.transcode().isPresent() // JSON to a gRPC method (TranscodeCall)
+                    ? TranscodeRelay.relay(
+                            upstream.h2(),
+                            target.transcode().get(),
+                            in,
+                            response,
+                            rules,
+                            channel,
+                            timeoutNanos,
+                            answered)
+                    : H2Relay.proxy(upstream.h2(), in, response, uri, rules, channel, timeoutNanos, answered);
+            return exchange.onErrorResume(error -> failed(error, in, response, channel, began));
         }
         Mono<Void> exchange = Mono.create(sink -> new Call(in, response, channel, uri, sink, began).start());
         long wait = upstream.reserveStart();
