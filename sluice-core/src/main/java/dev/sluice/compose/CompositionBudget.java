@@ -29,6 +29,13 @@ package dev.sluice.compose;
  * the gateway holds stays within the budget's capacity (floors included), except bytes a read gave
  * beyond its share ({@link Reader#arrived}) or that shaping added.
  *
+ * <p>Engines: the reactive engine reserves a read's share before each socket read and hands the
+ * bytes on as they are written; the blocking engines read a part into one ring, so they reserve a
+ * whole ring once ({@code reserve(ring, need)}) before the part is handed to a fetch thread (a part
+ * without room waits unstarted, holding no thread), {@link Reader#shrink} it to the ring's size once
+ * the status line tells it, and give it back with {@link Reader#free} once neither the fetch nor the
+ * relay uses the ring.
+ *
  * <p>Not thread-safe: one guard at a time (an event loop, a composition's lock), like the plan; only
  * the admission's grant arrives elsewhere, and the engine hands it over with {@link #admitted()}.
  */
@@ -198,6 +205,23 @@ public final class CompositionBudget {
                 return true;
             }
             return false;
+        }
+
+        /**
+         * The part needs only {@code keep} bytes of its reserve (the blocking engines reserve a whole
+         * ring before the part's request is sent, and learn its size from the status line): the rest
+         * goes back now, the pool's first.
+         */
+        public void shrink(long keep) {
+            long extra = reservedFloor + reservedPool - Math.max(0, keep);
+            if (extra <= 0) {
+                return;
+            }
+            long p = Math.min(extra, reservedPool);
+            reservedPool -= p;
+            long f = extra - p;
+            reservedFloor -= f;
+            written(extra, f);
         }
 
         /** Bytes reserved and not yet filled. */

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Waiting in this line one read at a time deadlocks compositions: parts that wait for their turn
  * to be written can hold the budget whole while the part each composition relays waits behind them.
- * So the reactive engine goes through {@link CompositionBudget}: only admissions (a composition's
+ * So every engine goes through {@link CompositionBudget}: only admissions (a composition's
  * floor of read shares) wait in the line; parts draw on their composition's floor when the plan waits
  * on them, and otherwise only {@link #tryAcquire} (which fails while anyone waits) and read nothing
  * until room comes back.

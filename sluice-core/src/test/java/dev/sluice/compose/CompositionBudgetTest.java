@@ -197,6 +197,42 @@ class CompositionBudgetTest {
     }
 
     /** The rule before: every read's share from the shared line. It deadlocks: nobody gives back. */
+    /**
+     * A blocking part reserves a whole ring before its request and keeps only what its ring needs:
+     * the rest goes back, the pool's bytes first, the floor's refilling the floor.
+     */
+    @Test
+    void aShrunkReserveGivesThePoolsBytesBackFirstAndTheFloorRefills() {
+        ReadAheadBudget pool = new ReadAheadBudget(CAPACITY);
+        CompositionBudget account = new CompositionBudget(pool, 1, SHARE, () -> {});
+        assertThat(account.admit(bytes -> {})).isTrue();
+        CompositionBudget.Reader awaited = account.reader();
+        CompositionBudget.Reader other = account.reader();
+        assertThat(awaited.reserve(SHARE, CompositionBudget.Need.ANY)).isTrue(); // the floor's
+        assertThat(other.reserve(SHARE, CompositionBudget.Need.NONE)).isTrue(); // the pool's
+        assertThat(pool.available()).isEqualTo(CAPACITY - 2 * SHARE);
+
+        other.shrink(3);
+        assertThat(other.reserved()).isEqualTo(3);
+        assertThat(pool.available()).isEqualTo(CAPACITY - SHARE - 3);
+        awaited.shrink(4);
+        assertThat(awaited.reserved()).isEqualTo(4);
+        assertThat(pool.available()).as("floor bytes refill the floor").isEqualTo(CAPACITY - SHARE - 3);
+        CompositionBudget.Reader next = account.reader();
+        assertThat(next.reserve(SHARE - 4, CompositionBudget.Need.ANY))
+                .as("what the shrink gave back is the floor's again")
+                .isTrue();
+        assertThat(pool.available()).isEqualTo(CAPACITY - SHARE - 3);
+        awaited.shrink(SHARE); // more than it holds: nothing changes
+        assertThat(awaited.reserved()).isEqualTo(4);
+
+        awaited.free();
+        other.free();
+        next.free();
+        account.close();
+        assertThat(pool.available()).as("whole after").isEqualTo(CAPACITY);
+    }
+
     @Test
     void takingEveryReadFromTheLineDeadlocks() {
         ReadAheadBudget pool = new ReadAheadBudget(CAPACITY);

@@ -41,7 +41,7 @@ final class ComposeRoute implements BlockingRoute {
     private final Executor fanout;
     private final int readAhead;
     private final RingPool rings;
-    private final ReadAheadBudget budget; // the gateway's: every part's ring is taken from it
+    private final ReadAheadBudget budget; // the gateway's: every composition's floor and part's ring
     private final String id;
     private final GatewayObserver observer;
     private final ByteBufferPool buffers; // the server's: the response's staging buffer
@@ -104,11 +104,20 @@ final class ComposeRoute implements BlockingRoute {
         ExchangeTally tally = Requests.tally(request);
         CompositionPlan plan = new CompositionPlan(
                 id, target, splice, readAhead, System::nanoTime, observer, tally, delivery, targets);
-        Composition composition = new Composition(plan, fanout, plan.slots(), buffers, timer, path -> {
-            UpstreamRequest out = new UpstreamRequest(PartRequest.METHOD, path).header("Accept", PartRequest.ACCEPT);
-            Requests.addForwarding(request, rules, edits, out);
-            return out;
-        });
+        Composition composition = new Composition(
+                plan,
+                fanout,
+                plan.slots(),
+                buffers,
+                timer,
+                path -> {
+                    UpstreamRequest out =
+                            new UpstreamRequest(PartRequest.METHOD, path).header("Accept", PartRequest.ACCEPT);
+                    Requests.addForwarding(request, rules, edits, out);
+                    return out;
+                },
+                budget,
+                readAhead);
         PartFetch[] fetches = new PartFetch[plan.slots()]; // a collection part's elements after the parts
         for (int i = 0; i < fetches.length; i++) {
             int c = plan.configured(i);
@@ -119,7 +128,7 @@ final class ComposeRoute implements BlockingRoute {
                 client = new CachedPartClient(
                         client, cache, part.cache().get(), part.upstream(), () -> composition.cached(index));
             }
-            fetches[i] = new PartFetch(composition, i, part, client, readAhead, plan.validator(i), rings, budget);
+            fetches[i] = new PartFetch(composition, i, part, client, readAhead, plan.validator(i), rings);
             composition.add(fetches[i]);
         }
         try {
@@ -129,6 +138,7 @@ final class ComposeRoute implements BlockingRoute {
             for (PartFetch fetch : fetches) {
                 fetch.relayLetsGo(); // the relay reads from the rings no more
             }
+            composition.closeBudget(); // its floor back; rings still being read go back as their fetches stop
         }
     }
 

@@ -1,10 +1,12 @@
 package dev.sluice.engine.blocking;
 
 import dev.sluice.compose.Completeness;
+import dev.sluice.compose.CompositionBudget;
 import dev.sluice.compose.CompositionPlan;
 import dev.sluice.compose.DeliveryFrames;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonSplice;
+import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.UpstreamFailure;
@@ -28,8 +30,14 @@ import org.eclipse.jetty.server.Response;
  * One composed response in flight: the blocking engine's hands for a {@link CompositionPlan}, which
  * makes every decision. Parts are fetched on fan-out threads ({@link PartFetch}) into their rings and
  * report to the plan; the request thread carries out the plan's steps, relaying one part at a time
- * through {@link ClientOutput}. One lock guards the plan and every ring's bookkeeping; every event
- * and every relayed chunk signal {@link #changed}.
+ * through {@link ClientOutput}. One lock guards the plan, its budget account and every ring's
+ * bookkeeping; every event, every relayed chunk and every byte given back signal {@link #changed}.
+ *
+ * <p>Its parts' rings are the gateway's {@link ReadAheadBudget}'s through one {@link CompositionBudget}:
+ * the composition is admitted (its floor taken, waiting in the budget's line) before any part is
+ * handed to a fan-out thread, and a part is handed over only once its ring is reserved, as the plan
+ * needs it ({@link #startReserved}): no fetch thread ever waits for the budget. Every grant of the budget is handed to the gateway's timer, so bytes may be given
+ * back under this lock without taking another composition's.
  */
 final class Composition {
 
@@ -39,6 +47,8 @@ final class Composition {
     final Condition changed = lock.newCondition();
 
     private final CompositionPlan plan; // guarded by lock
+    final ReadAheadBudget budget; // the gateway's
+    private final CompositionBudget account; // guarded by lock: its floor and its parts' rings in the budget
     private final boolean flatten; // NDJSON, SSE: relayed bytes lose their line breaks
     private final Executor fanout;
     private final PartFetch[] parts;
@@ -48,6 +58,9 @@ final class Composition {
     private RuntimeException crash; // guarded by lock: a fetch's own fault, thrown by run()
     private ScheduledFuture<?> alarm; // guarded by lock: wakes run() at the plan's nearest deadline
     private long alarmAt; // guarded by lock: when it rings (System.nanoTime)
+    private final long ringCost; // what a part reserves before it starts: its largest ring
+    private final int[] pending; // guarded by lock: parts the plan started, not yet handed over (no room yet)
+    private int pendingCount; // guarded by lock
 
     Composition(
             CompositionPlan plan,
@@ -55,8 +68,14 @@ final class Composition {
             int partCount,
             ByteBufferPool buffers,
             ScheduledExecutorService timer,
-            Function<String, UpstreamRequest> newRequest) {
+            Function<String, UpstreamRequest> newRequest,
+            ReadAheadBudget budget,
+            int share) {
         this.plan = plan;
+        this.budget = budget;
+        this.account = new CompositionBudget(budget, plan.floorShares(), share, changed::signalAll);
+        this.ringCost = budget.fit(RingPool.length(share, share));
+        this.pending = new int[partCount];
         this.newRequest = newRequest;
         this.flatten = plan.flattensRelayed();
         this.buffers = buffers;
@@ -77,6 +96,48 @@ final class Composition {
 
     void add(PartFetch part) {
         parts[part.index] = part;
+    }
+
+    /** A part's account in the budget: made once per part, before the composition runs. */
+    CompositionBudget.Reader reader() {
+        lock.lock();
+        try {
+            return account.reader();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The budget took this composition's floor for it, on whichever thread released bytes (which may
+     * hold another composition's lock): handed to the timer, which takes this one's.
+     */
+    private void admissionGranted(long bytes) {
+        try {
+            timer.execute(this::admitted);
+        } catch (RejectedExecutionException e) { // the gateway stopped: nobody admits it any more
+            budget.release(bytes);
+        }
+    }
+
+    private void admitted() {
+        lock.lock();
+        try {
+            account.admitted(); // false: it ended meanwhile, the floor went back
+            changed.signalAll(); // run() starts the parts the plan started
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The composition is over (every path, after {@link #cancelAll}): its floor goes back, or it leaves the line. */
+    void closeBudget() {
+        lock.lock();
+        try {
+            account.close();
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ---- fetch side (fan-out threads): events for the plan ----
@@ -115,6 +176,9 @@ final class Composition {
                 part.ended = true;
                 plan.ended(part.index);
                 more = false;
+                if (part.count == 0) { // relayed already (no write of it in flight): its ring goes back now
+                    part.relayLetsGo(); // else the relay's last write of it lets go
+                }
             } else {
                 part.count += n;
                 part.writePos = (part.writePos + n) % part.ring.length;
@@ -196,22 +260,21 @@ final class Composition {
             throws IOException, InterruptedException, GatewayError, AbortedPart {
         ClientOutput out = null;
         int[] starts = new int[parts.length];
-        int startCount = 0;
         lock.lock();
         try {
+            account.admit(this::admissionGranted); // or waits in the line: the plan's deadlines run meanwhile
             while (true) {
                 if (crash != null) {
                     throw crash;
                 }
                 CompositionPlan.Step step = plan.next();
                 if (step == CompositionPlan.Step.START) { // started together, outside the lock
-                    starts[startCount++] = plan.part();
+                    pending[pendingCount++] = plan.part();
                     parts[plan.part()].target = plan.target();
                     continue;
                 }
-                if (startCount > 0) {
-                    startAll(starts, startCount);
-                    startCount = 0;
+                // no part is asked for before the floor is taken, nor before its ring is reserved
+                if (pendingCount > 0 && account.isAdmitted() && startReserved(starts)) {
                     if (step == CompositionPlan.Step.WAIT) {
                         continue; // the started parts may have changed the plan meanwhile
                     }
@@ -237,7 +300,9 @@ final class Composition {
                     case STOP -> {
                         PartFetch part = parts[plan.part()];
                         part.cancelled = true;
-                        part.request.cancel();
+                        if (part.request != null) { // null: its start waits for the admission or room
+                            part.request.cancel();
+                        }
                         changed.signalAll();
                     }
                     case FAIL ->
@@ -258,7 +323,11 @@ final class Composition {
                         out = new ClientOutput(response, buffers, STAGING);
                     }
                     case OPEN -> write(out, plan.key(), null);
-                    case NULL -> write(out, plan.key(), JsonSplice.NULL);
+                    case NULL -> {
+                        PartFetch part = parts[plan.part()];
+                        part.relayLetsGo(); // a failed part is never relayed: its ring (and budget) goes back now
+                        write(out, plan.key(), JsonSplice.NULL);
+                    }
                     case CLOSE -> write(out, plan.closer(), null);
                     case RELAY -> relay(out, parts[plan.part()]);
                     case FINISH -> {
@@ -343,6 +412,37 @@ final class Composition {
     }
 
     /**
+     * Under lock: hands over the pending parts whose rings are reserved now ({@link
+     * CompositionBudget.Reader#reserve}, as {@link CompositionPlan#need} says: the part the plan waits
+     * on from the floor, any other only from what the pool gives without waiting). A part without room
+     * stays pending, holding no thread and no upstream connection, and is tried again whenever run()
+     * looks: after this composition's bytes come back ({@link #changed}) or its plan moves on; a part
+     * stopped meanwhile (its deadline) is never asked for.
+     *
+     * @return whether any part was handed over
+     */
+    private boolean startReserved(int[] starts) {
+        int count = 0;
+        int kept = 0;
+        for (int k = 0; k < pendingCount; k++) {
+            PartFetch part = parts[pending[k]];
+            if (part.cancelled) {
+                continue;
+            }
+            if (part.reader.reserve(ringCost, plan.need(part.index))) {
+                starts[count++] = part.index;
+            } else {
+                pending[kept++] = part.index;
+            }
+        }
+        pendingCount = kept;
+        if (count > 0) {
+            startAll(starts, count);
+        }
+        return count > 0;
+    }
+
+    /**
      * Under lock: hands the parts the plan started, each with its request to the target the plan gave,
      * to fan-out threads, without the lock (each fetch's first step takes it); a refused hand-over
      * fails its part.
@@ -364,6 +464,7 @@ final class Composition {
             lock.lock();
         }
         for (int i = 0; i < refused; i++) {
+            parts[starts[i]].reader.free(); // its reserve: no fetch will use it
             plan.failed(starts[i], "fan-out pool is shut down", false);
         }
     }
@@ -399,12 +500,7 @@ final class Composition {
         plan.relayed(part.index, len);
         changed.signalAll(); // the fetch may be waiting for room
         if (part.ended && part.count == 0) { // wholly relayed: its ring's budget goes back now, not at the end
-            lock.unlock();
-            try {
-                part.relayLetsGo();
-            } finally {
-                lock.lock();
-            }
+            part.relayLetsGo();
         }
     }
 

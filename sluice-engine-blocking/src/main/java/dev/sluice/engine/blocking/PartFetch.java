@@ -1,5 +1,6 @@
 package dev.sluice.engine.blocking;
 
+import dev.sluice.compose.CompositionBudget;
 import dev.sluice.compose.JsonPointerTap;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
@@ -9,7 +10,6 @@ import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.engine.blocking.upstream.UpstreamResponse;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One part of a composition, fetched on a fan-out thread into a fixed ring buffer: the bounded
@@ -21,10 +21,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *                      └ at most read-ahead bytes
  * </pre>
  *
- * <p>The ring's bytes are the gateway's {@link ReadAheadBudget}'s: taken before the ring is, while
- * the body waits unread in the upstream connection, and given back with the ring when the composition
- * is over. A part whose ring the budget cannot give yet waits without reading; its composition's
- * deadline (or its end) ends that wait.
+ * <p>The ring's bytes are the gateway's {@link ReadAheadBudget}'s, through its composition's
+ * {@link CompositionBudget}: a whole ring's worth is reserved before the part is handed to a fetch
+ * thread ({@link Composition}, as the plan needs the part then), so a fetch never waits for the
+ * budget; once the status line tells the ring's size, the reserve shrinks to it. The ring's bytes go
+ * back when both the fetch and the relay let go of it; a fetch that ends without a ring gives its
+ * reserve back as it ends.
  *
  * <p>All fields below the constructor's are guarded by the composition's lock.
  */
@@ -44,15 +46,14 @@ final class PartFetch implements Runnable {
     private int inPos;
     private int inEnd;
     private final RingPool rings;
-    private final ReadAheadBudget budget;
-    /** Who still uses the ring: the fetch and the relay; the last to let go returns it to the pool. */
-    private final AtomicInteger ringHolds = new AtomicInteger();
 
     // guarded by composition.lock
+    final CompositionBudget.Reader reader; // the ring's bytes in the composition's budget account
+    private int holds; // who still uses the ring: the fetch and the relay; the last to let go returns it
+    private boolean relayLetGo; // the relay is done with the ring (or never relays it)
     boolean cancelled;
     boolean ended; // the whole body is in the ring
     byte[] ring;
-    long charged; // the budget's bytes the ring holds, given back with it
     int readPos;
     int writePos;
     int count;
@@ -64,8 +65,7 @@ final class PartFetch implements Runnable {
             UpstreamClient client,
             int capacity,
             JsonValidator validator,
-            RingPool rings,
-            ReadAheadBudget budget) {
+            RingPool rings) {
         this.composition = composition;
         this.index = index;
         this.config = config;
@@ -75,7 +75,7 @@ final class PartFetch implements Runnable {
         this.shaper = composition.shaper(index);
         this.tap = composition.tap(index);
         this.rings = rings;
-        this.budget = budget;
+        this.reader = composition.reader();
     }
 
     @Override
@@ -85,7 +85,7 @@ final class PartFetch implements Runnable {
         } catch (RuntimeException e) { // a fault of the gateway's: the request thread answers it
             composition.crashed(e);
         } finally {
-            letGoOfRing(); // the fetch reads into the ring no more
+            fetchLetsGo(); // the fetch reads into the ring no more
         }
     }
 
@@ -108,10 +108,7 @@ final class PartFetch implements Runnable {
             if (!composition.answered(this, status, response.header("Content-Type"), length)) {
                 return;
             }
-            long cost = budget.fit(length);
-            if (!takeBudget(cost)) {
-                return; // cancelled while it waited: the body was never read
-            }
+            long cost = composition.budget.fit(length);
             if (!newRing(size, cost)) {
                 return; // cancelled meanwhile: the relay has let go of the rings already
             }
@@ -172,20 +169,23 @@ final class PartFetch implements Runnable {
     /**
      * The ring for this part's body: the read-ahead, or less when the body's length is known and
      * smaller (one byte more, so that the end of the body is read without waiting for room), its
-     * {@code cost} taken from the budget. Both the fetch and the relay let go of it, whether or not
-     * the part's body is read.
+     * {@code cost} kept of the reserve in the composition's budget account (the rest goes back). Both the fetch and the relay let go
+     * of it, whether or not the part's body is read.
+     *
+     * @return whether the body is read; false: cancelled, or the relay let go already (nobody would
+     *     relay it), and the reserve went back
      */
     private boolean newRing(int size, long cost) {
         byte[] r = rings.take(size, capacity);
         boolean late;
         composition.lock.lock();
         try {
-            // cancelled before the relay lets go (both under the lock): a part cancelled by now may
-            // have been let go of already, and a ring set now would never be given back
-            late = cancelled;
-            if (!late) {
-                ringHolds.set(2);
-                charged = cost;
+            late = cancelled || relayLetGo;
+            if (late) {
+                reader.free();
+            } else {
+                reader.shrink(cost);
+                holds = 2;
                 ring = r;
             }
         } finally {
@@ -193,101 +193,67 @@ final class PartFetch implements Runnable {
         }
         if (late) {
             rings.give(r);
-            budget.release(cost);
         }
         return !late;
     }
 
     /**
-     * Takes {@code cost} bytes from the budget, waiting while it is spent (the body unread: the
-     * upstream feels it as TCP backpressure) until they are granted or the part is cancelled (the
-     * composition is over, or the plan stopped the part at its deadline).
-     *
-     * @return whether they were taken; false: cancelled, nothing taken (the caller still checks for a
-     *     cancellation after a grant: {@link #newRing})
-     */
-    private boolean takeBudget(long cost) {
-        BudgetWait wait = new BudgetWait(cost);
-        if (budget.acquire(cost, wait)) {
-            return true;
-        }
-        boolean granted;
-        composition.lock.lock();
-        try {
-            while (!wait.granted && !cancelled) {
-                composition.changed.awaitUninterruptibly();
-            }
-            granted = wait.granted;
-            wait.abandoned = !granted;
-        } finally {
-            composition.lock.unlock();
-        }
-        if (!granted) {
-            budget.cancel(wait); // too late when the grant is under way: it gives the bytes back itself
-        }
-        return granted;
-    }
-
-    /** A fetch waiting for the budget; told on the thread that released bytes, which holds no composition's lock. */
-    private final class BudgetWait implements ReadAheadBudget.Grant {
-        private final long cost;
-        boolean granted; // guarded by composition.lock
-        boolean abandoned; // guarded by composition.lock: the fetch stopped waiting
-
-        BudgetWait(long cost) {
-            this.cost = cost;
-        }
-
-        @Override
-        public void granted(long bytes) {
-            boolean giveBack;
-            composition.lock.lock();
-            try {
-                giveBack = abandoned;
-                granted = !abandoned;
-                composition.changed.signalAll();
-            } finally {
-                composition.lock.unlock();
-            }
-            if (giveBack) {
-                budget.release(cost); // outside the lock: it may tell other compositions' waiters
-            }
-        }
-    }
-
-    /**
-     * The relay is done with the ring (the part wholly relayed, or the composition over): its hold
-     * goes, once. Giving a relayed part's ring back before the composition ends is what keeps the
-     * budget moving: rings held by parts already relayed would otherwise starve the parts relayed
-     * after them (ReadAheadLivenessContract). Never under the composition's lock.
+     * The relay is done with the ring (the part wholly relayed, written as {@code null}, or the
+     * composition over): its hold goes, once. Giving a part's ring back before the composition ends
+     * is what keeps the budget moving: rings held by parts already relayed would otherwise starve
+     * the parts relayed after them (ReadAheadLivenessContract). Under the composition's lock or not.
      */
     void relayLetsGo() {
-        if (relayLetGo.compareAndSet(false, true)) {
-            letGoOfRing();
-        }
-    }
-
-    private final java.util.concurrent.atomic.AtomicBoolean relayLetGo =
-            new java.util.concurrent.atomic.AtomicBoolean();
-
-    /**
-     * Called once by the fetch (when it stops reading) and once by the relay ({@link #relayLetsGo}):
-     * the second call returns the ring to the pool. The ring is set before either can
-     * call, or never.
-     */
-    void letGoOfRing() {
         byte[] r;
-        long cost;
         composition.lock.lock();
         try {
-            r = ring;
-            cost = charged;
+            if (relayLetGo) {
+                return;
+            }
+            relayLetGo = true;
+            r = letGo();
         } finally {
             composition.lock.unlock();
         }
-        if (r != null && ringHolds.decrementAndGet() == 0) {
+        if (r != null) {
             rings.give(r);
-            budget.release(cost); // no lock held: it may tell other compositions' waiters
         }
+    }
+
+    /** Under the lock: whether the relay let go of the ring already (then nobody relays this part). */
+    boolean relayDone() {
+        return relayLetGo;
+    }
+
+    /** The fetch reads into the ring no more: its hold goes. */
+    private void fetchLetsGo() {
+        byte[] r;
+        composition.lock.lock();
+        try {
+            r = letGo();
+        } finally {
+            composition.lock.unlock();
+        }
+        if (r != null) {
+            rings.give(r);
+        }
+    }
+
+    /**
+     * Under the lock: one hold goes; the last one's ring is returned (to go back to the pool) and its
+     * bytes to the budget account ({@link CompositionBudget.Reader#free}: the floor's refill the
+     * floor, and the composition's waiting parts are told). Null while another hold remains, or no
+     * ring was set (it is set before either can let go, or never; then the reserve goes back).
+     */
+    private byte[] letGo() {
+        if (ring == null) { // the body was never read into a ring: the reserve taken at the start goes back
+            reader.free();
+            return null;
+        }
+        if (holds == 0 || --holds > 0) {
+            return null;
+        }
+        reader.free();
+        return ring;
     }
 }
