@@ -223,6 +223,9 @@ public final class UpstreamGuard implements AutoCloseable {
         long now = ticker.getAsLong();
         Endpoint avoid = previous == null ? null : previous.endpoint();
         Endpoint chosen = choose(now, avoid, true);
+        if (chosen == null && avoid != null && available(avoid, now) && permits(avoid)) {
+            chosen = avoid; // no other in the rotation: the previous one again, never one ejected or unhealthy
+        }
         if (chosen == null) {
             chosen = choose(now, avoid, false); // every endpoint is out: panic, as Envoy does, and use them all
         }

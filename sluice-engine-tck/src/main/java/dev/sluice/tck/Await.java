@@ -28,7 +28,8 @@ final class Await {
     /** Returns once {@code latch} is down; fails naming {@code what} if it is not within {@code bound}. */
     static void until(Duration bound, CountDownLatch latch, String what) throws InterruptedException {
         if (!latch.await(bound.toNanos(), TimeUnit.NANOSECONDS)) {
-            throw new AssertionError(what + ": " + latch.getCount() + " still to come after " + bound.toMillis() + " ms");
+            throw new AssertionError(
+                    what + ": " + latch.getCount() + " still to come after " + bound.toMillis() + " ms");
         }
     }
 }

@@ -478,7 +478,9 @@ public abstract class ResilienceContract extends ContractFixture {
 
             time.advance(Duration.ofMillis(2));
             HttpResponse<byte[]> probe = get(gw, "/svc/json/10?tag=probe" + run);
-            assertThat(probe.statusCode()).as("the probe once the open time has passed").isEqualTo(200);
+            assertThat(probe.statusCode())
+                    .as("the probe once the open time has passed")
+                    .isEqualTo(200);
             assertThat(upstream.count("probe" + run)).isEqualTo(1);
             for (int i = 0; i < 5; i++) {
                 assertThat(get(gw, "/svc/json/10").statusCode())

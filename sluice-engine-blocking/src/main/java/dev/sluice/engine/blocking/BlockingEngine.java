@@ -47,8 +47,7 @@ public final class BlockingEngine implements Engine {
     }
 
     @Override
-    public RunningGateway start(GatewayConfig config, GatewayObserver observer, LongSupplier ticker)
-            throws Exception {
+    public RunningGateway start(GatewayConfig config, GatewayObserver observer, LongSupplier ticker) throws Exception {
         EngineMode mode = config.server().engine();
         if (!modes().contains(mode)) {
             throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: virtual or platform)");

@@ -23,8 +23,7 @@ public final class ReactiveEngine implements Engine {
     }
 
     @Override
-    public RunningGateway start(GatewayConfig config, GatewayObserver observer, LongSupplier ticker)
-            throws Exception {
+    public RunningGateway start(GatewayConfig config, GatewayObserver observer, LongSupplier ticker) throws Exception {
         requireNonNull(config, "config");
         EngineMode mode = config.server().engine();
         if (mode != EngineMode.REACTIVE) {

@@ -37,9 +37,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.LongSupplier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.server.HttpServer;
@@ -79,6 +79,7 @@ final class ReactiveGateway implements RunningGateway {
     private final LoopWatch watch;
     /** The listener's TLS, when {@code server.tls} is set: the core's context, rotated by its watcher. */
     private final ServerTls tls;
+
     private final LongSupplier ticker; // the upstream guards' time: System::nanoTime, or a test's
 
     private ReactiveGateway(
@@ -198,7 +199,9 @@ final class ReactiveGateway implements RunningGateway {
         ClientErrors clientErrors = new ClientErrors(new ClientProtocolErrors(observer));
         try {
             for (UpstreamConfig upstream : config.upstreams().values()) {
-                upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo, resolver, upstreamChannels, ticker));
+                upstreams.put(
+                        upstream.name(),
+                        Upstream.create(upstream, loops, nativeIo, resolver, upstreamChannels, ticker));
             }
             handler = new GatewayHandler(config, upstreams, observer);
             Http2Settings h2 = settings.http2();
