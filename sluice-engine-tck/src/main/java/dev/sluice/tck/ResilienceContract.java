@@ -208,6 +208,64 @@ public abstract class ResilienceContract extends ContractFixture {
         }
     }
 
+    /**
+     * A retry never goes to an ejected endpoint while another is in the rotation: the first endpoint,
+     * dead, is ejected at the first call; restarted, it stays out while its ejection lasts by the
+     * gateway's clock, even for the retries of calls the other endpoint resets (they go back to that
+     * one), and is taken back once the clock has passed it. Before the fix in {@code UpstreamGuard.begin}
+     * such a retry took the ejected endpoint in every mode.
+     */
+    @Test
+    void aRetryNeverGoesToAnEjectedEndpointAndItIsTakenBackOnTheGatewaysClock() throws Exception {
+        TestUpstream doomed = TestUpstream.start();
+        int port = doomed.port();
+        URI doomedUrl = doomed.url();
+        doomed.close(); // its port refuses connections
+        Duration ejection = Duration.ofSeconds(30);
+        ManualTicker time = new ManualTicker();
+        try (RawUpstream resetting = RawUpstream.resetting();
+                TestGateway gw = gateway()
+                        .ticker(time)
+                        .upstream(svc(resilience(
+                                List.of(doomedUrl, resetting.url()),
+                                Optional.empty(),
+                                Optional.of(new Outlier(1, ejection, ejection, 50)),
+                                Optional.of(retry(2, Optional.empty(), false, "connect-failure", "reset")),
+                                Optional.empty())))
+                        .route("svc", on("/svc/**"), proxy("svc").stripPrefix("/svc"))
+                        .start()) {
+            dev.sluice.upstream.Endpoint first = gw.guard("svc").endpoints().getFirst();
+            assertThat(get(gw, "/svc/json/10?tag=first").statusCode())
+                    .as("refused, then reset on its retry")
+                    .isEqualTo(502);
+            assertThat(first.isEjected()).as("refused once: ejected").isTrue();
+            int heads = resetting.heads();
+            try (TestUpstream restarted = TestUpstream.startOn(port)) {
+                String run = Long.toString(System.nanoTime(), 36);
+                for (int i = 0; i < 6; i++) {
+                    HttpResponse<byte[]> r = get(gw, "/svc/json/10?tag=" + run);
+                    assertThat(r.statusCode())
+                            .as("reset, and its retry reset again by the only endpoint in the rotation")
+                            .isEqualTo(502);
+                }
+                assertThat(resetting.heads())
+                        .as("every try on the resetting endpoint")
+                        .isGreaterThanOrEqualTo(heads + 12);
+                assertThat(restarted.count(run))
+                        .as("the restarted endpoint is ejected until the gateway's clock says otherwise")
+                        .isZero();
+                time.advance(ejection);
+                String after = Long.toString(System.nanoTime(), 36);
+                for (int i = 0; i < 4; i++) {
+                    get(gw, "/svc/json/10?tag=" + after);
+                }
+                assertThat(restarted.count(after))
+                        .as("taken back once its ejection has passed")
+                        .isPositive();
+            }
+        }
+    }
+
     @Test
     void retriesResendOnlyWhatIsConfiguredAndNeverAPostUnlessTold() throws Exception {
         String busy = "/json/10?status=503&tag=";
