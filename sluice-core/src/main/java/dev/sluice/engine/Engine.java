@@ -5,6 +5,7 @@ import dev.sluice.config.GatewayConfig;
 import dev.sluice.observe.GatewayObserver;
 import java.util.ServiceLoader;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * An engine moves bytes and waits; everything else lives in the core. Engines register through
@@ -27,7 +28,19 @@ public interface Engine {
      * Starts a gateway as {@link #start(GatewayConfig)} does, telling {@code observer} of every
      * request and every composition part.
      */
-    RunningGateway start(GatewayConfig config, GatewayObserver observer) throws Exception;
+    default RunningGateway start(GatewayConfig config, GatewayObserver observer) throws Exception {
+        return start(config, observer, System::nanoTime);
+    }
+
+    /**
+     * Starts a gateway as {@link #start(GatewayConfig, GatewayObserver)} does, with the core's upstream
+     * decisions in time ({@link dev.sluice.upstream.UpstreamGuard}: a breaker's open time, an
+     * endpoint's ejection) on {@code ticker}: {@code System::nanoTime}, or a test's, which then moves
+     * time on instead of waiting. Sockets' timeouts stay on the transport's own clock.
+     *
+     * @param ticker a monotonic clock in nanoseconds
+     */
+    RunningGateway start(GatewayConfig config, GatewayObserver observer, LongSupplier ticker) throws Exception;
 
     /**
      * The engine on the class path that runs {@code mode}.

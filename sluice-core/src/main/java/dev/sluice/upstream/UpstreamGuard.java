@@ -72,13 +72,47 @@ public final class UpstreamGuard implements AutoCloseable {
 
     /** A guard on the system's clocks, with its health checks running. */
     public static UpstreamGuard start(UpstreamConfig config) {
-        UpstreamGuard guard = new UpstreamGuard(
-                config,
-                System::nanoTime,
-                Clock.systemUTC(),
-                () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(),
-                true);
-        return guard;
+        return new UpstreamGuard(config, System::nanoTime, Clock.systemUTC(), UpstreamGuard::random, true);
+    }
+
+    /**
+     * A guard whose ejections and breakers keep time by {@code ticker} (the breakers' clock reads it
+     * too), with its health checks running on their own timer: an engine gives the ticker it was
+     * started with ({@code System::nanoTime}, or a test's).
+     */
+    public static UpstreamGuard start(UpstreamConfig config, LongSupplier ticker) {
+        return new UpstreamGuard(config, ticker, new TickerClock(ticker), UpstreamGuard::random, true);
+    }
+
+    private static double random() {
+        return java.util.concurrent.ThreadLocalRandom.current().nextDouble();
+    }
+
+    /** A UTC clock that moves as a nanosecond ticker does, from the wall clock's time when it was made. */
+    private static final class TickerClock extends Clock {
+        private final LongSupplier ticker;
+        private final java.time.Instant origin = java.time.Instant.now();
+        private final long originNanos;
+
+        TickerClock(LongSupplier ticker) {
+            this.ticker = ticker;
+            this.originNanos = ticker.getAsLong();
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return zone.equals(getZone()) ? this : Clock.fixed(instant(), zone);
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            return origin.plusNanos(ticker.getAsLong() - originNanos);
+        }
     }
 
     /**
@@ -189,6 +223,9 @@ public final class UpstreamGuard implements AutoCloseable {
         long now = ticker.getAsLong();
         Endpoint avoid = previous == null ? null : previous.endpoint();
         Endpoint chosen = choose(now, avoid, true);
+        if (chosen == null && avoid != null && available(avoid, now) && permits(avoid)) {
+            chosen = avoid; // no other in the rotation: the previous one again, never one ejected or unhealthy
+        }
         if (chosen == null) {
             chosen = choose(now, avoid, false); // every endpoint is out: panic, as Envoy does, and use them all
         }

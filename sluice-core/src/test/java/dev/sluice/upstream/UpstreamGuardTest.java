@@ -324,6 +324,37 @@ class UpstreamGuardTest {
                 .isEqualTo(-1);
     }
 
+    /**
+     * A retry avoids its previous endpoint only for another in the rotation: with the other ejected, it
+     * goes back to the previous one, not to the ejected one (the panic of "every endpoint is out" is for
+     * when every endpoint is out).
+     */
+    @Test
+    void aRetryNeverGoesToAnEjectedEndpointWhileThePreviousOneIsInTheRotation() {
+        Outlier outlier = new Outlier(1, Duration.ofSeconds(30), Duration.ofSeconds(300), 50);
+        List<URI> two = THREE.subList(0, 2);
+        UpstreamGuard guard = guard(resilience(
+                two,
+                Optional.of(outlier),
+                Optional.of(retry(2, 100, 10, "connect-failure", "reset")),
+                Optional.empty()));
+        Endpoint ejected = guard.endpoints().get(0);
+        Endpoint live = guard.endpoints().get(1);
+        failUntilEjected(guard, ejected);
+        for (int i = 0; i < 10; i++) {
+            Attempt first = guard.begin(null);
+            assertThat(first.endpoint()).isSameAs(live);
+            first.failed(UpstreamFailure.RESET);
+            assertThat(guard.retryDelay(first, "GET", true)).isNotNegative();
+            Attempt retry = guard.begin(first);
+            assertThat(retry.endpoint())
+                    .as("the ejected endpoint stays out for its ejection time")
+                    .isSameAs(live);
+            retry.answered(200);
+        }
+        assertThat(ejected.isEjected()).isTrue();
+    }
+
     @Test
     void theBackoffGrowsAndIsCapped() {
         UpstreamGuard guard = guard(

@@ -304,7 +304,7 @@ public abstract class LimitsContract extends ContractFixture {
                 second.write("GET /app/json/12 HTTP/1.1\r\nHost: h\r\n\r\n");
                 WireResponse other = second.response();
                 assertThat(other.status()).as("%s", other).isEqualTo(200);
-                sleep(300); // the accepting stops on the server's own loop
+                sleep(300); // the stimulus' lead: the server stops accepting on its own loop, out of sight
 
                 try (WireClient.Connection third = wire.open()) { // the kernel's accept queue takes it
                     third.write("GET /app/json/13 HTTP/1.1\r\nHost: h\r\n\r\n");
@@ -346,10 +346,7 @@ public abstract class LimitsContract extends ContractFixture {
                 ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
             CompletableFuture<WireResponse> slow = CompletableFuture.supplyAsync(
                     () -> gw.wire().timeout(BOUND).get("/app/json/10?delay=1500&tag=a" + run), clients);
-            long end = System.nanoTime() + BOUND.toNanos();
-            while (!upstream.started("a" + run) && System.nanoTime() < end) {
-                sleep(5);
-            }
+            Await.until(BOUND, () -> upstream.started("a" + run), "the slow request's arrival upstream");
             WireResponse shed = gw.wire().timeout(BOUND).get("/app/json/10?tag=b" + run);
             assertError(shed, 503, "overloaded");
             assertThat(shed.header("Retry-After")).hasValue("1");

@@ -35,8 +35,10 @@ import org.junit.jupiter.api.Test;
  * configured (never a POST unless told), the retry budget, a per-try timeout moving the call on, the
  * circuit breaker failing fast ({@code 503 circuit_open}, a composition part {@code null} with {@code
  * "error":"circuit_open"}) and healing, each try's stale-connection resend. Nothing here reads the
- * wall clock against a window: bounds are the gateway's own (a route's timeout) or follow the requests'
- * order; the exact arithmetic is UpstreamGuardTest's and UpstreamCallTest's, on an injected clock.
+ * wall clock against a window: a breaker's open time and an endpoint's ejection pass on the gateway's
+ * clock, which the test moves ({@link ManualTicker}); other bounds are the gateway's own (a route's
+ * timeout) or follow the requests' order; the exact arithmetic is UpstreamGuardTest's and
+ * UpstreamCallTest's.
  */
 public abstract class ResilienceContract extends ContractFixture {
 
@@ -90,17 +92,26 @@ public abstract class ResilienceContract extends ContractFixture {
         }
     }
 
+    /**
+     * The endpoint is killed under load: requests move to the live one. It is ejected (outlier
+     * detection) and fails its health check; restarted, it passes its check but stays out while its
+     * ejection lasts by the gateway's clock (a {@link ManualTicker}), and is taken back once that has
+     * passed.
+     */
     @Test
-    void aKilledEndpointIsAvoidedUnderLoadAndTakenBackAfterItsHealthCheck() throws Exception {
+    void aKilledEndpointIsAvoidedUnderLoadAndTakenBackAfterItsHealthCheckAndEjection() throws Exception {
         TestUpstream doomed = TestUpstream.start();
         int port = doomed.port();
         URI doomedUrl = doomed.url();
         HealthCheck check = new HealthCheck("/json/2", Duration.ofMillis(200), Duration.ofMillis(200), 1, 1);
+        Duration maxEjection = Duration.ofSeconds(1);
+        ManualTicker time = new ManualTicker();
         try (TestGateway gw = gateway()
+                .ticker(time)
                 .upstream(svc(resilience(
                         List.of(doomedUrl, upstream.url()),
                         Optional.of(check),
-                        Optional.of(new Outlier(1, Duration.ofMillis(500), Duration.ofSeconds(1), 50)),
+                        Optional.of(new Outlier(1, Duration.ofMillis(500), maxEjection, 50)),
                         Optional.of(retry(2, Optional.empty(), false, "connect-failure", "reset")),
                         Optional.empty())))
                 .route("svc", on("/svc/**"), proxy("svc").stripPrefix("/svc"))
@@ -108,7 +119,8 @@ public abstract class ResilienceContract extends ContractFixture {
             AtomicBoolean running = new AtomicBoolean(true);
             AtomicBoolean killed = new AtomicBoolean();
             AtomicInteger served = new AtomicInteger();
-            AtomicInteger servedAfterKill = new AtomicInteger();
+            CountDownLatch servedBeforeKill = new CountDownLatch(200);
+            CountDownLatch servedAfterKill = new CountDownLatch(300);
             ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
             ConcurrentLinkedQueue<String> failuresLongAfterKill = new ConcurrentLinkedQueue<>();
             int clients = 4;
@@ -131,9 +143,7 @@ public abstract class ResilienceContract extends ContractFixture {
                                                 HttpResponse.BodyHandlers.ofByteArray());
                                 if (r.statusCode() == 200 && r.body().length == 64) {
                                     served.incrementAndGet();
-                                    if (afterKill) {
-                                        servedAfterKill.incrementAndGet();
-                                    }
+                                    (afterKill ? servedAfterKill : servedBeforeKill).countDown();
                                 } else {
                                     failures.add(r.statusCode() + " " + text(r));
                                     if (longAfter) {
@@ -152,20 +162,34 @@ public abstract class ResilienceContract extends ContractFixture {
                     }
                 });
             }
-            awaitCount(served, 200, "requests served before the kill");
+            Await.until(Duration.ofSeconds(30), servedBeforeKill, "requests served before the kill");
             doomed.close(); // killed: its port refuses connections, its connections are closed
             killed.set(true);
-            awaitCount(servedAfterKill, 300, "requests served after the kill");
+            Await.until(Duration.ofSeconds(30), servedAfterKill, "requests served after the kill");
+            dev.sluice.upstream.Endpoint killedEndpoint =
+                    gw.guard("svc").endpoints().getFirst();
+            // a try that met the killed endpoint ejected it; only a health check that failed first
+            // (every 200 ms, against requests every few microseconds) would have kept every try off it
+            boolean ejected = killedEndpoint.isEjected();
+            assertThat(ejected || !killedEndpoint.isHealthy())
+                    .as("the killed endpoint is out of the rotation: ejected or unhealthy")
+                    .isTrue();
             int before = upstream.exchanges();
             TestUpstream restarted = TestUpstream.startOn(port);
             try {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                while (restarted.count("load") == 0) {
-                    assertThat(System.nanoTime())
-                            .as("the restarted endpoint is taken back")
-                            .isLessThan(deadline);
-                    Thread.sleep(20);
+                if (ejected) {
+                    Await.until(
+                            Duration.ofSeconds(20), killedEndpoint::isHealthy, "the restarted endpoint's health check");
+                    int mark = served.get();
+                    Await.until(
+                            Duration.ofSeconds(30), () -> served.get() >= mark + 200, "requests served while ejected");
+                    assertThat(restarted.count("load"))
+                            .as("healthy again, but ejected until the gateway's clock says otherwise")
+                            .isZero();
+                    time.advance(maxEjection);
                 }
+                Await.until(
+                        Duration.ofSeconds(20), () -> restarted.count("load") > 0, "the restarted endpoint taken back");
                 running.set(false);
                 assertThat(done.await(20, TimeUnit.SECONDS)).isTrue();
                 assertThat(failuresLongAfterKill)
@@ -180,6 +204,64 @@ public abstract class ResilienceContract extends ContractFixture {
                 running.set(false);
                 done.await(20, TimeUnit.SECONDS);
                 restarted.close();
+            }
+        }
+    }
+
+    /**
+     * A retry never goes to an ejected endpoint while another is in the rotation: the first endpoint,
+     * dead, is ejected at the first call; restarted, it stays out while its ejection lasts by the
+     * gateway's clock, even for the retries of calls the other endpoint resets (they go back to that
+     * one), and is taken back once the clock has passed it. Before the fix in {@code UpstreamGuard.begin}
+     * such a retry took the ejected endpoint in every mode.
+     */
+    @Test
+    void aRetryNeverGoesToAnEjectedEndpointAndItIsTakenBackOnTheGatewaysClock() throws Exception {
+        TestUpstream doomed = TestUpstream.start();
+        int port = doomed.port();
+        URI doomedUrl = doomed.url();
+        doomed.close(); // its port refuses connections
+        Duration ejection = Duration.ofSeconds(30);
+        ManualTicker time = new ManualTicker();
+        try (RawUpstream resetting = RawUpstream.resetting();
+                TestGateway gw = gateway()
+                        .ticker(time)
+                        .upstream(svc(resilience(
+                                List.of(doomedUrl, resetting.url()),
+                                Optional.empty(),
+                                Optional.of(new Outlier(1, ejection, ejection, 50)),
+                                Optional.of(retry(2, Optional.empty(), false, "connect-failure", "reset")),
+                                Optional.empty())))
+                        .route("svc", on("/svc/**"), proxy("svc").stripPrefix("/svc"))
+                        .start()) {
+            dev.sluice.upstream.Endpoint first = gw.guard("svc").endpoints().getFirst();
+            assertThat(get(gw, "/svc/json/10?tag=first").statusCode())
+                    .as("refused, then reset on its retry")
+                    .isEqualTo(502);
+            assertThat(first.isEjected()).as("refused once: ejected").isTrue();
+            int heads = resetting.heads();
+            try (TestUpstream restarted = TestUpstream.startOn(port)) {
+                String run = Long.toString(System.nanoTime(), 36);
+                for (int i = 0; i < 6; i++) {
+                    HttpResponse<byte[]> r = get(gw, "/svc/json/10?tag=" + run);
+                    assertThat(r.statusCode())
+                            .as("reset, and its retry reset again by the only endpoint in the rotation")
+                            .isEqualTo(502);
+                }
+                assertThat(resetting.heads())
+                        .as("every try on the resetting endpoint")
+                        .isGreaterThanOrEqualTo(heads + 12);
+                assertThat(restarted.count(run))
+                        .as("the restarted endpoint is ejected until the gateway's clock says otherwise")
+                        .isZero();
+                time.advance(ejection);
+                String after = Long.toString(System.nanoTime(), 36);
+                for (int i = 0; i < 4; i++) {
+                    get(gw, "/svc/json/10?tag=" + after);
+                }
+                assertThat(restarted.count(after))
+                        .as("taken back once its ejection has passed")
+                        .isPositive();
             }
         }
     }
@@ -411,9 +493,12 @@ public abstract class ResilienceContract extends ContractFixture {
     }
 
     @Test
-    void aBurstOf503sOpensTheBreakerWhichFailsFastAndHeals() throws Exception {
-        CircuitBreaker breaker = new CircuitBreaker(50, 100, Duration.ofSeconds(10), 4, 4, Duration.ofMillis(500), 1);
+    void aBurstOf503sOpensTheBreakerWhichFailsFastUntilItsOpenTimeHasPassedAndHeals() throws Exception {
+        Duration openFor = Duration.ofMillis(500);
+        CircuitBreaker breaker = new CircuitBreaker(50, 100, Duration.ofSeconds(10), 4, 4, openFor, 1);
+        ManualTicker time = new ManualTicker();
         try (TestGateway gw = gateway()
+                .ticker(time)
                 .upstream(svc(resilience(
                         List.of(upstream.url()),
                         Optional.empty(),
@@ -443,29 +528,23 @@ public abstract class ResilienceContract extends ContractFixture {
             assertThat(composed.error("guarded")).hasValue("circuit_open");
             assertThat(composed.error("ok")).isEmpty();
 
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            int status;
-            do {
-                assertThat(System.nanoTime())
-                        .as("the breaker lets a probe through")
-                        .isLessThan(deadline);
-                Thread.sleep(50);
-                status = get(gw, "/svc/json/10?tag=probe" + run).statusCode();
-            } while (status == 503);
-            assertThat(status).isEqualTo(200);
+            time.advance(openFor.minusMillis(1));
+            assertError(get(gw, "/svc/json/10?tag=early" + run), 503, "circuit_open");
+            assertThat(upstream.started("early" + run))
+                    .as("open until its open time has passed, by the gateway's clock")
+                    .isFalse();
+
+            time.advance(Duration.ofMillis(2));
+            HttpResponse<byte[]> probe = get(gw, "/svc/json/10?tag=probe" + run);
+            assertThat(probe.statusCode())
+                    .as("the probe once the open time has passed")
+                    .isEqualTo(200);
+            assertThat(upstream.count("probe" + run)).isEqualTo(1);
             for (int i = 0; i < 5; i++) {
                 assertThat(get(gw, "/svc/json/10").statusCode())
                         .as("closed again")
                         .isEqualTo(200);
             }
-        }
-    }
-
-    private static void awaitCount(AtomicInteger count, int atLeast, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (count.get() < atLeast) {
-            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-            Thread.sleep(10);
         }
     }
 }

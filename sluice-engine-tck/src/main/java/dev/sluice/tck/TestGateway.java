@@ -59,6 +59,19 @@ public final class TestGateway implements AutoCloseable {
                 .orElseThrow(() -> new AssertionError("the engine reports no read-ahead budget (expected: one)"));
     }
 
+    /** The upstream guards of the running configuration: {@link RunningGateway#guards()}. */
+    public List<dev.sluice.upstream.UpstreamGuard> guards() {
+        return running.guards();
+    }
+
+    /** The guard of upstream {@code name}. */
+    public dev.sluice.upstream.UpstreamGuard guard(String name) {
+        return guards().stream()
+                .filter(g -> g.name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no guard for upstream " + name + " (expected: one)"));
+    }
+
     /** {@code http://127.0.0.1:<port><target>}. */
     public URI uri(String target) {
         return URI.create("http://127.0.0.1:" + port() + target);
@@ -118,6 +131,7 @@ public final class TestGateway implements AutoCloseable {
         private Optional<dev.sluice.config.RedisConfig> redis = Optional.empty();
         private Optional<dev.sluice.config.TlsConfig> tls = Optional.empty();
         private dev.sluice.config.Http2Settings http2 = dev.sluice.config.Http2Settings.defaults();
+        private java.util.function.LongSupplier ticker = System::nanoTime;
 
         private Builder(EngineMode mode) {
             this.mode = requireNonNull(mode, "mode");
@@ -162,6 +176,15 @@ public final class TestGateway implements AutoCloseable {
         /** Who hears of every request and composition part. */
         public Builder observer(GatewayObserver observer) {
             this.observer = requireNonNull(observer, "observer");
+            return this;
+        }
+
+        /**
+         * The core's time for upstream decisions (a breaker's open time, an endpoint's ejection):
+         * {@code System::nanoTime} unless a test gives its own {@link ManualTicker} and moves it on.
+         */
+        public Builder ticker(java.util.function.LongSupplier ticker) {
+            this.ticker = requireNonNull(ticker, "ticker");
             return this;
         }
 
@@ -229,7 +252,7 @@ public final class TestGateway implements AutoCloseable {
         public TestGateway start() {
             GatewayConfig config = config();
             try {
-                return new TestGateway(Engine.forMode(mode).start(config, observer));
+                return new TestGateway(Engine.forMode(mode).start(config, observer, ticker));
             } catch (RuntimeException e) {
                 throw e;
             } catch (Exception e) {

@@ -15,19 +15,20 @@ import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.observe.GatewayObserver;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /** The blocking engine: Jetty 12 core handlers and a blocking upstream client, in {@code virtual} or {@code platform} mode. */
 public final class BlockingEngine implements Engine {
 
-    private final Function<UpstreamConfig, UpstreamClient> clients;
+    private final Function<LongSupplier, Function<UpstreamConfig, UpstreamClient>> clients;
 
     /**
      * The engine as the service loader makes it: upstream calls on Sluice's own HTTP/1.1 client (or
      * Jetty's HTTP/2 client for {@code protocol: h2 | h2c}), a pool per endpoint, under the core's {@link dev.sluice.upstream.UpstreamGuard}.
      */
     public BlockingEngine() {
-        this(GuardedUpstreamClient.over(
-                c -> c.protocol().multiplexed() ? new H2UpstreamClient(c) : new Http1UpstreamClient(c)));
+        this.clients = ticker -> GuardedUpstreamClient.over(
+                c -> c.protocol().multiplexed() ? new H2UpstreamClient(c) : new Http1UpstreamClient(c), ticker);
     }
 
     /**
@@ -36,7 +37,8 @@ public final class BlockingEngine implements Engine {
      * @param clients makes the client (and its pool) for one upstream
      */
     public BlockingEngine(Function<UpstreamConfig, UpstreamClient> clients) {
-        this.clients = requireNonNull(clients, "clients");
+        requireNonNull(clients, "clients");
+        this.clients = ticker -> clients;
     }
 
     @Override
@@ -45,7 +47,7 @@ public final class BlockingEngine implements Engine {
     }
 
     @Override
-    public RunningGateway start(GatewayConfig config, GatewayObserver observer) throws Exception {
+    public RunningGateway start(GatewayConfig config, GatewayObserver observer, LongSupplier ticker) throws Exception {
         EngineMode mode = config.server().engine();
         if (!modes().contains(mode)) {
             throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: virtual or platform)");
@@ -55,6 +57,6 @@ public final class BlockingEngine implements Engine {
                     "server.transport: 'io_uring' needs engine 'reactive' (expected: auto or nio for engine '"
                             + mode.key() + "')");
         }
-        return JettyGateway.start(config, clients, observer);
+        return JettyGateway.start(config, clients.apply(requireNonNull(ticker, "ticker")), observer);
     }
 }

@@ -8,6 +8,7 @@ import dev.sluice.engine.Engine;
 import dev.sluice.engine.RunningGateway;
 import dev.sluice.observe.GatewayObserver;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * The {@code reactive} engine: a Reactor Netty {@code HttpServer}, and per upstream a pool of Netty
@@ -22,12 +23,12 @@ public final class ReactiveEngine implements Engine {
     }
 
     @Override
-    public RunningGateway start(GatewayConfig config, GatewayObserver observer) throws Exception {
+    public RunningGateway start(GatewayConfig config, GatewayObserver observer, LongSupplier ticker) throws Exception {
         requireNonNull(config, "config");
         EngineMode mode = config.server().engine();
         if (mode != EngineMode.REACTIVE) {
             throw new IllegalArgumentException("server.engine: '" + mode.key() + "' (expected: reactive)");
         }
-        return ReactiveGateway.startTls(config, observer, null);
+        return ReactiveGateway.startTls(config, observer, null, requireNonNull(ticker, "ticker"));
     }
 }

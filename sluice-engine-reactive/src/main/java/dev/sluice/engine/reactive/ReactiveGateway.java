@@ -39,6 +39,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.server.HttpServer;
@@ -79,6 +80,8 @@ final class ReactiveGateway implements RunningGateway {
     /** The listener's TLS, when {@code server.tls} is set: the core's context, rotated by its watcher. */
     private final ServerTls tls;
 
+    private final LongSupplier ticker; // the upstream guards' time: System::nanoTime, or a test's
+
     private ReactiveGateway(
             LoopResources loops,
             Map<String, Upstream> upstreams,
@@ -90,8 +93,10 @@ final class ReactiveGateway implements RunningGateway {
             boolean nativeIo,
             HostsFileEntriesResolver hosts,
             GatewayHandler handler,
-            ServerTls tls) {
+            ServerTls tls,
+            LongSupplier ticker) {
         this.tls = tls;
+        this.ticker = ticker;
         this.resolver = resolver;
         this.loops = loops;
         this.upstreams = upstreams;
@@ -119,20 +124,21 @@ final class ReactiveGateway implements RunningGateway {
      */
     static ReactiveGateway start(GatewayConfig config, GatewayObserver observer, HostsFileEntriesResolver hosts) {
         try {
-            return startTls(config, observer, hosts);
+            return startTls(config, observer, hosts, System::nanoTime);
         } catch (ConfigException | IOException e) {
             throw new IllegalStateException("server.tls: " + e.getMessage(), e);
         }
     }
 
     /** Starts with the listener's TLS read from {@code server.tls}, when set. */
-    static ReactiveGateway startTls(GatewayConfig config, GatewayObserver observer, HostsFileEntriesResolver hosts)
+    static ReactiveGateway startTls(
+            GatewayConfig config, GatewayObserver observer, HostsFileEntriesResolver hosts, LongSupplier ticker)
             throws ConfigException, IOException {
         ServerTls tls = config.server().tls().isPresent()
                 ? ServerTls.open(config.server().tls().get())
                 : null;
         try {
-            return start(config, observer, hosts, tls);
+            return start(config, observer, hosts, tls, ticker);
         } catch (RuntimeException e) {
             if (tls != null) {
                 tls.close();
@@ -171,7 +177,11 @@ final class ReactiveGateway implements RunningGateway {
     }
 
     private static ReactiveGateway start(
-            GatewayConfig config, GatewayObserver observer, HostsFileEntriesResolver hosts, ServerTls tls) {
+            GatewayConfig config,
+            GatewayObserver observer,
+            HostsFileEntriesResolver hosts,
+            ServerTls tls,
+            LongSupplier ticker) {
         ServerConfig settings = config.server();
         int workers = Math.max(1, Runtime.getRuntime().availableProcessors());
         LoopResources loops = LoopResources.create("sluice-reactive", workers, true);
@@ -189,7 +199,9 @@ final class ReactiveGateway implements RunningGateway {
         ClientErrors clientErrors = new ClientErrors(new ClientProtocolErrors(observer));
         try {
             for (UpstreamConfig upstream : config.upstreams().values()) {
-                upstreams.put(upstream.name(), Upstream.create(upstream, loops, nativeIo, resolver, upstreamChannels));
+                upstreams.put(
+                        upstream.name(),
+                        Upstream.create(upstream, loops, nativeIo, resolver, upstreamChannels, ticker));
             }
             handler = new GatewayHandler(config, upstreams, observer);
             Http2Settings h2 = settings.http2();
@@ -234,7 +246,8 @@ final class ReactiveGateway implements RunningGateway {
                     nativeIo,
                     hosts,
                     handler,
-                    tls);
+                    tls,
+                    ticker);
         } catch (RuntimeException e) {
             if (handler != null) {
                 handler.close();
@@ -299,7 +312,7 @@ final class ReactiveGateway implements RunningGateway {
         ConfigChange.Swapped<Upstream> swapped = change.swap(
                 upstreams,
                 next,
-                upstream -> Upstream.create(upstream, loops, nativeIo, names, upstreamChannels),
+                upstream -> Upstream.create(upstream, loops, nativeIo, names, upstreamChannels, ticker),
                 pools -> handler.reload(next, pools),
                 Upstream::dispose);
         upstreams = swapped.pools();

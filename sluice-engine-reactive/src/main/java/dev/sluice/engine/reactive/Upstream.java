@@ -87,7 +87,8 @@ final class Upstream {
             LoopResources loops,
             boolean nativeIo,
             AddressResolverGroup<InetSocketAddress> names,
-            io.netty.channel.group.ChannelGroup channels) {
+            io.netty.channel.group.ChannelGroup channels,
+            java.util.function.LongSupplier ticker) {
         EventLoopGroup group = loops.onServer(nativeIo);
         Class<? extends Channel> type = loops.onChannelClass(SocketChannel.class, group);
         List<EventLoop> executors = new ArrayList<>();
@@ -134,7 +135,7 @@ final class Upstream {
             }
             endpoints[e] = new Endpoint(all, all[0], lanes, endpoint.authority());
         }
-        Upstream made = new Upstream(config, UpstreamGuard.start(config), endpoints);
+        Upstream made = new Upstream(config, UpstreamGuard.start(config, ticker), endpoints);
         if (config.protocol().multiplexed()) {
             made.h2 = new H2Upstream(made, loops);
         }

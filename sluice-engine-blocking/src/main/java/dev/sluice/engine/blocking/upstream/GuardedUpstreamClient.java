@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * An upstream of one or more endpoints, each with its own pool (a client made by {@code perEndpoint}),
@@ -32,9 +33,10 @@ public final class GuardedUpstreamClient implements UpstreamClient {
     private final UpstreamGuard guard;
     private final UpstreamClient[] endpoints;
 
-    private GuardedUpstreamClient(UpstreamConfig config, Function<UpstreamConfig, UpstreamClient> perEndpoint) {
+    private GuardedUpstreamClient(
+            UpstreamConfig config, Function<UpstreamConfig, UpstreamClient> perEndpoint, LongSupplier ticker) {
         this.config = config;
-        this.guard = UpstreamGuard.start(config);
+        this.guard = UpstreamGuard.start(config, ticker);
         int n = config.resilience().endpoints().size();
         this.endpoints = new UpstreamClient[n];
         try {
@@ -49,7 +51,13 @@ public final class GuardedUpstreamClient implements UpstreamClient {
 
     /** Makes guarded upstreams whose endpoints' pools {@code perEndpoint} makes. */
     public static Function<UpstreamConfig, UpstreamClient> over(Function<UpstreamConfig, UpstreamClient> perEndpoint) {
-        return config -> new GuardedUpstreamClient(config, perEndpoint);
+        return over(perEndpoint, System::nanoTime);
+    }
+
+    /** As {@link #over(Function)}, the guards keeping time by {@code ticker} (the engine's start parameter). */
+    public static Function<UpstreamConfig, UpstreamClient> over(
+            Function<UpstreamConfig, UpstreamClient> perEndpoint, LongSupplier ticker) {
+        return config -> new GuardedUpstreamClient(config, perEndpoint, ticker);
     }
 
     @Override
