@@ -51,7 +51,7 @@ public final class Cli {
         sluice upstreams [--host H] [--port-base N]                            only the demo upstreams
         sluice config [--upstream-port-base N]                                 print the bundled demo config
         sluice import OPENAPI_FILE                                             a starting config from an OpenAPI 3 document
-        sluice train [--rounds N] [--engine E]                                 every engine (or E) on the demo, for an AOT cache
+        sluice train [--rounds N]                                              every engine on the demo, for an AOT cache
         sluice version | help
       from the ./sluice launcher in a source checkout:
         sluice test [maven args]                                               every test of the project (what CI runs)
@@ -71,7 +71,7 @@ public final class Cli {
             "upstreams", Set.of("--host", "--port-base"),
             "config", Set.of("--upstream-port-base"),
             "import", Set.of("--openapi"),
-            "train", Set.of("--rounds", "--engine"),
+            "train", Set.of("--rounds"),
             "version", Set.of(),
             "help", Set.of());
 
@@ -159,14 +159,11 @@ public final class Cli {
         } catch (ConfigException e) {
             throw new Failure("the bundled demo configuration is invalid: " + e.getMessage());
         }
-        Optional<EngineMode> engine = engine(a);
         LogBackend.configure(config.logging(), err);
-        List<EngineMode> modes = engine.map(List::of).orElseGet(() -> List.of(EngineMode.values()));
         try (DemoUpstreams upstreams = startUpstreams("127.0.0.1", 0, "--rounds")) {
-            Training.run(config, upstreams.urls(), rounds, modes, Cli::startGateway);
+            Training.run(config, upstreams.urls(), rounds, Cli::startGateway);
         }
-        out.println("trained " + engine.map(m -> "the " + m.key() + " engine").orElse("every engine") + ": " + rounds
-                + " rounds of " + String.join(", ", Training.PATHS));
+        out.println("trained every engine: " + rounds + " rounds of " + String.join(", ", Training.PATHS));
         return 0;
     }
 

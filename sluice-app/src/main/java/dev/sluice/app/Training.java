@@ -33,22 +33,11 @@ final class Training {
      * @throws IllegalStateException when an answer is a 5xx: a cache trained on failures is not wanted
      */
     static void run(GatewayConfig config, Map<String, URI> upstreams, int rounds, Starter starter) throws Exception {
-        run(config, upstreams, rounds, List.of(EngineMode.values()), starter);
-    }
-
-    /**
-     * As {@link #run(GatewayConfig, Map, int, Starter)}, on {@code modes} only: a cache trained on one
-     * engine holds fewer classes, and a gateway of that engine starts 40-55 ms sooner with it than
-     * with one trained on every engine (docs/MEASUREMENTS.md, session 24).
-     */
-    static void run(
-            GatewayConfig config, Map<String, URI> upstreams, int rounds, List<EngineMode> modes, Starter starter)
-            throws Exception {
         HttpClient client = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5))
                 .build();
-        for (EngineMode mode : modes) {
+        for (EngineMode mode : EngineMode.values()) {
             GatewayConfig engine = DemoConfig.pointedAt(config, upstreams).with(mode, 0);
             try (RunningGateway gateway = starter.start(engine)) {
                 URI base = URI.create("http://127.0.0.1:" + gateway.port());

@@ -42,32 +42,11 @@ class TrainingTest {
     }
 
     @Test
-    void namedEnginesAloneAreTrained() throws Exception {
-        List<EngineMode> started = new CopyOnWriteArrayList<>();
-        try (DemoUpstreams upstreams = DemoUpstreams.start("127.0.0.1", 0)) {
-            Training.run(DemoConfig.load(), upstreams.urls(), 1, List.of(EngineMode.REACTIVE), config -> {
-                started.add(config.server().engine());
-                return Engine.forMode(config.server().engine()).start(config, GatewayObserver.NONE);
-            });
-        }
-        assertThat(started).containsExactly(EngineMode.REACTIVE);
-    }
-
-    @Test
     void theTrainCommandSaysWhatItRan() {
         CliRunner.Result result = CliRunner.run("train", "--rounds", "2");
         assertThat(result.exitCode()).as(result.err()).isZero();
         assertThat(result.out())
                 .isEqualTo(
                         "trained every engine: 2 rounds of /compose, /product-page/1001, /products/1001, /nothing\n");
-    }
-
-    @Test
-    void theTrainCommandTrainsOneEngineWhenNamed() {
-        CliRunner.Result result = CliRunner.run("train", "--rounds", "1", "--engine", "reactive");
-        assertThat(result.exitCode()).as(result.err()).isZero();
-        assertThat(result.out())
-                .isEqualTo(
-                        "trained the reactive engine: 1 rounds of /compose, /product-page/1001, /products/1001, /nothing\n");
     }
 }
