@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.function.LongSupplier;
 
 /**
  * What a gateway's policies share for its whole life, across reloads, and close with it: the
@@ -19,6 +20,7 @@ import java.util.ServiceLoader;
 public final class PolicyResources implements AutoCloseable {
 
     private final Optional<RedisConfig> redis;
+    private final LongSupplier ticker; // local buckets' time: System::nanoTime, or a test's
     private RateStore shared; // guarded by this
     private Map<Placed, RateLimit> limits = new HashMap<>(); // guarded by this
 
@@ -26,11 +28,30 @@ public final class PolicyResources implements AutoCloseable {
     private record Placed(String route, int index, FilterConfig.RateLimit config) {}
 
     public PolicyResources(Optional<RedisConfig> redis) {
+        this(redis, System::nanoTime);
+    }
+
+    /**
+     * @param ticker the local rate limits' clock in nanoseconds: {@code System::nanoTime}, or a test's
+     *     (the engine's start parameter); a shared store keeps its own time
+     */
+    public PolicyResources(Optional<RedisConfig> redis, LongSupplier ticker) {
         this.redis = requireNonNull(redis, "redis");
+        this.ticker = requireNonNull(ticker, "ticker");
     }
 
     public static PolicyResources of(GatewayConfig config) {
-        return new PolicyResources(config.redis());
+        return of(config, System::nanoTime);
+    }
+
+    /** As {@link #of(GatewayConfig)}, the local rate limits refilling by {@code ticker}. */
+    public static PolicyResources of(GatewayConfig config, LongSupplier ticker) {
+        return new PolicyResources(config.redis(), ticker);
+    }
+
+    /** The local rate limits' clock. */
+    LongSupplier ticker() {
+        return ticker;
     }
 
     /** No shared store: a route that asks for one fails to compile. */

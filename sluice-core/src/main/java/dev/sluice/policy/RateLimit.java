@@ -119,7 +119,7 @@ public final class RateLimit implements InboundPolicy {
     /** For a filter of {@code route}: a local store, or the resources' shared one. */
     public static RateLimit of(FilterConfig.RateLimit config, String route, int index, PolicyResources resources) {
         return switch (config.store()) {
-            case LOCAL -> local(config);
+            case LOCAL -> local(config, resources.ticker(), MAX_LOCAL_KEYS);
             case REDIS -> shared(config, resources.sharedStore(), route + ":" + index + ":");
         };
     }

@@ -73,6 +73,48 @@ public abstract class RateLimitContract extends ContractFixture {
         }
     }
 
+    /**
+     * A local bucket refills by the gateway's clock ({@link ManualTicker}): refused until a token's
+     * time has passed to the nanosecond, admitted once it has, and only that one token.
+     */
+    @Test
+    void aLocalBucketRefillsAsTheGatewaysClockMovesNotBefore() {
+        String run = Long.toString(System.nanoTime(), 36);
+        FilterConfig.RateLimit limit =
+                FilterConfig.RateLimit.local(FilterConfig.RateKey.header("x-client"), 2, Duration.ofMinutes(1), 0);
+        ManualTicker time = new ManualTicker();
+        try (TestGateway gw = gateway()
+                .ticker(time)
+                .route("limited", on("/limited/**"), proxy(APP).stripPrefix("/limited"), limit)
+                .start()) {
+            assertThat(get(gw, "/limited/json/10?tag=r1" + run, "carol").statusCode())
+                    .isEqualTo(200);
+            assertThat(get(gw, "/limited/json/10?tag=r2" + run, "carol").statusCode())
+                    .isEqualTo(200);
+            HttpResponse<byte[]> refused = get(gw, "/limited/json/10?tag=r3" + run, "carol");
+            assertThat(refused.statusCode()).isEqualTo(429);
+            assertThat(refused.headers().firstValue("Retry-After"))
+                    .as("a token every 30 s, none taken since: the next exactly 30 s away on the gateway's clock")
+                    .hasValue("30");
+
+            time.advance(Duration.ofSeconds(30).minusNanos(1));
+            HttpResponse<byte[]> early = get(gw, "/limited/json/10?tag=r4" + run, "carol");
+            assertThat(early.statusCode()).as("a nanosecond before the token").isEqualTo(429);
+            assertThat(early.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(upstream.started("r4" + run)).isFalse();
+
+            time.advance(Duration.ofNanos(1));
+            assertThat(get(gw, "/limited/json/10?tag=r5" + run, "carol").statusCode())
+                    .as("the token's time has passed")
+                    .isEqualTo(200);
+            assertThat(get(gw, "/limited/json/10?tag=r6" + run, "carol").statusCode())
+                    .as("one token, taken")
+                    .isEqualTo(429);
+            assertThat(upstream.started("r5" + run)).isTrue();
+            assertThat(upstream.started("r6" + run)).isFalse();
+        }
+    }
+
     @Test
     void anAdmittedResponseCarriesTheRateLimitFieldsProxiedOrComposed() {
         FilterConfig.RateLimit limit =

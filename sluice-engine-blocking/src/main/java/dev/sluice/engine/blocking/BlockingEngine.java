@@ -57,6 +57,6 @@ public final class BlockingEngine implements Engine {
                     "server.transport: 'io_uring' needs engine 'reactive' (expected: auto or nio for engine '"
                             + mode.key() + "')");
         }
-        return JettyGateway.start(config, clients.apply(requireNonNull(ticker, "ticker")), observer);
+        return JettyGateway.start(config, clients.apply(requireNonNull(ticker, "ticker")), observer, ticker);
     }
 }

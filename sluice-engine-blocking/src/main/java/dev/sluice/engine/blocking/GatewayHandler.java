@@ -71,7 +71,8 @@ final class GatewayHandler extends Handler.Abstract {
             ExecutorService fanout,
             ScheduledExecutorService timer,
             GatewayObserver observer,
-            ByteBufferPool buffers) {
+            ByteBufferPool buffers,
+            java.util.function.LongSupplier ticker) {
         super(InvocationType.BLOCKING);
         this.buffers = buffers;
         this.observer = observer;
@@ -80,7 +81,7 @@ final class GatewayHandler extends Handler.Abstract {
         this.limits = config.server().limits();
         this.fanout = fanout;
         this.timer = timer;
-        this.resources = PolicyResources.of(config);
+        this.resources = PolicyResources.of(config, ticker); // local rate limits' time
         this.budget = ReadAheadBudget.of(config.server());
         this.partCache =
                 dev.sluice.compose.PartCache.of(config.server().limits()).orElse(null);

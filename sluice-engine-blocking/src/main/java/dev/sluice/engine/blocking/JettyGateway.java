@@ -71,7 +71,8 @@ final class JettyGateway implements RunningGateway {
             GatewayConfig config,
             Function<UpstreamConfig, UpstreamClient> clientFactory,
             GatewayObserver observer,
-            ServerTls tls) {
+            ServerTls tls,
+            java.util.function.LongSupplier ticker) {
         this.tls = tls;
         ServerConfig sc = config.server();
         QueuedThreadPool pool;
@@ -145,7 +146,7 @@ final class JettyGateway implements RunningGateway {
             started.put(upstream.name(), clientFactory.apply(upstream));
         }
         clients = started;
-        handler = new GatewayHandler(config, started, fanout, timer, observer, server.getByteBufferPool());
+        handler = new GatewayHandler(config, started, fanout, timer, observer, server.getByteBufferPool(), ticker);
         GracefulHandler graceful = new GracefulHandler(handler);
         server.setHandler(graceful);
         server.setErrorHandler(new JsonErrorHandler(observer)); // the contract's JSON, never Jetty's HTML page
@@ -271,15 +272,19 @@ final class JettyGateway implements RunningGateway {
         return ssl;
     }
 
+    /** @param ticker local rate limits' clock (the engine's start parameter) */
     static JettyGateway start(
-            GatewayConfig config, Function<UpstreamConfig, UpstreamClient> clients, GatewayObserver observer)
+            GatewayConfig config,
+            Function<UpstreamConfig, UpstreamClient> clients,
+            GatewayObserver observer,
+            java.util.function.LongSupplier ticker)
             throws Exception {
         ServerTls tls = config.server().tls().isPresent()
                 ? ServerTls.open(config.server().tls().get())
                 : null;
         JettyGateway gateway;
         try {
-            gateway = new JettyGateway(config, clients, observer, tls);
+            gateway = new JettyGateway(config, clients, observer, tls, ticker);
         } catch (RuntimeException e) {
             if (tls != null) {
                 tls.close();

@@ -64,13 +64,18 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
     private final ReadAheadBudget budget; // every composition's, across reloads (server.limits cannot change)
     private final dev.sluice.compose.PartCache partCache; // null: max-part-cache 0; across reloads as the budget
 
-    GatewayHandler(GatewayConfig config, Map<String, Upstream> upstreams, GatewayObserver observer) {
+    /** @param ticker local rate limits' clock (the engine's start parameter) */
+    GatewayHandler(
+            GatewayConfig config,
+            Map<String, Upstream> upstreams,
+            GatewayObserver observer,
+            java.util.function.LongSupplier ticker) {
         this.observer = observer;
         this.recordsTraces = observer.recordsTraces();
         this.websocketIdle = config.server().limits().websocketIdleTimeout();
         this.limits = config.server().limits();
         this.idOnAnswer = config.server().responseRequestId();
-        this.resources = PolicyResources.of(config);
+        this.resources = PolicyResources.of(config, ticker); // local rate limits' time
         this.budget = ReadAheadBudget.of(config.server());
         this.partCache =
                 dev.sluice.compose.PartCache.of(config.server().limits()).orElse(null);

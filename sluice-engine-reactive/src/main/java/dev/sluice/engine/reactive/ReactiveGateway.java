@@ -203,7 +203,7 @@ final class ReactiveGateway implements RunningGateway {
                         upstream.name(),
                         Upstream.create(upstream, loops, nativeIo, resolver, upstreamChannels, ticker));
             }
-            handler = new GatewayHandler(config, upstreams, observer);
+            handler = new GatewayHandler(config, upstreams, observer, ticker);
             Http2Settings h2 = settings.http2();
             HttpServer http = HttpServer.create();
             if (tls != null) {
