@@ -191,59 +191,76 @@ public final class GrpcLoad {
                 NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
         try {
             byte[] request = message(messages, size);
-            long began = System.nanoTime();
-            long end = began + (long) (seconds * 1e9);
-            List<Thread> callers = new ArrayList<>();
-            long[][] latencies = new long[concurrency][];
-            long[] failures = new long[concurrency];
-            for (int c = 0; c < concurrency; c++) {
-                int me = c;
-                callers.add(Thread.ofPlatform().name("grpc-load-" + c).start(() -> {
-                    long[] mine = new long[1024];
-                    int n = 0;
-                    while (System.nanoTime() < end) {
-                        long t0 = System.nanoTime();
-                        try {
-                            CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS);
-                            if (stream) {
-                                Iterator<byte[]> it =
-                                        ClientCalls.blockingServerStreamingCall(channel, STREAM, options, request);
-                                int got = 0;
-                                while (it.hasNext()) {
-                                    it.next();
-                                    got++;
-                                }
-                                if (got != messages) {
-                                    failures[me]++;
-                                    continue;
-                                }
-                            } else {
-                                ClientCalls.blockingUnaryCall(channel, SAY, options, request);
-                            }
-                        } catch (RuntimeException e) {
-                            failures[me]++;
-                            continue;
-                        }
-                        if (n == mine.length) {
-                            mine = Arrays.copyOf(mine, n * 2);
-                        }
-                        mine[n++] = System.nanoTime() - t0;
-                    }
-                    latencies[me] = Arrays.copyOf(mine, n);
-                }));
-            }
-            for (Thread t : callers) {
-                t.join();
-            }
-            long elapsed = System.nanoTime() - began;
-            long[] all = Arrays.stream(latencies)
-                    .flatMapToLong(Arrays::stream)
-                    .sorted()
-                    .toArray();
-            return new Result(all.length, Arrays.stream(failures).sum(), all, elapsed);
+            return callers("grpc-load-", concurrency, seconds, () -> {
+                CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS);
+                if (!stream) {
+                    ClientCalls.blockingUnaryCall(channel, SAY, options, request);
+                    return true;
+                }
+                Iterator<byte[]> it = ClientCalls.blockingServerStreamingCall(channel, STREAM, options, request);
+                int got = 0;
+                while (it.hasNext()) {
+                    it.next();
+                    got++;
+                }
+                return got == messages;
+            });
         } finally {
             channel.shutdownNow();
             channel.awaitTermination(5, TimeUnit.SECONDS);
         }
+    }
+
+    /** One call, made whole: whether it answered as asked (false, or an exception: a failed call). */
+    @FunctionalInterface
+    interface Call {
+        boolean make() throws Exception;
+    }
+
+    /**
+     * {@code concurrency} platform threads named {@code name}N, each making {@code call} one after another
+     * for {@code seconds}: the calls that succeeded, each one's latency, and the failures.
+     */
+    static Result callers(String name, int concurrency, double seconds, Call call) throws InterruptedException {
+        long began = System.nanoTime();
+        long end = began + (long) (seconds * 1e9);
+        List<Thread> callers = new ArrayList<>();
+        long[][] latencies = new long[concurrency][];
+        long[] failures = new long[concurrency];
+        for (int c = 0; c < concurrency; c++) {
+            int me = c;
+            callers.add(Thread.ofPlatform().name(name + c).start(() -> {
+                long[] mine = new long[1024];
+                int n = 0;
+                while (System.nanoTime() < end && !Thread.currentThread().isInterrupted()) {
+                    long t0 = System.nanoTime();
+                    boolean ok;
+                    try {
+                        ok = call.make();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    } catch (Exception e) {
+                        ok = false;
+                    }
+                    if (!ok) {
+                        failures[me]++;
+                        continue;
+                    }
+                    if (n == mine.length) {
+                        mine = Arrays.copyOf(mine, n * 2);
+                    }
+                    mine[n++] = System.nanoTime() - t0;
+                }
+                latencies[me] = Arrays.copyOf(mine, n);
+            }));
+        }
+        for (Thread t : callers) {
+            t.join();
+        }
+        long elapsed = System.nanoTime() - began;
+        long[] all =
+                Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
+        return new Result(all.length, Arrays.stream(failures).sum(), all, elapsed);
     }
 }

@@ -1,15 +1,11 @@
 package dev.sluice.lab.grpc;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 
 /**
  * The grpc scenario's transcoding leg: JSON clients over HTTP/1.1 calling the lab's service through a
@@ -42,48 +38,10 @@ public final class JsonLoad {
                     .POST(HttpRequest.BodyPublishers.ofString(body(stream ? messages : 0, size)))
                     .build();
             int expected = stream ? messages : 1;
-            long began = System.nanoTime();
-            long end = began + (long) (seconds * 1e9);
-            List<Thread> callers = new ArrayList<>();
-            long[][] latencies = new long[concurrency][];
-            long[] failures = new long[concurrency];
-            for (int c = 0; c < concurrency; c++) {
-                int me = c;
-                callers.add(Thread.ofPlatform().name("json-load-" + c).start(() -> {
-                    long[] mine = new long[1024];
-                    int n = 0;
-                    while (System.nanoTime() < end) {
-                        long t0 = System.nanoTime();
-                        try {
-                            HttpResponse<byte[]> answer = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-                            if (answer.statusCode() != 200 || elements(answer.body()) != expected) {
-                                failures[me]++;
-                                continue;
-                            }
-                        } catch (IOException e) {
-                            failures[me]++;
-                            continue;
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            break;
-                        }
-                        if (n == mine.length) {
-                            mine = Arrays.copyOf(mine, n * 2);
-                        }
-                        mine[n++] = System.nanoTime() - t0;
-                    }
-                    latencies[me] = Arrays.copyOf(mine, n);
-                }));
-            }
-            for (Thread t : callers) {
-                t.join();
-            }
-            long elapsed = System.nanoTime() - began;
-            long[] all = Arrays.stream(latencies)
-                    .flatMapToLong(Arrays::stream)
-                    .sorted()
-                    .toArray();
-            return new GrpcLoad.Result(all.length, Arrays.stream(failures).sum(), all, elapsed);
+            return GrpcLoad.callers("json-load-", concurrency, seconds, () -> {
+                HttpResponse<byte[]> answer = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+                return answer.statusCode() == 200 && elements(answer.body()) == expected;
+            });
         } finally {
             client.shutdownNow();
         }
