@@ -39,6 +39,9 @@ final class H2Exchange implements Stream.Listener, UpstreamResponse {
     private final List<String> headers = new ArrayList<>();
     private volatile Stream stream;
     private volatile HttpFields trailers;
+    /** The upstream's answer ended (END_STREAM seen, or its trailers): what fails after it changes nothing. */
+    private volatile boolean answerEnded;
+
     private Stream.Data current;
     private boolean ended;
     private long contentLength = -1;
@@ -64,6 +67,7 @@ final class H2Exchange implements Stream.Listener, UpstreamResponse {
                 return;
             }
             if (frame.isEndStream()) {
+                answerEnded = true;
                 arrived.add(END);
             }
             head.complete(response);
@@ -73,6 +77,7 @@ final class H2Exchange implements Stream.Listener, UpstreamResponse {
         } else {
             // trailers: Jetty queued the stream's end behind the DATA not yet read, and tells of the
             // trailers at once; the reader takes them when it reaches that end
+            answerEnded = true;
             trailersArrived.complete(meta.getHttpFields());
         }
     }
@@ -83,6 +88,9 @@ final class H2Exchange implements Stream.Listener, UpstreamResponse {
         if (data == null) {
             stream.demand();
             return;
+        }
+        if (data.frame().isEndStream()) {
+            answerEnded = true;
         }
         arrived.add(data);
     }
@@ -108,6 +116,11 @@ final class H2Exchange implements Stream.Listener, UpstreamResponse {
 
     /** The exchange failed (reset, connection lost, the client's body broke): whoever waits learns it. */
     void failed(Throwable failure) {
+        if (answerEnded) {
+            // the answer is whole: a reset after it (an upstream's RST_STREAM NO_ERROR ending the request
+            // half it no longer needs, RFC 9113 8.1) or the request body's end failing to go out lose nothing
+            return;
+        }
         trailersArrived.complete(null);
         if (!head.completeExceptionally(failure)) {
             arrived.add(failure);
