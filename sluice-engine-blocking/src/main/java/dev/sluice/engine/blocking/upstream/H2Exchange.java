@@ -116,14 +116,14 @@ final class H2Exchange implements Stream.Listener, UpstreamResponse {
 
     /** The exchange failed (reset, connection lost, the client's body broke): whoever waits learns it. */
     void failed(Throwable failure) {
-        if (answerEnded) {
-            // the answer is whole: a reset after it (an upstream's RST_STREAM NO_ERROR ending the request
-            // half it no longer needs, RFC 9113 8.1) or the request body's end failing to go out lose nothing
-            return;
-        }
-        trailersArrived.complete(null);
-        if (!head.completeExceptionally(failure)) {
-            arrived.add(failure);
+        // once the answer is whole, a failure after it (an upstream's RST_STREAM NO_ERROR ending the request
+        // half it no longer needs, RFC 9113 8.1, or the request body's end failing to go out) loses nothing:
+        // the reader is not told; the stream is still reset, so a body still being sent stops
+        if (!answerEnded) {
+            trailersArrived.complete(null);
+            if (!head.completeExceptionally(failure)) {
+                arrived.add(failure);
+            }
         }
         Stream s = stream;
         if (s != null && !s.isClosed()) {
