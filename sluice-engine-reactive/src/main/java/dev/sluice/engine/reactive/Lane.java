@@ -311,6 +311,9 @@ final class Lane {
         }
         connection.idleSince = System.nanoTime();
         idle.addFirst(connection);
+        // its read stays armed while idle: an upstream's close is seen at once (the connection leaves the
+        // pool), and the next exchange's first read needs no re-arming (with NIO, two epoll_ctl calls)
+        connection.channel.read();
         if (!sweeping) {
             sweeping = true;
             loop.schedule(this::sweep, idleTimeoutNanos, TimeUnit.NANOSECONDS);

@@ -94,12 +94,8 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     private boolean between; // a try was dropped, the next not begun: its late signals are ignored
     private Runnable afterGrant; // what goes on once there is room for a read (null: not waiting)
     private long polledFloor; // of the last chunk polled, bytes that were its composition's floor's
-    private boolean moreAsked; // requestMoreTask is scheduled
-    private final Runnable requestMoreTask = () -> {
-        moreAsked = false;
-        outstanding = false; // the read's chunks have all come: only now may the next be asked
-        requestMore();
-    };
+    private boolean moreAsked; // a read gave chunks: the next is asked once all of them came (onReadComplete)
+    private final Runnable requestMoreTask = this::readComplete;
 
     Part(
             Composition composition,
@@ -268,6 +264,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         }
         connection = c;
         outstanding = true; // the status line, and whatever body bytes come with it
+        moreAsked = false;
         HttpHeaders headers = requestHeaders(upstream.authority(attempt.endpoint()));
         if (cache != null) {
             sent = headers;
@@ -470,14 +467,29 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     }
 
     /**
-     * {@link #requestMore()} once the rest of this socket read's chunks (a chunked body's) have come, in
-     * a later task; the read stays outstanding until then: asked at once (here, or by a relay), the
-     * next read would be asked with a share those chunks spend, and its bytes held beyond the budget.
+     * {@link #requestMore()} once the rest of this socket read's chunks (a chunked body's) have come
+     * ({@link #onReadComplete}); the read stays outstanding until then: asked at once (here, or by a
+     * relay), the next read would be asked with a share those chunks spend, and its bytes held beyond
+     * the budget.
      */
     private void requestMoreAfterThisRead() {
-        if (!moreAsked) {
-            moreAsked = true;
+        moreAsked = true;
+    }
+
+    @Override
+    public void onReadComplete() {
+        if (composition.home.inEventLoop()) {
+            readComplete();
+        } else {
             composition.home.execute(requestMoreTask);
+        }
+    }
+
+    private void readComplete() {
+        if (moreAsked) {
+            moreAsked = false;
+            outstanding = false; // the read's chunks have all come: only now may the next be asked
+            requestMore();
         }
     }
 
