@@ -9,7 +9,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,13 +23,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class AnswerThenResetUpstream implements AutoCloseable {
 
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-    private static final int DATA = 0x0;
-    private static final int HEADERS = 0x1;
-    private static final int RST_STREAM = 0x3;
-    private static final int SETTINGS = 0x4;
-    private static final int PING = 0x6;
-    private static final int GOAWAY = 0x7;
-    private static final int END_STREAM = 0x1;
     private static final int END_HEADERS = 0x4;
     private static final int ACK = 0x1;
 
@@ -79,7 +71,7 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
             DataInputStream in = new DataInputStream(socket.getInputStream());
             OutputStream out = socket.getOutputStream();
             in.readFully(new byte[PREFACE.length]);
-            out.write(frame(SETTINGS, 0, 0, new byte[0]));
+            out.write(H2Wire.frameBytes(H2Wire.SETTINGS, 0, 0, new byte[0]));
             while (true) {
                 int length = in.readUnsignedByte() << 16 | in.readUnsignedByte() << 8 | in.readUnsignedByte();
                 int type = in.readUnsignedByte();
@@ -88,18 +80,18 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
                 byte[] payload = new byte[length];
                 in.readFully(payload);
                 switch (type) {
-                    case SETTINGS -> {
+                    case H2Wire.SETTINGS -> {
                         if ((flags & ACK) == 0) {
-                            out.write(frame(SETTINGS, ACK, 0, new byte[0]));
+                            out.write(H2Wire.frameBytes(H2Wire.SETTINGS, ACK, 0, new byte[0]));
                         }
                     }
-                    case PING -> {
+                    case H2Wire.PING -> {
                         if ((flags & ACK) == 0) {
-                            out.write(frame(PING, ACK, 0, payload));
+                            out.write(H2Wire.frameBytes(H2Wire.PING, ACK, 0, payload));
                         }
                     }
-                    case HEADERS -> out.write(answer(stream));
-                    case GOAWAY -> {
+                    case H2Wire.HEADERS -> out.write(answer(stream));
+                    case H2Wire.GOAWAY -> {
                         return;
                     }
                     default -> {
@@ -117,14 +109,15 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         head.write(0x88); // :status 200 (static 8)
-        literal(head, "content-type", "application/octet-stream");
-        all.writeBytes(frame(HEADERS, END_HEADERS, stream, head.toByteArray()));
+        head.writeBytes(H2Wire.literalField("content-type", "application/octet-stream"));
+        all.writeBytes(H2Wire.frameBytes(H2Wire.HEADERS, END_HEADERS, stream, head.toByteArray()));
         byte[] body = GeneratedBody.binary(bodyBytes).bytes();
         for (int at = 0; at < body.length || at == 0; ) {
             int n = Math.min(16_384, body.length - at);
             boolean last = at + n == body.length;
             byte[] chunk = java.util.Arrays.copyOfRange(body, at, at + n);
-            all.writeBytes(frame(DATA, last && !withTrailers ? END_STREAM : 0, stream, chunk));
+            all.writeBytes(
+                    H2Wire.frameBytes(H2Wire.DATA, last && !withTrailers ? H2Wire.END_STREAM : 0, stream, chunk));
             at += n;
             if (last) {
                 break;
@@ -132,34 +125,12 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
         }
         if (withTrailers) {
             ByteArrayOutputStream trailers = new ByteArrayOutputStream();
-            literal(trailers, "x-trailer", "yes");
-            all.writeBytes(frame(HEADERS, END_HEADERS | END_STREAM, stream, trailers.toByteArray()));
+            trailers.writeBytes(H2Wire.literalField("x-trailer", "yes"));
+            all.writeBytes(
+                    H2Wire.frameBytes(H2Wire.HEADERS, END_HEADERS | H2Wire.END_STREAM, stream, trailers.toByteArray()));
         }
-        all.writeBytes(frame(RST_STREAM, 0, stream, new byte[4])); // NO_ERROR
+        all.writeBytes(H2Wire.frameBytes(H2Wire.RST_STREAM, 0, stream, new byte[4])); // NO_ERROR
         return all.toByteArray();
-    }
-
-    /** A literal field without indexing with a new name (names and values under 127 bytes). */
-    private static void literal(ByteArrayOutputStream block, String name, String value) {
-        byte[] n = name.getBytes(StandardCharsets.US_ASCII);
-        byte[] v = value.getBytes(StandardCharsets.US_ASCII);
-        block.write(0x00);
-        block.write(n.length);
-        block.writeBytes(n);
-        block.write(v.length);
-        block.writeBytes(v);
-    }
-
-    private static byte[] frame(int type, int flags, int stream, byte[] payload) {
-        return ByteBuffer.allocate(9 + payload.length)
-                .put((byte) (payload.length >>> 16))
-                .put((byte) (payload.length >>> 8))
-                .put((byte) payload.length)
-                .put((byte) type)
-                .put((byte) flags)
-                .putInt(stream & 0x7FFFFFFF)
-                .put(payload)
-                .array();
     }
 
     @Override
