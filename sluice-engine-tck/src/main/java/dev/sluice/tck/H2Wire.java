@@ -348,7 +348,12 @@ final class H2Wire implements AutoCloseable {
         if (type == DATA) {
             connectionWindow -= payload.length;
         }
-        out.write(ByteBuffer.allocate(9 + payload.length)
+        out.write(frameBytes(type, flags, stream, payload));
+    }
+
+    /** A frame's bytes: its 9-byte header and {@code payload}. */
+    static byte[] frameBytes(int type, int flags, int stream, byte[] payload) {
+        return ByteBuffer.allocate(9 + payload.length)
                 .put((byte) (payload.length >>> 16))
                 .put((byte) (payload.length >>> 8))
                 .put((byte) payload.length)
@@ -356,7 +361,7 @@ final class H2Wire implements AutoCloseable {
                 .put((byte) flags)
                 .putInt(stream & 0x7FFFFFFF)
                 .put(payload)
-                .array());
+                .array();
     }
 
     /** The next frame, or empty when the server closed the connection. */

@@ -22,8 +22,6 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpVersion;
@@ -133,12 +131,11 @@ final class ProxyRoute implements BlockingRoute {
                         ? dev.sluice.http.GrpcStatus.deadline(
                                 target.timeout(), headers.get(dev.sluice.http.GrpcStatus.TIMEOUT_HEADER))
                         : target.timeout();
-        ScheduledFuture<?> deadline = timeout.isEmpty()
-                ? null
-                : timer.schedule(out::cancel, timeout.get().toNanos(), TimeUnit.NANOSECONDS);
+        CallDeadline deadline = CallDeadline.start(timer, out, timeout);
         long began = observer.listens() ? System.nanoTime() : 0;
         boolean answered = false;
-        try (UpstreamResponse upstream = send(out)) {
+        try (deadline;
+                UpstreamResponse upstream = send(out)) {
             answered = true;
             if (observer.listens()) {
                 answered(request, upstream.status(), System.nanoTime() - began);
@@ -171,14 +168,7 @@ final class ProxyRoute implements BlockingRoute {
                 BrokenRequestBody broken = body.broken();
                 throw new GatewayError(BrokenRequestBody.STATUS, BrokenRequestBody.CODE, broken.getMessage());
             }
-            throw out.isCancelled()
-                    ? new UpstreamException(
-                            UpstreamFailure.TIMEOUT, client.config().name(), e)
-                    : e;
-        } finally {
-            if (deadline != null) {
-                deadline.cancel(false);
-            }
+            throw deadline.failure(e, client.config().name());
         }
     }
 

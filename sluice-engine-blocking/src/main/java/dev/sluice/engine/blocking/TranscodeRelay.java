@@ -23,8 +23,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -76,12 +74,11 @@ final class TranscodeRelay {
             out.header(TranscodeCall.REQUEST_HEADERS.get(i), TranscodeCall.REQUEST_HEADERS.get(i + 1));
         }
         out.body(new ByteArrayInputStream(frame), frame.length);
-        ScheduledFuture<?> deadline = timeout.isEmpty()
-                ? null
-                : timer.schedule(out::cancel, timeout.get().toNanos(), TimeUnit.NANOSECONDS);
+        CallDeadline deadline = CallDeadline.start(timer, out, timeout);
         long began = route.observed() ? System.nanoTime() : 0;
         boolean answered = false;
-        try (UpstreamResponse upstream = client.send(out)) {
+        try (deadline;
+                UpstreamResponse upstream = client.send(out)) {
             answered = true;
             if (route.observed()) {
                 route.answered(request, upstream.status(), System.nanoTime() - began);
@@ -116,14 +113,7 @@ final class TranscodeRelay {
             if (route.observed() && !answered) {
                 route.failed(e.failure(), System.nanoTime() - began);
             }
-            throw out.isCancelled()
-                    ? new UpstreamException(
-                            UpstreamFailure.TIMEOUT, client.config().name(), e)
-                    : e;
-        } finally {
-            if (deadline != null) {
-                deadline.cancel(false);
-            }
+            throw deadline.failure(e, client.config().name());
         }
     }
 

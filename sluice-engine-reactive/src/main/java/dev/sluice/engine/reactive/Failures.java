@@ -1,6 +1,8 @@
 package dev.sluice.engine.reactive;
 
 import dev.sluice.http.UpstreamFailure;
+import dev.sluice.upstream.UpstreamCall;
+import dev.sluice.upstream.UpstreamCall.Action;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
@@ -25,13 +27,26 @@ final class Failures {
         }
     }
 
-    /** Every endpoint's breaker refused the call: it was not made. */
-    static final class CircuitOpen extends RuntimeException {
-        static final CircuitOpen INSTANCE = new CircuitOpen();
+    /**
+     * The core's failure of a call, as the error a Reactor signal carries: the one place this engine
+     * turns an {@link UpstreamCall} answer that is not a try (its {@link Action.Fail}) into an error;
+     * {@link #classify} gives the failure back, and the core's {@link UpstreamFailure#status} renders it.
+     */
+    static final class Failed extends RuntimeException {
+        private final UpstreamFailure failure;
 
-        private CircuitOpen() {
-            super("circuit breaker open", null, false, false);
+        Failed(UpstreamFailure failure) {
+            super(failure.reason(), null, false, false);
+            this.failure = failure;
         }
+    }
+
+    /**
+     * The error for the core's answer to a try it did not send: its {@link Action.Fail}'s failure (every
+     * breaker open, the try's timer); any other answer, never a first try's, is an endpoint refused.
+     */
+    static Failed notSent(Action action) {
+        return new Failed(action instanceof Action.Fail fail ? fail.failure() : UpstreamFailure.REFUSED);
     }
 
     /**
@@ -72,8 +87,8 @@ final class Failures {
         if (t instanceof Deadline) {
             return UpstreamFailure.TIMEOUT;
         }
-        if (t instanceof CircuitOpen) {
-            return UpstreamFailure.CIRCUIT_OPEN;
+        if (t instanceof Failed failed) {
+            return failed.failure;
         }
         if (t instanceof Lane.Exhausted) {
             return UpstreamFailure.POOL_EXHAUSTED;

@@ -5,11 +5,9 @@ import dev.sluice.http.GrpcStatus;
 import dev.sluice.http.GrpcWeb;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.PseudoHeaders;
-import dev.sluice.http.UpstreamFailure;
 import dev.sluice.upstream.UpstreamCall;
 import dev.sluice.upstream.UpstreamCall.Action;
 import io.netty.channel.ChannelOption;
-import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
@@ -123,18 +121,10 @@ final class H2Upstream {
                     .then(Mono.defer(() -> attempt(call, call.next(), in, response, uri, rules, http2, onAnswer)));
         }
         if (!(action instanceof Action.Send send)) {
-            return Mono.error(
-                    action instanceof Action.Fail fail && fail.failure() == UpstreamFailure.CIRCUIT_OPEN
-                            ? Failures.CircuitOpen.INSTANCE
-                            : new java.net.ConnectException("no endpoint to try"));
+            return Mono.error(Failures.notSent(action));
         }
-        HttpHeaders headers = new DefaultHttpHeaders();
-        in.copyHeaders(rules, headers);
-        in.addForwarding(rules, upstream.authority(send.attempt().endpoint()), headers);
-        for (String name : PseudoHeaders.CONNECTION_SPECIFIC) {
-            headers.remove(name);
-        }
-        headers.remove(HttpHeaderNames.HOST); // the :authority
+        HttpHeaders headers =
+                H2CallHeaders.of(in, rules, upstream, send.attempt().endpoint());
         headers.set(HttpHeaderNames.TE, "trailers");
         GrpcWeb web = GrpcWeb.of(in.request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE));
         if (web != null) { // translated to a gRPC call (GrpcWeb)

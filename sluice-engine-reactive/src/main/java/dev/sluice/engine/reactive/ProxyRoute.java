@@ -6,7 +6,6 @@ import dev.sluice.http.FailureAnswer;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.ResponseHeadCheck;
-import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.UpstreamEvent;
@@ -292,12 +291,7 @@ final class ProxyRoute {
                         connection.abandon(this);
                         connection = null;
                     }
-                    sink.error(
-                            error != null
-                                    ? error
-                                    : fail.failure() == UpstreamFailure.CIRCUIT_OPEN
-                                            ? Failures.CircuitOpen.INSTANCE
-                                            : io.netty.handler.timeout.ReadTimeoutException.INSTANCE);
+                    sink.error(error != null ? error : Failures.notSent(fail));
                 }
                 default -> {} // Ignore: a dropped try's late signal (a Relay is answered()'s)
             }

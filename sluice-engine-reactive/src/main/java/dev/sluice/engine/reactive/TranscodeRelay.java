@@ -4,8 +4,6 @@ import dev.sluice.config.TranscodeConfig;
 import dev.sluice.http.BodyLimit;
 import dev.sluice.http.GrpcStatus;
 import dev.sluice.http.HeaderRules;
-import dev.sluice.http.PseudoHeaders;
-import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.transcode.TranscodeCall;
 import dev.sluice.transcode.TranscodeException;
@@ -14,7 +12,6 @@ import dev.sluice.upstream.UpstreamCall.Action;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -122,18 +119,10 @@ final class TranscodeRelay {
         UpstreamCall tries = new UpstreamCall(upstream.guard(), "POST", frame.length, System::nanoTime);
         Action action = tries.next();
         if (!(action instanceof Action.Send send)) {
-            return Mono.error(
-                    action instanceof Action.Fail fail && fail.failure() == UpstreamFailure.CIRCUIT_OPEN
-                            ? Failures.CircuitOpen.INSTANCE
-                            : new java.net.ConnectException("no endpoint to try"));
+            return Mono.error(Failures.notSent(action));
         }
-        HttpHeaders headers = new DefaultHttpHeaders();
-        in.copyHeaders(rules, headers); // the client's headers as the call's metadata
-        in.addForwarding(rules, upstream.authority(send.attempt().endpoint()), headers);
-        for (String name : PseudoHeaders.CONNECTION_SPECIFIC) {
-            headers.remove(name);
-        }
-        headers.remove(HttpHeaderNames.HOST); // the :authority
+        HttpHeaders headers =
+                H2CallHeaders.of(in, rules, upstream, send.attempt().endpoint());
         for (String name : TranscodeCall.CLIENT_HEADERS_DROPPED) {
             headers.remove(name);
         }

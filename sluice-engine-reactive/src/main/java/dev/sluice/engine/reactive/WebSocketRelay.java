@@ -78,7 +78,7 @@ final class WebSocketRelay {
             EventLoop loop = client.eventLoop();
             Attempt attempt = upstream.guard().begin(null); // the endpoint; its breaker's permission taken
             if (attempt == null) {
-                sink.error(Failures.CircuitOpen.INSTANCE);
+                sink.error(new Failures.Failed(UpstreamFailure.CIRCUIT_OPEN));
                 return;
             }
             HttpHeaders headers = UpstreamConnection.newHeaders();

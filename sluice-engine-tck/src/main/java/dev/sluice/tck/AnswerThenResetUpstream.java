@@ -1,0 +1,151 @@
+package dev.sluice.tck;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * An h2c upstream on raw frames that answers each request whole at once, while its request half is
+ * still open, and then ends that half with RST_STREAM(NO_ERROR), as RFC 9113 8.1 allows a server
+ * that no longer needs the request's body: HEADERS (200), {@code bodyBytes} of DATA (the last with
+ * END_STREAM, or followed by trailers {@code x-trailer: yes} when {@code withTrailers}), then the
+ * reset, all in one write. It never reads the request's body, and never grants it window.
+ */
+public final class AnswerThenResetUpstream implements AutoCloseable {
+
+    private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final int END_HEADERS = 0x4;
+    private static final int ACK = 0x1;
+
+    private final ServerSocket server;
+    private final int bodyBytes;
+    private final boolean withTrailers;
+    private final List<Socket> connections = new CopyOnWriteArrayList<>();
+
+    private AnswerThenResetUpstream(int bodyBytes, boolean withTrailers) {
+        if (bodyBytes > 60 * 1024) {
+            throw new IllegalArgumentException("the answer must fit the default windows (65,535 bytes)");
+        }
+        try {
+            server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        } catch (IOException e) {
+            throw new UncheckedIOException("answer-then-reset upstream: cannot listen", e);
+        }
+        this.bodyBytes = bodyBytes;
+        this.withTrailers = withTrailers;
+        Thread.ofVirtual().start(this::accept);
+    }
+
+    /** Answers {@code bodyBytes} of {@link GeneratedBody#binary}, then trailers when {@code withTrailers}. */
+    public static AnswerThenResetUpstream start(int bodyBytes, boolean withTrailers) {
+        return new AnswerThenResetUpstream(bodyBytes, withTrailers);
+    }
+
+    public URI url() {
+        return URI.create("http://127.0.0.1:" + server.getLocalPort());
+    }
+
+    private void accept() {
+        while (!server.isClosed()) {
+            try {
+                Socket socket = server.accept();
+                connections.add(socket);
+                Thread.ofVirtual().start(() -> serve(socket));
+            } catch (IOException e) {
+                return; // closed
+            }
+        }
+    }
+
+    private void serve(Socket socket) {
+        try (socket) {
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            OutputStream out = socket.getOutputStream();
+            in.readFully(new byte[PREFACE.length]);
+            out.write(H2Wire.frameBytes(H2Wire.SETTINGS, 0, 0, new byte[0]));
+            while (true) {
+                int length = in.readUnsignedByte() << 16 | in.readUnsignedByte() << 8 | in.readUnsignedByte();
+                int type = in.readUnsignedByte();
+                int flags = in.readUnsignedByte();
+                int stream = in.readInt() & 0x7FFFFFFF;
+                byte[] payload = new byte[length];
+                in.readFully(payload);
+                switch (type) {
+                    case H2Wire.SETTINGS -> {
+                        if ((flags & ACK) == 0) {
+                            out.write(H2Wire.frameBytes(H2Wire.SETTINGS, ACK, 0, new byte[0]));
+                        }
+                    }
+                    case H2Wire.PING -> {
+                        if ((flags & ACK) == 0) {
+                            out.write(H2Wire.frameBytes(H2Wire.PING, ACK, 0, payload));
+                        }
+                    }
+                    case H2Wire.HEADERS -> out.write(answer(stream));
+                    case H2Wire.GOAWAY -> {
+                        return;
+                    }
+                    default -> {
+                        // DATA of a request body never read, WINDOW_UPDATE, PRIORITY, RST_STREAM: ignored
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // the gateway closed the connection, or the upstream stops
+        }
+    }
+
+    /** The whole answer on {@code stream} and the reset ending its request half, as one write. */
+    private byte[] answer(int stream) {
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        head.write(0x88); // :status 200 (static 8)
+        head.writeBytes(H2Wire.literalField("content-type", "application/octet-stream"));
+        all.writeBytes(H2Wire.frameBytes(H2Wire.HEADERS, END_HEADERS, stream, head.toByteArray()));
+        byte[] body = GeneratedBody.binary(bodyBytes).bytes();
+        for (int at = 0; at < body.length || at == 0; ) {
+            int n = Math.min(16_384, body.length - at);
+            boolean last = at + n == body.length;
+            byte[] chunk = java.util.Arrays.copyOfRange(body, at, at + n);
+            all.writeBytes(
+                    H2Wire.frameBytes(H2Wire.DATA, last && !withTrailers ? H2Wire.END_STREAM : 0, stream, chunk));
+            at += n;
+            if (last) {
+                break;
+            }
+        }
+        if (withTrailers) {
+            ByteArrayOutputStream trailers = new ByteArrayOutputStream();
+            trailers.writeBytes(H2Wire.literalField("x-trailer", "yes"));
+            all.writeBytes(
+                    H2Wire.frameBytes(H2Wire.HEADERS, END_HEADERS | H2Wire.END_STREAM, stream, trailers.toByteArray()));
+        }
+        all.writeBytes(H2Wire.frameBytes(H2Wire.RST_STREAM, 0, stream, new byte[4])); // NO_ERROR
+        return all.toByteArray();
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // stopping after the test: nothing to report
+        }
+        for (Socket s : connections) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // already closed by the gateway
+            }
+        }
+    }
+}
