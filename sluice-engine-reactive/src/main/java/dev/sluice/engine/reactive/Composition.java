@@ -87,7 +87,8 @@ final class Composition {
     private long turnBudgeted; // how many of them are parts' bytes, taken from the budget
     private long turnFloor; // how many of those are the composition's floor's
     private ScheduledFuture<?> timer;
-    private final HttpHeaders requestHeaders; // its TE: whether the client takes the completeness trailer
+    private final String
+            te; // the request's TE (whether the client takes the completeness trailer), read while its head is at hand
     private long timerDeadline;
 
     /** The client channel's allocator, for a shaped part's buffers. */
@@ -103,7 +104,7 @@ final class Composition {
             dev.sluice.compose.PartRequest.Targets targets,
             Delivery delivery) {
         this.http10 = in.request.version().equals(io.netty.handler.codec.http.HttpVersion.HTTP_1_0);
-        this.requestHeaders = in.request.requestHeaders();
+        this.te = in.request.requestHeaders().get(HttpHeaderNames.TE);
         this.route = route;
         this.response = response;
         this.channel = channel;
@@ -344,7 +345,7 @@ final class Composition {
         if (completed != null) {
             headers.set(Completeness.HEADER, completed);
         } else if (plan.completedInTrailer(
-                requestHeaders.get(HttpHeaderNames.TE))) { // read at the last chunk, after FINISH: every part settled
+                te)) { // the trailer is read at the last chunk, after FINISH: every part settled
             headers.set(HttpHeaderNames.TRAILER, Completeness.HEADER);
             response.trailerHeaders(trailers -> trailers.set(Completeness.HEADER, plan.completedTrailer()));
         }
