@@ -191,9 +191,28 @@ public final class Cli {
         }
         config = config.with(
                 engine.orElse(config.server().engine()), config.server().port());
-        LogBackend.configure(config.logging(), err);
         int routes = Training.requests(config).size();
-        Map<Integer, Integer> statuses = Training.runFile(config, rounds, Cli::startGateway);
+        // Through the run command itself (its observers, reloader, admin listener, watchdog: what a
+        // later run loads), on free ports; its own lines go to err.
+        GatewayConfig trained = config;
+        Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+        StopSignal asking = session -> statuses.putAll(
+                Training.askRoutes(trained, session.gateway().orElseThrow().port(), rounds));
+        List<String> runArgs = new ArrayList<>(List.of(
+                "run",
+                "-c",
+                file.toString(),
+                "--engine",
+                config.server().engine().key(),
+                "--port",
+                "0"));
+        if (config.admin().isPresent()) {
+            runArgs.addAll(List.of("--admin-port", "0"));
+        }
+        int code = new Cli(err, err, asking).run(runArgs.toArray(String[]::new));
+        if (code != 0) {
+            return code;
+        }
         StringBuilder answers = new StringBuilder();
         statuses.forEach((status, count) -> answers.append(answers.isEmpty() ? "" : ", ")
                 .append(count)

@@ -70,8 +70,20 @@ final class Training {
      */
     static Map<Integer, Integer> runFile(GatewayConfig config, int rounds, Starter starter) throws Exception {
         GatewayConfig training = config.with(config.server().engine(), 0);
-        List<Request> requests = requests(training);
-        boolean tls = training.server().tls().isPresent();
+        try (RunningGateway gateway = starter.start(training)) {
+            return askRoutes(training, gateway.port(), rounds);
+        }
+    }
+
+    /**
+     * Asks a started gateway of {@code config}, listening on 127.0.0.1:{@code port}, {@code rounds}
+     * rounds of {@link #requests}.
+     *
+     * @return how many answers came with each status (0: the exchange was closed without one)
+     */
+    static Map<Integer, Integer> askRoutes(GatewayConfig config, int port, int rounds) throws Exception {
+        List<Request> requests = requests(config);
+        boolean tls = config.server().tls().isPresent();
         HttpClient.Builder builder =
                 HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5));
         if (tls) {
@@ -79,28 +91,26 @@ final class Training {
         }
         HttpClient client = builder.build();
         Map<Integer, Integer> statuses = new TreeMap<>();
-        try (RunningGateway gateway = starter.start(training)) {
-            URI base = URI.create((tls ? "https" : "http") + "://127.0.0.1:" + gateway.port());
-            for (int i = 0; i < rounds; i++) {
-                for (Request request : requests) {
-                    HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(request.target()))
-                            .timeout(Duration.ofSeconds(10))
-                            .method(
-                                    request.method(),
-                                    request.method().equals("GET")
-                                                    || request.method().equals("HEAD")
-                                            ? HttpRequest.BodyPublishers.noBody()
-                                            : HttpRequest.BodyPublishers.ofString("{}"));
-                    request.headers().forEach(b::header);
-                    int status;
-                    try {
-                        status = client.send(b.build(), HttpResponse.BodyHandlers.discarding())
-                                .statusCode();
-                    } catch (IOException e) {
-                        status = 0; // the gateway closed the exchange (e.g. a policy that drops it)
-                    }
-                    statuses.merge(status, 1, Integer::sum);
+        URI base = URI.create((tls ? "https" : "http") + "://127.0.0.1:" + port);
+        for (int i = 0; i < rounds; i++) {
+            for (Request request : requests) {
+                HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(request.target()))
+                        .timeout(Duration.ofSeconds(10))
+                        .method(
+                                request.method(),
+                                request.method().equals("GET")
+                                                || request.method().equals("HEAD")
+                                        ? HttpRequest.BodyPublishers.noBody()
+                                        : HttpRequest.BodyPublishers.ofString("{}"));
+                request.headers().forEach(b::header);
+                int status;
+                try {
+                    status = client.send(b.build(), HttpResponse.BodyHandlers.discarding())
+                            .statusCode();
+                } catch (IOException e) {
+                    status = 0; // the gateway closed the exchange (e.g. a policy that drops it)
                 }
+                statuses.merge(status, 1, Integer::sum);
             }
         }
         return statuses;
