@@ -52,12 +52,13 @@ public final class Cli {
         sluice config [--upstream-port-base N]                                 print the bundled demo config
         sluice import OPENAPI_FILE                                             a starting config from an OpenAPI 3 document
         sluice train [--rounds N]                                              every engine on the demo, for an AOT cache
+        sluice train -c FILE [--engine E] [--rounds N]                         that configuration's routes, for an AOT cache
         sluice version | help
       from the ./sluice launcher in a source checkout:
         sluice test [maven args]                                               every test of the project (what CI runs)
         sluice lab SCENARIO [options]                                          the benchmark lab (./sluice lab help)
         sluice image [--name NAME:TAG] [--out FILE]                            the container image, an OCI tar (./sluice image --help)
-        sluice aot [--rounds N]                                                an AOT cache the launcher starts with (sluice train)
+        sluice aot [-c FILE] [--engine E] [--rounds N]                         an AOT cache the launcher starts with (sluice train)
       """;
 
     /**
@@ -71,7 +72,7 @@ public final class Cli {
             "upstreams", Set.of("--host", "--port-base"),
             "config", Set.of("--upstream-port-base"),
             "import", Set.of("--openapi"),
-            "train", Set.of("--rounds"),
+            "train", Set.of("--rounds", "--config", "--engine"),
             "version", Set.of(),
             "help", Set.of());
 
@@ -152,6 +153,16 @@ public final class Cli {
      * under {@code -XX:AOTCacheOutput=FILE} the JVM writes its AOT cache as it does.
      */
     private int train(Arguments a) throws Exception {
+        Optional<String> file = a.text("--config");
+        if (file.isPresent()) {
+            return trainOn(
+                    Path.of(file.get()),
+                    engine(a),
+                    a.integer("--rounds", 1, 100_000).orElse(100));
+        }
+        if (a.text("--engine").isPresent()) {
+            throw new UsageException("--engine: only with -c FILE (the demo trains every engine)");
+        }
         int rounds = a.integer("--rounds", 1, 100_000).orElse(300);
         GatewayConfig config;
         try {
@@ -164,6 +175,54 @@ public final class Cli {
             Training.run(config, upstreams.urls(), rounds, Cli::startGateway);
         }
         out.println("trained every engine: " + rounds + " rounds of " + String.join(", ", Training.PATHS));
+        return 0;
+    }
+
+    /**
+     * Runs {@link Training#runFile} on a user's configuration (its engine, or {@code --engine}) and
+     * exits; its upstreams need not be up (a refused one trains the 502 path).
+     */
+    private int trainOn(Path file, Optional<EngineMode> engine, int rounds) throws Exception {
+        GatewayConfig config;
+        try {
+            config = ConfigLoader.load(file);
+        } catch (ConfigException e) {
+            throw new Failure(e.getMessage());
+        }
+        config = config.with(
+                engine.orElse(config.server().engine()), config.server().port());
+        int routes = Training.requests(config).size();
+        // Through the run command itself (its observers, reloader, admin listener, watchdog: what a
+        // later run loads), on free ports; its own lines go to err.
+        GatewayConfig trained = config;
+        Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+        StopSignal asking = session -> statuses.putAll(
+                Training.askRoutes(trained, session.gateway().orElseThrow().port(), rounds));
+        List<String> runArgs = new ArrayList<>(List.of(
+                "run",
+                "-c",
+                file.toString(),
+                "--engine",
+                config.server().engine().key(),
+                "--port",
+                "0"));
+        if (config.admin().isPresent()) {
+            runArgs.addAll(List.of("--admin-port", "0"));
+        }
+        int code = new Cli(err, err, asking).run(runArgs.toArray(String[]::new));
+        if (code != 0) {
+            return code;
+        }
+        StringBuilder answers = new StringBuilder();
+        statuses.forEach((status, count) -> answers.append(answers.isEmpty() ? "" : ", ")
+                .append(count)
+                .append(" × ")
+                .append(status == 0 ? "closed" : status));
+        out.println("trained " + config.server().engine().key() + " on " + file + ": " + rounds + " rounds of "
+                + routes + " requests (" + answers + ")"
+                + (statuses.keySet().stream().anyMatch(s -> s == 502 || s == 503 || s == 504)
+                        ? "; 5xx from upstreams that were not up train the error path"
+                        : ""));
         return 0;
     }
 

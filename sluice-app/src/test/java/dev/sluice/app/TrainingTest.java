@@ -8,14 +8,77 @@ import dev.sluice.demo.DemoUpstreams;
 import dev.sluice.engine.Engine;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class TrainingTest {
+
+    @TempDir
+    Path dir;
+
+    /** Two routes: one the gateway answers, one whose upstream refuses (a port nothing listens on). */
+    private Path twoRoutes(String engine) throws Exception {
+        int refused;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            refused = socket.getLocalPort();
+        }
+        return Files.writeString(dir.resolve("gw.yaml"), """
+          server: { host: 127.0.0.1, port: 18999, engine: %s }
+          upstreams:
+            orders: { url: "http://127.0.0.1:%d" }
+          routes:
+            - id: hello
+              match: { path: /hello, methods: [GET] }
+              respond: { status: 200, body: hi }
+            - id: orders
+              match: { path: "/orders/{id}/**", methods: [GET, POST], headers: { x-tenant: acme } }
+              proxy: { upstream: orders }
+          """.formatted(engine, refused));
+    }
+
+    @Test
+    void trainingOnAFileAsksEachRouteWithEachOfItsMethodsEvenWhenItsUpstreamIsDown() throws Exception {
+        for (EngineMode mode : List.of(EngineMode.REACTIVE, EngineMode.VIRTUAL)) {
+            Map<String, AtomicInteger> answers = new ConcurrentHashMap<>();
+            Map<Integer, Integer> statuses =
+                    Training.runFile(dev.sluice.config.ConfigLoader.load(twoRoutes(mode.key())), 2, config -> {
+                        assertThat(config.server().port()).isZero(); // never the file's port
+                        return Engine.forMode(config.server().engine()).start(config, new GatewayObserver() {
+                            @Override
+                            public void exchange(ExchangeEvent event) {
+                                answers.computeIfAbsent(
+                                                event.route() + " " + event.method() + " " + event.status(),
+                                                k -> new AtomicInteger())
+                                        .incrementAndGet();
+                            }
+                        });
+                    });
+            assertThat(answers.keySet())
+                    .as(mode.key())
+                    .containsExactlyInAnyOrder("hello GET 200", "orders GET 502", "orders POST 502");
+            assertThat(answers.values()).allSatisfy(count -> assertThat(count).hasValue(2));
+            assertThat(statuses).containsExactly(Map.entry(200, 2), Map.entry(502, 4));
+        }
+    }
+
+    @Test
+    void theTrainCommandOnAFileExitsZeroAndSaysWhatItAsked() throws Exception {
+        CliRunner.Result result =
+                CliRunner.run("train", "-c", twoRoutes("virtual").toString(), "--engine", "reactive", "--rounds", "3");
+        assertThat(result.exitCode()).as(result.err()).isZero();
+        assertThat(result.out())
+                .startsWith("trained reactive on ")
+                .endsWith(": 3 rounds of 3 requests (3 × 200, 6 × 502);"
+                        + " 5xx from upstreams that were not up train the error path\n");
+    }
 
     @Test
     void everyEngineServesEveryPathOfTheRoundsFromTheDemo() throws Exception {
