@@ -22,41 +22,42 @@ import java.net.URI;
  * one); prints {@code READY <port>} once it listens on 127.0.0.1.
  */
 public final class HelidonProxy {
-  private HelidonProxy() {}
+    private HelidonProxy() {}
 
-  public static void main(String[] args) {
-    if (args.length < 1 || args.length > 2) {
-      System.err.println("usage: helidon-proxy UPSTREAM_URL [PORT]");
-      System.exit(2);
+    public static void main(String[] args) {
+        if (args.length < 1 || args.length > 2) {
+            System.err.println("usage: helidon-proxy UPSTREAM_URL [PORT]");
+            System.exit(2);
+        }
+        URI upstream = URI.create(args[0]);
+        int port = args.length == 2 ? Integer.parseInt(args[1]) : 0;
+        Http1Client client = Http1Client.builder().baseUri(upstream).build();
+        WebServer server =
+                WebServer.builder()
+                        .host("127.0.0.1")
+                        .port(port)
+                        .routing(r -> r.get("/*", (req, res) -> proxy(client, req, res)))
+                        .build()
+                        .start();
+        System.out.println("READY " + server.port());
+        System.out.flush();
     }
-    URI upstream = URI.create(args[0]);
-    int port = args.length == 2 ? Integer.parseInt(args[1]) : 0;
-    Http1Client client = Http1Client.builder().baseUri(upstream).build();
-    WebServer server =
-        WebServer.builder()
-            .host("127.0.0.1")
-            .port(port)
-            .routing(r -> r.get("/*", (req, res) -> proxy(client, req, res)))
-            .build()
-            .start();
-    System.out.println("READY " + server.port());
-    System.out.flush();
-  }
 
-  private static void proxy(Http1Client client, ServerRequest req, ServerResponse res)
-      throws Exception {
-    String query = req.query().rawValue();
-    String target = req.path().rawPath() + (query.isEmpty() ? "" : "?" + query);
-    try (HttpClientResponse up = client.get(target).request()) {
-      res.status(up.status());
-      up.headers().contentType().ifPresent(ct -> res.headers().contentType(ct));
-      if (up.headers().contains(HeaderNames.CONTENT_LENGTH)) {
-        res.headers().set(HeaderValues.create(HeaderNames.CONTENT_LENGTH, up.headers().get(HeaderNames.CONTENT_LENGTH).get()));
-      }
-      try (InputStream in = up.inputStream();
-          OutputStream out = res.outputStream()) {
-        in.transferTo(out);
-      }
+    private static void proxy(Http1Client client, ServerRequest req, ServerResponse res)
+            throws Exception {
+        String query = req.query().rawValue();
+        String target = req.path().rawPath() + (query.isEmpty() ? "" : "?" + query);
+        try (HttpClientResponse up = client.get(target).request()) {
+            res.status(up.status());
+            up.headers().contentType().ifPresent(ct -> res.headers().contentType(ct));
+            if (up.headers().contains(HeaderNames.CONTENT_LENGTH)) {
+                String length = up.headers().get(HeaderNames.CONTENT_LENGTH).get();
+                res.headers().set(HeaderValues.create(HeaderNames.CONTENT_LENGTH, length));
+            }
+            try (InputStream in = up.inputStream();
+                    OutputStream out = res.outputStream()) {
+                in.transferTo(out);
+            }
+        }
     }
-  }
 }
