@@ -18,7 +18,8 @@
 # nginx and wrk (installed from Debian when missing, as root). Loopback only, bounded in time.
 #
 # usage: helidon-ab.sh [--rounds 5] [--duration 8s] [--warmup 15s] [--connections 100]
-#                      [--subjects "virtual helidon bare"] [--port-base 18560] [--nginx-port 18559]
+#                      [--subjects "virtual helidon bare"] [--port-base 18560] [--nginx-port 18559] [--check]
+# (--check: start every subject, check each answers the 16 KB file, and stop: no load.)
 set -euo pipefail
 
 ROUNDS=5
@@ -28,6 +29,7 @@ CONNECTIONS=100
 SUBJECTS="virtual helidon bare"
 PORT_BASE=18560
 NGINX_PORT=18559
+CHECK=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) ROUNDS=$2; shift 2 ;;
@@ -37,6 +39,7 @@ while [[ $# -gt 0 ]]; do
     --subjects) SUBJECTS=$2; shift 2 ;;
     --port-base) PORT_BASE=$2; shift 2 ;;
     --nginx-port) NGINX_PORT=$2; shift 2 ;;
+    --check) CHECK=1; shift ;;
     *) echo "helidon-ab: unknown option '$1' (see the usage at the top of $0)" >&2; exit 2 ;;
   esac
 done
@@ -92,7 +95,9 @@ for s in $SUBJECTS; do
   bench_wait_ready helidon-ab "http://127.0.0.1:${PORT[$s]}/16k" "${PID[$s]}" "$WORK/$s.log"
   size=$(curl -sf -o /dev/null -w '%{size_download}' "http://127.0.0.1:${PORT[$s]}/16k" || echo failed)
   [[ $size == 16384 ]] || { echo "helidon-ab: $s does not answer the 16 KB file ($size; see $WORK/$s.log)" >&2; exit 1; }
+  [[ $CHECK == 0 ]] || echo "helidon-ab: $s (pid ${PID[$s]}) answers the 16 KB file on port ${PORT[$s]}"
 done
+[[ $CHECK == 0 ]] || exit 0
 
 ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; } # utime + stime of a JVM
 HZ=$(getconf CLK_TCK)
