@@ -28,6 +28,7 @@ import org.eclipse.jetty.util.Callback;
  *   any  /stall      never answered (until the upstream closes)
  *   GET  /flaky      503 on every other call (the first of each pair), 200 "recovered" on the next
  *   GET  /big?n      n bytes of GeneratedBody.binary, 16 KiB a write, each write waited for and counted
+ *   GET  /json?n     n bytes of GeneratedBody.json (application/json), 16 KiB a write
  * </pre>
  */
 public final class H2cUpstream implements AutoCloseable {
@@ -79,6 +80,13 @@ public final class H2cUpstream implements AutoCloseable {
                     }
                     case "/stall" -> stalled.add(callback);
                     case "/big" -> big(request, response, callback);
+                    case "/json" -> {
+                        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+                        byte[] body = GeneratedBody.json(
+                                        Long.parseLong(request.getHttpURI().getQuery()))
+                                .bytes();
+                        response.write(true, ByteBuffer.wrap(body), callback);
+                    }
                     case "/flaky" -> {
                         boolean first = flaky.getAndIncrement() % 2 == 0;
                         response.setStatus(first ? 503 : 200);
