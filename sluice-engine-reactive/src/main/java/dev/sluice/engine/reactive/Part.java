@@ -79,6 +79,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
     // all below: on the composition's loop
     private UpstreamConnection connection; // while the call has one
+    private H2Part stream; // instead, on an h2/h2c upstream: while the try's stream is open
     private boolean acquiring; // asked its lane for a connection, none given yet
     private boolean outstanding; // a read is pending upstream
     private long buffered;
@@ -178,6 +179,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                     connection.abandon(this);
                     connection = null;
                 }
+                abandonStream();
                 plan.failed(index, fail.failure(), status);
                 stop();
                 composition.changed();
@@ -195,8 +197,34 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (!reserveRead(() -> acquire(fresh))) {
             return; // the budget is spent: asks again when granted
         }
+        if (upstream.h2() != null) {
+            sendStream();
+            return;
+        }
         acquiring = true;
         upstream.lane(attempt.endpoint(), composition.home).acquire(this, fresh);
+    }
+
+    /** On an h2/h2c upstream: the try is a stream on the endpoint's multiplexed client ({@link H2Part}). */
+    private void sendStream() {
+        abandonStream();
+        stream = new H2Part(this);
+        outstanding = true; // the head, and the first body buffer
+        stream.send(
+                upstream.h2().client(attempt.endpoint()), path, requestHeaders(upstream.authority(attempt.endpoint())));
+    }
+
+    private void abandonStream() {
+        if (stream != null) {
+            stream.abandon();
+            stream = null;
+        }
+    }
+
+    /** An h2 stream's answer head: on the stream's loop. */
+    void h2Head(int code, String contentType, HttpHeaders responseHeaders) {
+        HttpHeaders headers = cache == null ? null : responseHeaders;
+        composition.onLoop(() -> answered(code, contentType, headers));
     }
 
     /** The try's per-try timeout passed before its answer: it fails, and may be tried again. */
@@ -223,6 +251,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         outstanding = false;
         recorder = null; // a dropped try's answer is never kept
         afterGrant = null; // the next try reserves again
+        abandonStream();
         if (c == null) {
             retryAfter(wait);
         } else {
@@ -305,6 +334,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                 return;
             }
             connection = null;
+            stream = null;
             UpstreamFailure failure = Failures.classify(error);
             if (!Failures.isUpstreams(error)) { // not the upstream's doing: a bug, never silent
                 LOG.error(
@@ -403,6 +433,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             return;
         }
         connection = null; // back in its lane, or closed
+        stream = null; // ended
         if (closed || done || ended) {
             return;
         }
@@ -455,7 +486,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
      * once the budget gives a read's share; while it does not, the part waits for room ({@link #roomMade}).
      */
     void requestMore() {
-        if (outstanding || connection == null) { // no connection: not reading yet, or never again
+        if (outstanding || (connection == null && stream == null)) { // none: not reading yet, or never again
             return;
         }
         if (ended || done || closed || buffered >= readAhead) {
@@ -466,7 +497,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             return;
         }
         outstanding = true;
-        connection.read();
+        if (stream != null) {
+            stream.read();
+        } else {
+            connection.read();
+        }
     }
 
     /**
@@ -547,6 +582,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             connection.abandon(this);
         }
         connection = null;
+        abandonStream();
         if (acquiring) {
             acquiring = false;
             upstream.lane(attempt.endpoint(), composition.home).cancel(this);
