@@ -3,6 +3,7 @@ package dev.sluice.tck;
 import static dev.sluice.tck.Routes.compose;
 import static dev.sluice.tck.Routes.on;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.config.ComposeTarget.Order;
 import dev.sluice.config.ConfigLoader;
@@ -157,6 +158,35 @@ public abstract class GrpcCompositionContract extends ContractFixture {
             assertThat(seen.toString(StandardCharsets.UTF_8))
                     .startsWith(first + ",{\"id\":\"2\",\"title\":\"s\"},{\"id\":\"3\",\"title\":\"s\"}]");
             assertThat(status(json, "books")).isEqualTo(200);
+        }
+    }
+
+    /** A gRPC error after the stream's first element was relayed cuts the composition short, as any part failing mid-body. */
+    @Test
+    void aGrpcErrorAfterTheFirstElementCutsTheCompositionShort() throws Exception {
+        service.rearm();
+        try (TestGateway gw = shopGateway(compose()
+                        .order(Order.DECLARED)
+                        .part(grpcPart("books", "/v1/shelves/late-break/books?limit=3"))
+                        .part("info", APP, "/json/20"))
+                .start()) {
+            HttpResponse<InputStream> response = gw.http()
+                    .send(
+                            HttpRequest.newBuilder(gw.uri("/page/1"))
+                                    .version(HttpClient.Version.HTTP_1_1)
+                                    .timeout(Duration.ofSeconds(30))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofInputStream());
+            assertThat(response.statusCode()).isEqualTo(200);
+            String first = "{\"books\":[{\"id\":\"1\",\"title\":\"late-break\"}";
+            try (InputStream body = response.body()) {
+                assertThat(new String(body.readNBytes(first.length()), StandardCharsets.UTF_8))
+                        .isEqualTo(first);
+                service.firstSeen(); // only now does the service fail the stream
+                assertThatThrownBy(body::readAllBytes)
+                        .as("the chunked body ends without its last chunk")
+                        .isInstanceOf(IOException.class);
+            }
         }
     }
 
