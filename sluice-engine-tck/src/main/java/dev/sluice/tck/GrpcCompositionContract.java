@@ -124,6 +124,22 @@ public abstract class GrpcCompositionContract extends ContractFixture {
         }
     }
 
+    /** A chained gRPC part: a value streamed past in an earlier JSON part goes into its request message. */
+    @Test
+    void aChainedGrpcPartTakesAValueFromAnEarlierPart() throws Exception {
+        try (TestGateway gw = shopGateway(compose()
+                        .part("seen", APP, "/inspect/shelf")
+                        .part(grpcPart("book", "/v1/shelves/{seen:/method}/books/{id}?lang=fr")))
+                .start()) {
+            HttpResponse<String> response = call(gw, "/page/12");
+            assertThat(response.statusCode()).isEqualTo(200);
+            Map<String, Object> json = body(response);
+            assertThat(Json.at(json, "book", "title")).isEqualTo("GET/fr"); // /inspect's method: GET
+            assertThat(Json.at(json, "book", "id")).isEqualTo("12");
+            assertThat(status(json, "book")).isEqualTo(200);
+        }
+    }
+
     /** The stream's first element reaches the client while the service holds the rest back, waiting for it. */
     @Test
     void aServerStreamingPartIsAnArrayWhoseFirstElementArrivesBeforeTheStreamEnds() throws Exception {
