@@ -10,6 +10,8 @@ import dev.sluice.compose.PartRequest;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.UpstreamFailure;
+import dev.sluice.transcode.TranscodeException;
+import dev.sluice.transcode.TranscodedPart;
 import dev.sluice.upstream.Attempt;
 import dev.sluice.upstream.UpstreamCall;
 import dev.sluice.upstream.UpstreamCall.Action;
@@ -80,6 +82,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     // all below: on the composition's loop
     private UpstreamConnection connection; // while the call has one
     private H2Part stream; // instead, on an h2/h2c upstream: while the try's stream is open
+    private boolean grpcHead; // a gRPC part's try: its head was told to the try loop
     private boolean acquiring; // asked its lane for a connection, none given yet
     private boolean outstanding; // a read is pending upstream
     private long buffered;
@@ -208,10 +211,87 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
     /** On an h2/h2c upstream: the try is a stream on the endpoint's multiplexed client ({@link H2Part}). */
     private void sendStream() {
         abandonStream();
-        stream = new H2Part(this);
+        if (config.grpc().isPresent()) {
+            sendGrpc();
+            return;
+        }
+        stream = new H2Part(this, null);
         outstanding = true; // the head, and the first body buffer
         stream.send(
                 upstream.h2().client(attempt.endpoint()), path, requestHeaders(upstream.authority(attempt.endpoint())));
+    }
+
+    /** A gRPC part's try: the call {@link TranscodedPart} makes of the target; one no method takes fails at once. */
+    private void sendGrpc() {
+        TranscodedPart grpc;
+        try {
+            grpc = TranscodedPart.open(config.grpc().get(), path);
+        } catch (TranscodeException e) {
+            TranscodedPart.Step refusal = TranscodedPart.refusal(e);
+            cancelTryTimer();
+            plan.failed(index, refusal.failedStatus(), refusal.error());
+            stop();
+            composition.changed();
+            return;
+        }
+        grpcHead = false;
+        stream = new H2Part(this, grpc);
+        outstanding = true;
+        stream.sendGrpc(
+                upstream.h2().client(attempt.endpoint()),
+                upstream.config().basePath(),
+                requestHeaders(upstream.authority(attempt.endpoint())));
+    }
+
+    /** One step of a gRPC part's answer ({@link TranscodedPart}): on the stream's loop. */
+    void grpcStep(TranscodedPart.Step step, boolean fromHead) {
+        composition.onLoop(() -> stepped(step, fromHead));
+    }
+
+    private void stepped(TranscodedPart.Step step, boolean fromHead) {
+        if (closed || done || between || ended) {
+            return;
+        }
+        if (fromHead && !grpcHead) {
+            grpcHead = true;
+            Action action = tries.answered(TranscodedPart.OK_STATUS); // the try got its answer: no retry now
+            if (!(action instanceof Action.Relay)) {
+                carry(action);
+                return;
+            }
+            cancelTryTimer();
+        }
+        if (step.failed()) {
+            cancelTryTimer();
+            abandonStream();
+            status = step.failedStatus();
+            plan.failed(index, step.failedStatus(), step.error());
+            stop();
+            composition.changed();
+            return;
+        }
+        if (step.answered() != 0) {
+            status = step.answered();
+            if (!plan.answered(index, step.answered(), TranscodedPart.CONTENT_TYPE)) {
+                stop();
+                composition.changed();
+                return;
+            }
+        }
+        byte[] json = step.json();
+        if (json.length > 0) {
+            received(composition.alloc().directBuffer(json.length).writeBytes(json));
+        } else if (!fromHead && !step.end()) {
+            outstanding = false; // a chunk that completed no message: read on
+            requestMore();
+        }
+        if (step.end() && !closed && !done) {
+            abandonStream(); // its trailers came: nothing more of it
+            completed();
+        }
+        if (step.answered() != 0 && json.length == 0) {
+            composition.changed();
+        }
     }
 
     private void abandonStream() {
