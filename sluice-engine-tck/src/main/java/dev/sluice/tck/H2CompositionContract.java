@@ -88,4 +88,41 @@ public abstract class H2CompositionContract extends ContractFixture {
             assertThat(composed.meta("parts", "missing", "status")).hasToString("404");
         }
     }
+
+    /**
+     * The client reads a 32 MiB part from an h2c upstream through a small socket buffer: at every read
+     * the upstream has written at most a bounded amount more than the client took (the part's
+     * read-ahead, the stream's window, the socket buffers), so the part's stream is demanded only as the
+     * client takes its bytes.
+     */
+    @Test
+    void aSlowClientSlowsAnH2cPartsStream() throws Exception {
+        long size = 32L << 20;
+        long bound = 12L << 20; // read-ahead, window, socket buffers both sides: well under the body
+        try (TestGateway gw = withH2c()
+                        .route("page", on("/page"), compose().part("big", H2C, "/bigjson?" + size))
+                        .start();
+                java.net.Socket socket = new java.net.Socket()) {
+            long before = h2c.bigWritten();
+            socket.setReceiveBufferSize(64 * 1024);
+            socket.connect(new java.net.InetSocketAddress("127.0.0.1", gw.port()), 5_000);
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream()
+                    .write(("GET /page HTTP/1.1\r\nHost: " + gw.authority() + "\r\nConnection: close\r\n\r\n")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            java.io.InputStream in = socket.getInputStream();
+            byte[] buffer = new byte[64 * 1024];
+            long read = 0;
+            long mostAhead = 0;
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                read += n; // the wire's bytes, framing too: at least the body's
+                mostAhead = Math.max(mostAhead, h2c.bigWritten() - before - read);
+            }
+            assertThat(read).as("the whole part reached the client").isGreaterThan(size);
+            assertThat(h2c.bigWritten() - before).isEqualTo(size);
+            assertThat(mostAhead)
+                    .as("bytes the upstream wrote beyond what the client read")
+                    .isLessThan(bound);
+        }
+    }
 }
