@@ -409,6 +409,18 @@ public final class CompositionPlan {
         }
     }
 
+    /**
+     * Part {@code i}'s call failed with a status the gateway decided ({@code _meta} reports it): a gRPC
+     * part's non-OK {@code grpc-status} ({@link dev.sluice.transcode.TranscodedPart}).
+     */
+    public void failed(int i, int status, String reason) {
+        PartState p = parts[i];
+        if (!over && !p.failed && !p.ended) {
+            p.status = status;
+            fail(p, reason, PartKind.STATUS);
+        }
+    }
+
     /** Part {@code i} is answered from the {@link PartCache}, not its upstream ({@code _meta}: {@code "cached": true}). */
     public void cached(int i) {
         parts[i].cached = true;

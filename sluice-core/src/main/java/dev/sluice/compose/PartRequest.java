@@ -19,6 +19,9 @@ import java.util.Set;
  * <p>A part's template may refer to a value in an earlier part, {@code {product:/reviewIds}} (a
  * chained part): its target is known only once that value has streamed past, so it is expanded then,
  * by the plan, with {@link Targets#target(int, Map)}.
+ *
+ * <p>A gRPC part's ({@code grpc-transcode}) target has no base path: it is matched against the
+ * methods' bindings, and the call is made by {@link dev.sluice.transcode.TranscodedPart}.
  */
 public final class PartRequest {
 
@@ -43,6 +46,11 @@ public final class PartRequest {
                     "basePaths: " + basePaths.size() + " (expected: one per part, " + parts.size() + ")");
         }
         this.basePaths = basePaths.toArray(String[]::new);
+        for (int i = 0; i < this.basePaths.length; i++) {
+            if (this.parts.get(i).grpc().isPresent()) { // its target is matched against the methods' bindings
+                this.basePaths[i] = "";
+            }
+        }
         this.fixed = new String[parts.size()];
         for (int i = 0; i < fixed.length; i++) {
             PathTemplate path = this.parts.get(i).path();

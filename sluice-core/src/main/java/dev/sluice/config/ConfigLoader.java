@@ -163,7 +163,7 @@ public final class ConfigLoader {
     }
 
     /**
-     * A {@code grpc-transcode:} route's upstream speaks h2 or h2c (gRPC needs HTTP/2).
+     * A {@code grpc-transcode:} route's (or composition part's) upstream speaks h2 or h2c (gRPC needs HTTP/2).
      */
     private static void transcodedRoutes(
             List<RouteConfig> routes, Map<String, UpstreamConfig> upstreams, List<Problem> problems) {
@@ -177,6 +177,19 @@ public final class ConfigLoader {
                         "'" + proxy.upstream() + "' speaks "
                                 + upstream.protocol().key()
                                 + " (expected: an upstream of protocol h2 or h2c for grpc-transcode)"));
+            }
+            if (routes.get(i).target() instanceof ComposeTarget compose) {
+                for (PartConfig part : compose.parts()) {
+                    if (part.grpc().isPresent()
+                            && upstreams.get(part.upstream()) instanceof UpstreamConfig upstream
+                            && !upstream.protocol().multiplexed()) {
+                        problems.add(new Problem(
+                                "routes[" + i + "].compose.parts." + part.name() + ".upstream",
+                                "'" + part.upstream() + "' speaks "
+                                        + upstream.protocol().key()
+                                        + " (expected: an upstream of protocol h2 or h2c for grpc-transcode)"));
+                    }
+                }
             }
         }
     }

@@ -23,6 +23,9 @@ import java.util.Optional;
  * @param collection when the part is a collection: a call per element of an array found in an
  *     earlier part, relayed as one JSON array
  * @param cache whether and how its answers are kept in the part cache ({@code cache:})
+ * @param grpc the part calls a gRPC method of its (h2/h2c) upstream ({@code grpc-transcode:}): its
+ *     expanded {@code path} is matched as a {@code GET} against the methods' bindings, and the answer
+ *     is transcoded to JSON by {@code dev.sluice.transcode.TranscodedPart}
  */
 public record PartConfig(
         String name,
@@ -34,7 +37,8 @@ public record PartConfig(
         Optional<String> after,
         int maxValue,
         Optional<Collection> collection,
-        Optional<PartCaching> cache) {
+        Optional<PartCaching> cache,
+        Optional<TranscodeConfig> grpc) {
 
     /** {@code max-value}'s default. */
     public static final int DEFAULT_MAX_VALUE = 1024;
@@ -48,6 +52,7 @@ public record PartConfig(
         requireNonNull(after, "after");
         requireNonNull(collection, "collection");
         requireNonNull(cache, "cache");
+        requireNonNull(grpc, "grpc");
         if (after.isEmpty() && !path.references().isEmpty()) { // implied by the first reference
             after = Optional.of(referencedPart(path.references().iterator().next()));
         }
@@ -92,6 +97,21 @@ public record PartConfig(
                 DEFAULT_MAX_VALUE,
                 Optional.empty(),
                 cache);
+    }
+
+    /** A part that is a plain {@code GET} of JSON (no {@code grpc-transcode}). */
+    public PartConfig(
+            String name,
+            String upstream,
+            PathTemplate path,
+            boolean optional,
+            Optional<Duration> timeout,
+            Optional<Shaping> shaping,
+            Optional<String> after,
+            int maxValue,
+            Optional<Collection> collection,
+            Optional<PartCaching> cache) {
+        this(name, upstream, path, optional, timeout, shaping, after, maxValue, collection, cache, Optional.empty());
     }
 
     /** A part that is never cached. */

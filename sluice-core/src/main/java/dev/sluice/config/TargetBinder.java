@@ -209,7 +209,8 @@ final class TargetBinder {
                 "each",
                 "max",
                 "concurrency",
-                "order");
+                "order",
+                "grpc-transcode");
         Optional<String> upstream = upstream(m);
         Optional<PathTemplate> path =
                 m.require("path", TEMPLATE_EXPECTED) ? template(m, routePath, true) : Optional.empty();
@@ -252,11 +253,30 @@ final class TargetBinder {
         if (after.isEmpty() && m.has("max-value")) {
             m.problem("max-value", "without after or a reference to an earlier part (expected: with one of them)");
         }
+        Optional<TranscodeConfig> grpc = Optional.empty();
+        if (m.has("grpc-transcode")) {
+            for (String beside : List.of("each", "cache", "select", "exclude", "rename", "take")) {
+                if (m.has(beside)) { // kept simple: one call per part, its JSON relayed whole
+                    m.problem(beside, "beside grpc-transcode (expected: a gRPC part without " + beside + ")");
+                }
+            }
+            grpc = transcode.transcode(m.raw("grpc-transcode"), m.child("grpc-transcode"));
+        }
         if (upstream.isEmpty() || path.isEmpty() || problems.size() != before) {
             return Optional.empty();
         }
         return Optional.of(new PartConfig(
-                name, upstream.get(), path.get(), optional, timeout, shaping, after, maxValue, collection, cache));
+                name,
+                upstream.get(),
+                path.get(),
+                optional,
+                timeout,
+                shaping,
+                after,
+                maxValue,
+                collection,
+                cache,
+                grpc));
     }
 
     private static final String EACH_EXPECTED =

@@ -132,4 +132,51 @@ class TranscodeConfigTest {
                 .orElseThrow();
         assertThat(after.schema().match("GET", "/v2/shelves/s/books/1")).isPresent();
     }
+
+    private List<Problem> checkPart(String protocol, String part) throws Exception {
+        Files.write(dir.resolve("shop.pb"), ShopDescriptors.set().toByteArray());
+        Path file = dir.resolve("sluice.yaml");
+        Files.writeString(file, """
+                server: { port: 0, engine: virtual }
+                upstreams:
+                  shop: { url: "http://127.0.0.1:9", protocol: %s }
+                  json: { url: "http://127.0.0.1:9" }
+                routes:
+                  - id: page
+                    match: { path: "/page/{id}" }
+                    compose:
+                      parts:
+                        info: { upstream: json, path: "/info/{id}" }
+                        book:
+                          upstream: shop
+                          path: "/v1/shelves/s/books/{id}"
+                %s
+                """.formatted(protocol, part.indent(10)));
+        return ConfigLoader.check(file);
+    }
+
+    @Test
+    void aCompositionPartTakesGrpcTranscodeToAnH2UpstreamAndCheckRefusesItsMistakesByPath() throws Exception {
+        String section = "grpc-transcode: { descriptors: shop.pb, services: [shop.Shop] }";
+        assertThat(checkPart("h2c", section)).isEmpty();
+        ComposeTarget target = (ComposeTarget) ConfigLoader.load(dir.resolve("sluice.yaml"))
+                .routes()
+                .getFirst()
+                .target();
+        assertThat(target.parts().get(1).grpc().orElseThrow().services()).containsExactly("shop.Shop");
+        assertThat(target.parts().get(0).grpc()).isEmpty();
+        String at = "routes[0].compose.parts.book";
+        assertThat(checkPart("http/1.1", section)).extracting(Problem::path).containsExactly(at + ".upstream");
+        assertThat(checkPart(
+                        "h2c",
+                        "grpc-transcode: { descriptors: shop.pb, services: [shop.Shop], method: shop.Shop/Nope }"))
+                .extracting(Problem::path)
+                .containsExactly(at + ".grpc-transcode.method");
+        assertThat(checkPart("h2c", "grpc-transcode: { descriptors: nope.pb, services: [shop.Shop] }"))
+                .extracting(Problem::path)
+                .containsExactly(at + ".grpc-transcode.descriptors");
+        assertThat(checkPart("h2c", section + "\nselect: [id]"))
+                .extracting(Problem::path)
+                .containsExactly(at + ".select");
+    }
 }

@@ -106,6 +106,19 @@ public abstract class EngineContract {
     }
 
     @Nested
+    class H2Composition extends H2CompositionContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
     class CompositionCompleteness extends CompositionCompletenessContract {
         @Override
         protected EngineMode mode() {
@@ -642,6 +655,19 @@ public abstract class EngineContract {
 
     @Nested
     class GrpcTranscode extends GrpcTranscodeContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
+    class GrpcComposition extends GrpcCompositionContract {
         @Override
         protected EngineMode mode() {
             return EngineContract.this.mode();

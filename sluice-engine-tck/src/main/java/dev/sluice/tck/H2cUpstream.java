@@ -28,6 +28,8 @@ import org.eclipse.jetty.util.Callback;
  *   any  /stall      never answered (until the upstream closes)
  *   GET  /flaky      503 on every other call (the first of each pair), 200 "recovered" on the next
  *   GET  /big?n      n bytes of GeneratedBody.binary, 16 KiB a write, each write waited for and counted
+ *   GET  /bigjson?n  the same of GeneratedBody.json, as application/json
+ *   GET  /json?n     n bytes of GeneratedBody.json (application/json), 16 KiB a write
  * </pre>
  */
 public final class H2cUpstream implements AutoCloseable {
@@ -78,7 +80,15 @@ public final class H2cUpstream implements AutoCloseable {
                         response.write(true, ByteBuffer.wrap("body".getBytes(StandardCharsets.US_ASCII)), callback);
                     }
                     case "/stall" -> stalled.add(callback);
-                    case "/big" -> big(request, response, callback);
+                    case "/big" -> big(request, response, callback, false);
+                    case "/bigjson" -> big(request, response, callback, true);
+                    case "/json" -> {
+                        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+                        byte[] body = GeneratedBody.json(
+                                        Long.parseLong(request.getHttpURI().getQuery()))
+                                .bytes();
+                        response.write(true, ByteBuffer.wrap(body), callback);
+                    }
                     case "/flaky" -> {
                         boolean first = flaky.getAndIncrement() % 2 == 0;
                         response.setStatus(first ? 503 : 200);
@@ -103,9 +113,12 @@ public final class H2cUpstream implements AutoCloseable {
         return bigWritten.get();
     }
 
-    private void big(Request request, Response response, Callback callback) {
+    private void big(Request request, Response response, Callback callback, boolean json) {
         long n = Long.parseLong(request.getHttpURI().getQuery());
-        GeneratedBody body = GeneratedBody.binary(n);
+        GeneratedBody body = json ? GeneratedBody.json(n) : GeneratedBody.binary(n);
+        if (json) {
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        }
         byte[] chunk = new byte[16 * 1024];
         try {
             for (long at = 0; at < n; ) {

@@ -298,6 +298,12 @@ public final class Routes {
             return this;
         }
 
+        /** A part as configured ({@code grpc-transcode} parts, say). */
+        public ComposeSpec part(PartConfig part) {
+            parts.add(part);
+            return this;
+        }
+
         public ComposeSpec optionalPart(String name, String upstream, String path) {
             parts.add(new PartConfig(name, upstream, PathTemplate.parse(path), true, Optional.empty()));
             return this;

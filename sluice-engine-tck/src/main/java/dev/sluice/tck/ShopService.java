@@ -52,7 +52,8 @@ import java.util.concurrent.TimeUnit;
  * GetBook answers book {@code id} titled {@code shelf/lang}, or NOT_FOUND "no book 404" for id 404;
  * CreateBook answers the book with {@code tags: [shelf]}; ListBooks sends book 1, then, once {@link
  * #firstSeen} is counted down (the client has read the first element), books 2 … limit; on shelf
- * {@code broken} it fails with DATA_LOSS after book 1.
+ * {@code broken} it fails with DATA_LOSS after book 1, on shelf {@code late-break} once {@link #firstSeen}
+ * is counted down.
  */
 public final class ShopService implements AutoCloseable {
 
@@ -188,6 +189,12 @@ public final class ShopService implements AutoCloseable {
                                 }
                             } catch (InterruptedException e) {
                                 Thread.currentThread().interrupt();
+                            }
+                            if (shelf.equals("late-break")) { // fails once the client has the first element
+                                reply.onError(Status.DATA_LOSS
+                                        .withDescription("the shelf broke")
+                                        .asRuntimeException());
+                                return;
                             }
                             for (int i = 2; i <= limit; i++) {
                                 reply.onNext(book(book, i, shelf));

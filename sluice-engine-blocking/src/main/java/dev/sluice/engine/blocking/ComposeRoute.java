@@ -110,9 +110,8 @@ final class ComposeRoute implements BlockingRoute {
                 plan.slots(),
                 buffers,
                 timer,
-                path -> {
-                    UpstreamRequest out =
-                            new UpstreamRequest(PartRequest.METHOD, path).header("Accept", PartRequest.ACCEPT);
+                (method, path) -> {
+                    UpstreamRequest out = new UpstreamRequest(method, path);
                     Requests.addForwarding(request, rules, edits, out);
                     return out;
                 },

@@ -19,7 +19,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.ByteBufferPool;
@@ -54,7 +54,7 @@ final class Composition {
     private final PartFetch[] parts;
     private final ByteBufferPool buffers; // the server's
     private final ScheduledExecutorService timer;
-    private final Function<String, UpstreamRequest> newRequest; // a part's request to the target the plan gives
+    private final BiFunction<String, String, UpstreamRequest> newRequest; // a part's request (method, target)
     private RuntimeException crash; // guarded by lock: a fetch's own fault, thrown by run()
     private ScheduledFuture<?> alarm; // guarded by lock: wakes run() at the plan's nearest deadline
     private long alarmAt; // guarded by lock: when it rings (System.nanoTime)
@@ -68,7 +68,7 @@ final class Composition {
             int partCount,
             ByteBufferPool buffers,
             ScheduledExecutorService timer,
-            Function<String, UpstreamRequest> newRequest,
+            BiFunction<String, String, UpstreamRequest> newRequest,
             ReadAheadBudget budget,
             int share) {
         this.plan = plan;
@@ -206,6 +206,18 @@ final class Composition {
         try {
             plan.attempts(part.index, part.request.tries());
             plan.failed(part.index, failure, status);
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A gRPC part failed: its gRPC status, mapped to an HTTP status, and its error ({@code TranscodedPart}). */
+    void failed(PartFetch part, int status, String error) {
+        lock.lock();
+        try {
+            plan.attempts(part.index, part.request.tries());
+            plan.failed(part.index, status, error);
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -453,7 +465,7 @@ final class Composition {
         try {
             for (int i = 0; i < count; i++) {
                 PartFetch part = parts[starts[i]];
-                part.request = newRequest.apply(part.target);
+                part.request = part.request(newRequest);
                 try {
                     fanout.execute(part);
                 } catch (RejectedExecutionException e) {

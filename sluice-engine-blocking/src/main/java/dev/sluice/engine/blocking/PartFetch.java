@@ -4,12 +4,23 @@ import dev.sluice.compose.CompositionBudget;
 import dev.sluice.compose.JsonPointerTap;
 import dev.sluice.compose.JsonShaper;
 import dev.sluice.compose.JsonValidator;
+import dev.sluice.compose.PartRequest;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
+import dev.sluice.engine.blocking.upstream.H2UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamClient;
 import dev.sluice.engine.blocking.upstream.UpstreamException;
 import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.engine.blocking.upstream.UpstreamResponse;
+import dev.sluice.http.GrpcStatus;
+import dev.sluice.transcode.TranscodeCall;
+import dev.sluice.transcode.TranscodeException;
+import dev.sluice.transcode.TranscodedPart;
+import java.io.ByteArrayInputStream;
+import java.nio.ByteBuffer;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+import org.eclipse.jetty.http.HttpFields;
 
 /**
  * One part of a composition, fetched on a fan-out thread into a fixed ring buffer: the bounded
@@ -27,6 +38,9 @@ import dev.sluice.engine.blocking.upstream.UpstreamResponse;
  * budget; once the status line tells the ring's size, the reserve shrinks to it. The ring's bytes go
  * back when both the fetch and the relay let go of it; a fetch that ends without a ring gives its
  * reserve back as it ends.
+ *
+ * <p>A gRPC part ({@code grpc-transcode}) sends the call its {@link TranscodedPart} makes of the
+ * part's target and feeds the ring the JSON each step of it gives, as a plain part's bytes are fed.
  *
  * <p>All fields below the constructor's are guarded by the composition's lock.
  */
@@ -46,6 +60,8 @@ final class PartFetch implements Runnable {
     private int inPos;
     private int inEnd;
     private final RingPool rings;
+    private TranscodedPart grpc; // a gRPC part's call, made with its request; fetch thread after that
+    private TranscodedPart.Step refusal; // a gRPC part whose target no method takes: it fails at once
 
     // guarded by composition.lock
     final CompositionBudget.Reader reader; // the ring's bytes in the composition's budget account
@@ -89,8 +105,38 @@ final class PartFetch implements Runnable {
         }
     }
 
+    /**
+     * The part's upstream request to its {@link #target}, made with {@code make} (method, target; the
+     * client's forwarding headers added): a {@code GET} of JSON, or a gRPC part's call.
+     */
+    UpstreamRequest request(BiFunction<String, String, UpstreamRequest> make) {
+        if (config.grpc().isEmpty()) {
+            return make.apply(PartRequest.METHOD, target).header("Accept", PartRequest.ACCEPT);
+        }
+        try {
+            grpc = TranscodedPart.open(config.grpc().get(), target);
+        } catch (TranscodeException e) { // no method takes this target: the part fails, nothing is sent
+            refusal = TranscodedPart.refusal(e);
+            return make.apply("POST", target);
+        }
+        String base = client == null ? "" : client.config().basePath();
+        UpstreamRequest out = make.apply("POST", base + grpc.grpcPath());
+        for (String header : TranscodeCall.CLIENT_HEADERS_DROPPED) {
+            out.removeHeader(header);
+        }
+        for (int i = 0; i < TranscodeCall.REQUEST_HEADERS.size(); i += 2) {
+            out.header(TranscodeCall.REQUEST_HEADERS.get(i), TranscodeCall.REQUEST_HEADERS.get(i + 1));
+        }
+        byte[] frame = grpc.requestFrame();
+        return out.body(new ByteArrayInputStream(frame), frame.length);
+    }
+
     private void fetch() {
         if (!composition.beginFetch(this)) {
+            return;
+        }
+        if (config.grpc().isPresent()) {
+            grpcFetch();
             return;
         }
         UpstreamResponse response;
@@ -144,6 +190,99 @@ final class PartFetch implements Runnable {
         } catch (UpstreamException e) {
             composition.failed(this, e.failure(), status);
         }
+    }
+
+    /** A gRPC part's call: each step of its {@link TranscodedPart} told to the plan, its JSON into the ring. */
+    private void grpcFetch() {
+        if (refusal != null) {
+            composition.failed(this, refusal.failedStatus(), refusal.error());
+            return;
+        }
+        UpstreamResponse response;
+        try {
+            response = client.send(request);
+        } catch (UpstreamException e) {
+            composition.failed(this, e.failure(), 0);
+            return;
+        }
+        int status = response.status();
+        try (response) {
+            if (!step(grpc.head(status, response.header(GrpcStatus.STATUS_HEADER), response.header("grpc-message")))) {
+                response.abort();
+                return;
+            }
+            byte[] buffer = new byte[16 * 1024];
+            while (true) {
+                int n = response.readArrived(buffer, 0, buffer.length); // each message on as it arrives
+                if (n < 0) {
+                    break;
+                }
+                if (n > 0 && !step(grpc.data(ByteBuffer.wrap(buffer, 0, n)))) {
+                    response.abort();
+                    return;
+                }
+            }
+            Supplier<HttpFields> trailers = H2UpstreamClient.trailers(response);
+            HttpFields fields = trailers == null ? null : trailers.get();
+            step(grpc.end(
+                    fields == null ? null : fields.get(GrpcStatus.STATUS_HEADER),
+                    fields == null ? null : fields.get("grpc-message")));
+        } catch (UpstreamException e) {
+            composition.failed(this, e.failure(), status);
+        }
+    }
+
+    /** Tells the plan one step of a gRPC part and puts its JSON in the ring. Returns whether to read on. */
+    private boolean step(TranscodedPart.Step step) {
+        if (step.failed()) {
+            composition.failed(this, step.failedStatus(), step.error());
+            return false;
+        }
+        if (step.answered() != 0) {
+            int length = RingPool.length(capacity, capacity);
+            if (!composition.answered(this, step.answered(), TranscodedPart.CONTENT_TYPE, length)) {
+                return false;
+            }
+            if (!newRing(capacity, composition.budget.fit(length))) {
+                return false;
+            }
+        }
+        byte[] json = step.json();
+        int off = 0;
+        while (off < json.length) {
+            int pos;
+            int room;
+            composition.lock.lock();
+            try {
+                while (count == ring.length && !cancelled) {
+                    composition.changed.awaitUninterruptibly();
+                }
+                if (cancelled) {
+                    return false;
+                }
+                pos = writePos;
+                room = Math.min(ring.length - count, ring.length - writePos);
+            } finally {
+                composition.lock.unlock();
+            }
+            int n = Math.min(room, json.length - off);
+            System.arraycopy(json, off, ring, pos, n);
+            if (validator != null) {
+                validator.feed(ring, pos, n);
+            }
+            if (tap != null) {
+                tap.feed(ring, pos, n);
+            }
+            off += n;
+            if (!composition.received(this, n)) {
+                return false;
+            }
+        }
+        if (step.end()) {
+            composition.received(this, -1);
+            return false;
+        }
+        return true;
     }
 
     /**

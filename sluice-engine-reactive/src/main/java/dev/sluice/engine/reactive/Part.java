@@ -10,6 +10,8 @@ import dev.sluice.compose.PartRequest;
 import dev.sluice.compose.ReadAheadBudget;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.UpstreamFailure;
+import dev.sluice.transcode.TranscodeException;
+import dev.sluice.transcode.TranscodedPart;
 import dev.sluice.upstream.Attempt;
 import dev.sluice.upstream.UpstreamCall;
 import dev.sluice.upstream.UpstreamCall.Action;
@@ -79,6 +81,8 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
     // all below: on the composition's loop
     private UpstreamConnection connection; // while the call has one
+    private H2Part stream; // instead, on an h2/h2c upstream: while the try's stream is open
+    private boolean grpcHead; // a gRPC part's try: its head was told to the try loop
     private boolean acquiring; // asked its lane for a connection, none given yet
     private boolean outstanding; // a read is pending upstream
     private long buffered;
@@ -174,6 +178,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                     connection.abandon(this);
                     connection = null;
                 }
+                abandonStream();
                 plan.failed(index, fail.failure(), status);
                 stop();
                 composition.changed();
@@ -191,8 +196,111 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (!reserveRead(() -> acquire(fresh))) {
             return; // the budget is spent: asks again when granted
         }
+        if (upstream.h2() != null) {
+            sendStream();
+            return;
+        }
         acquiring = true;
         upstream.lane(attempt.endpoint(), composition.home).acquire(this, fresh);
+    }
+
+    /** On an h2/h2c upstream: the try is a stream on the endpoint's multiplexed client ({@link H2Part}). */
+    private void sendStream() {
+        abandonStream();
+        if (config.grpc().isPresent()) {
+            sendGrpc();
+            return;
+        }
+        stream = new H2Part(this, null);
+        outstanding = true; // the head, and the first body buffer
+        stream.send(
+                upstream.h2().client(attempt.endpoint()), path, requestHeaders(upstream.authority(attempt.endpoint())));
+    }
+
+    /** A gRPC part's try: the call {@link TranscodedPart} makes of the target; one no method takes fails at once. */
+    private void sendGrpc() {
+        TranscodedPart grpc;
+        try {
+            grpc = TranscodedPart.open(config.grpc().get(), path);
+        } catch (TranscodeException e) {
+            TranscodedPart.Step refusal = TranscodedPart.refusal(e);
+            cancelTryTimer();
+            plan.failed(index, refusal.failedStatus(), refusal.error());
+            stop();
+            composition.changed();
+            return;
+        }
+        grpcHead = false;
+        stream = new H2Part(this, grpc);
+        outstanding = true;
+        stream.sendGrpc(
+                upstream.h2().client(attempt.endpoint()),
+                upstream.config().basePath(),
+                requestHeaders(upstream.authority(attempt.endpoint())));
+    }
+
+    /** One step of a gRPC part's answer ({@link TranscodedPart}): on the stream's loop. */
+    void grpcStep(TranscodedPart.Step step, boolean fromHead) {
+        composition.onLoop(() -> stepped(step, fromHead));
+    }
+
+    private void stepped(TranscodedPart.Step step, boolean fromHead) {
+        if (closed || done || between || ended) {
+            return;
+        }
+        if (fromHead && !grpcHead) {
+            grpcHead = true;
+            Action action = tries.answered(TranscodedPart.OK_STATUS); // the try got its answer: no retry now
+            if (!(action instanceof Action.Relay)) {
+                carry(action);
+                return;
+            }
+            cancelTryTimer();
+        }
+        if (step.failed()) {
+            cancelTryTimer();
+            abandonStream();
+            status = step.failedStatus();
+            plan.failed(index, step.failedStatus(), step.error());
+            stop();
+            composition.changed();
+            return;
+        }
+        if (step.answered() != 0) {
+            status = step.answered();
+            if (!plan.answered(index, step.answered(), TranscodedPart.CONTENT_TYPE)) {
+                stop();
+                composition.changed();
+                return;
+            }
+        }
+        byte[] json = step.json();
+        if (json.length > 0) {
+            received(composition.alloc().directBuffer(json.length).writeBytes(json));
+        } else if (!fromHead && !step.end()) {
+            outstanding = false; // a chunk that completed no message: read on
+            requestMore();
+        }
+        if (step.end() && !closed && !done) {
+            abandonStream(); // its trailers came: nothing more of it
+            completed();
+        }
+        if (step.answered() != 0 && json.length == 0) {
+            composition.changed();
+        }
+    }
+
+    private void abandonStream() {
+        if (stream != null) {
+            stream.abandon();
+            stream = null;
+        }
+    }
+
+    /** An h2 stream's answer head: on the stream's loop. */
+    void h2Head(int code, String contentType, HttpHeaders responseHeaders) {
+        HttpHeaders headers = cache == null ? null : responseHeaders;
+        composition.onLoop(() -> answered(code, contentType, headers));
     }
 
     /** The try's per-try timeout passed before its answer: it fails, and may be tried again. */
@@ -219,6 +327,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         outstanding = false;
         recorder = null; // a dropped try's answer is never kept
         afterGrant = null; // the next try reserves again
+        abandonStream();
         if (c == null) {
             retryAfter(wait);
         } else {
@@ -302,6 +411,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                 return;
             }
             connection = null;
+            stream = null;
             UpstreamFailure failure = Failures.classify(error);
             if (!Failures.isUpstreams(error)) { // not the upstream's doing: a bug, never silent
                 LOG.error(
@@ -400,6 +510,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             return;
         }
         connection = null; // back in its lane, or closed
+        stream = null; // ended
         if (closed || done || ended) {
             return;
         }
@@ -452,7 +563,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
      * once the budget gives a read's share; while it does not, the part waits for room ({@link #roomMade}).
      */
     void requestMore() {
-        if (outstanding || connection == null) { // no connection: not reading yet, or never again
+        if (outstanding || (connection == null && stream == null)) { // none: not reading yet, or never again
             return;
         }
         if (ended || done || closed || buffered >= readAhead) {
@@ -463,7 +574,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             return;
         }
         outstanding = true;
-        connection.read();
+        if (stream != null) {
+            stream.read();
+        } else {
+            connection.read();
+        }
     }
 
     /**
@@ -559,6 +674,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             connection.abandon(this);
         }
         connection = null;
+        abandonStream();
         if (acquiring) {
             acquiring = false;
             upstream.lane(attempt.endpoint(), composition.home).cancel(this);

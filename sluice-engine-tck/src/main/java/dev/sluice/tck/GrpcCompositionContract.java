@@ -1,0 +1,275 @@
+package dev.sluice.tck;
+
+import static dev.sluice.tck.Routes.compose;
+import static dev.sluice.tck.Routes.on;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.config.ComposeTarget.Order;
+import dev.sluice.config.ConfigLoader;
+import dev.sluice.config.PartConfig;
+import dev.sluice.config.Problem;
+import dev.sluice.config.TranscodeConfig;
+import dev.sluice.config.UpstreamProtocol;
+import dev.sluice.routing.PathTemplate;
+import dev.sluice.transcode.TranscodeSchema;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A composition part that calls a real grpc-java service's method ({@code compose.parts.NAME.grpc-transcode},
+ * {@link dev.sluice.transcode.TranscodedPart}): its expanded path picks the method and fills its request
+ * message, a unary answer is spliced as a JSON object and a server stream as a JSON array whose elements
+ * reach the client as they arrive; a gRPC error fails the part ({@code _meta}: the code's HTTP status and
+ * the gRPC status) while the other parts stay whole; {@code sluice check} refuses its mistakes by path.
+ */
+public abstract class GrpcCompositionContract extends ContractFixture {
+
+    private static final Duration LIVE_CONNECT = Duration.ofSeconds(10);
+    private static final String SHOP = "shop";
+
+    private ShopService service;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    void startService() {
+        service = ShopService.start();
+    }
+
+    @AfterAll
+    void stopService() {
+        service.close();
+    }
+
+    private static PartConfig grpcPart(String name, String path) {
+        TranscodeConfig transcode = new TranscodeConfig(
+                Path.of("shop.pb"),
+                List.of(ShopService.SERVICE),
+                Optional.empty(),
+                TranscodeConfig.DEFAULT_MAX_MESSAGE,
+                TranscodeSchema.of(ShopService.descriptors(), List.of(ShopService.SERVICE)));
+        return new PartConfig(
+                name,
+                SHOP,
+                PathTemplate.parsePart(path),
+                false,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                PartConfig.DEFAULT_MAX_VALUE,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(transcode));
+    }
+
+    private TestGateway.Builder shopGateway(Routes.ComposeSpec composition) {
+        return gateway()
+                .upstream(Routes.upstream(SHOP, service.url())
+                        .connectTimeout(LIVE_CONNECT)
+                        .protocol(UpstreamProtocol.H2C))
+                .route("page", on("/page/{id}"), composition.timeout(Duration.ofSeconds(20)));
+    }
+
+    private static Map<String, Object> body(HttpResponse<String> response) {
+        return Json.object(response.body().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The part's status in {@code _meta}. */
+    private static int status(Map<String, Object> json, String part) {
+        return ((Number) Json.at(json, "_meta", "parts", part, "status")).intValue();
+    }
+
+    private static HttpResponse<String> call(TestGateway gw, String target) throws Exception {
+        return gw.http()
+                .send(
+                        HttpRequest.newBuilder(gw.uri(target))
+                                .version(HttpClient.Version.HTTP_1_1)
+                                .timeout(Duration.ofSeconds(30))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A JSON part and a unary gRPC part, the route's path variable and a query value in its request message. */
+    @Test
+    void aUnaryGrpcPartIsSplicedAsAnObjectBesideAJsonPart() throws Exception {
+        try (TestGateway gw = shopGateway(compose()
+                        .part("info", APP, "/json/20")
+                        .part(grpcPart("book", "/v1/shelves/fiction/books/{id}?lang=en")))
+                .start()) {
+            HttpResponse<String> response = call(gw, "/page/7");
+            assertThat(response.statusCode()).isEqualTo(200);
+            Map<String, Object> json = body(response);
+            assertThat(Json.at(json, "book", "id")).isEqualTo("7");
+            assertThat(Json.at(json, "book", "title")).isEqualTo("fiction/en");
+            assertThat(json.get("info")).isInstanceOf(String.class);
+            assertThat(status(json, "book")).isEqualTo(200);
+            assertThat(response.body()).contains("\"book\":{\"id\":\"7\",\"title\":\"fiction/en\"}");
+        }
+    }
+
+    /** A chained gRPC part: a value streamed past in an earlier JSON part goes into its request message. */
+    @Test
+    void aChainedGrpcPartTakesAValueFromAnEarlierPart() throws Exception {
+        try (TestGateway gw = shopGateway(compose()
+                        .part("seen", APP, "/inspect/shelf")
+                        .part(grpcPart("book", "/v1/shelves/{seen:/method}/books/{id}?lang=fr")))
+                .start()) {
+            HttpResponse<String> response = call(gw, "/page/12");
+            assertThat(response.statusCode()).isEqualTo(200);
+            Map<String, Object> json = body(response);
+            assertThat(Json.at(json, "book", "title")).isEqualTo("GET/fr"); // /inspect's method: GET
+            assertThat(Json.at(json, "book", "id")).isEqualTo("12");
+            assertThat(status(json, "book")).isEqualTo(200);
+        }
+    }
+
+    /** The stream's first element reaches the client while the service holds the rest back, waiting for it. */
+    @Test
+    void aServerStreamingPartIsAnArrayWhoseFirstElementArrivesBeforeTheStreamEnds() throws Exception {
+        service.rearm();
+        try (TestGateway gw = shopGateway(compose()
+                        .order(Order.DECLARED)
+                        .part(grpcPart("books", "/v1/shelves/s/books?limit=3"))
+                        .part("info", APP, "/json/20"))
+                .start()) {
+            HttpResponse<InputStream> response = gw.http()
+                    .send(
+                            HttpRequest.newBuilder(gw.uri("/page/1"))
+                                    .version(HttpClient.Version.HTTP_1_1)
+                                    .timeout(Duration.ofSeconds(30))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofInputStream());
+            assertThat(response.statusCode()).isEqualTo(200);
+            String first = "{\"books\":[{\"id\":\"1\",\"title\":\"s\"}";
+            ByteArrayOutputStream seen = new ByteArrayOutputStream();
+            try (InputStream body = response.body()) {
+                while (seen.size() < first.length()) { // only the first element can come before firstSeen()
+                    int b = body.read();
+                    assertThat(b).as("the body went on: %s", seen).isNotNegative();
+                    seen.write(b);
+                }
+                assertThat(seen.toString(StandardCharsets.UTF_8)).isEqualTo(first);
+                service.firstSeen(); // only now does the service send the rest
+                seen.writeBytes(body.readAllBytes());
+            }
+            Map<String, Object> json = Json.object(seen.toByteArray());
+            assertThat((List<?>) json.get("books")).hasSize(3);
+            assertThat(seen.toString(StandardCharsets.UTF_8))
+                    .startsWith(first + ",{\"id\":\"2\",\"title\":\"s\"},{\"id\":\"3\",\"title\":\"s\"}]");
+            assertThat(status(json, "books")).isEqualTo(200);
+        }
+    }
+
+    /** A gRPC error after the stream's first element was relayed cuts the composition short, as any part failing mid-body. */
+    @Test
+    void aGrpcErrorAfterTheFirstElementCutsTheCompositionShort() throws Exception {
+        service.rearm();
+        try (TestGateway gw = shopGateway(compose()
+                        .order(Order.DECLARED)
+                        .part(grpcPart("books", "/v1/shelves/late-break/books?limit=3"))
+                        .part("info", APP, "/json/20"))
+                .start()) {
+            HttpResponse<InputStream> response = gw.http()
+                    .send(
+                            HttpRequest.newBuilder(gw.uri("/page/1"))
+                                    .version(HttpClient.Version.HTTP_1_1)
+                                    .timeout(Duration.ofSeconds(30))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofInputStream());
+            assertThat(response.statusCode()).isEqualTo(200);
+            String first = "{\"books\":[{\"id\":\"1\",\"title\":\"late-break\"}";
+            try (InputStream body = response.body()) {
+                assertThat(new String(body.readNBytes(first.length()), StandardCharsets.UTF_8))
+                        .isEqualTo(first);
+                service.firstSeen(); // only now does the service fail the stream
+                assertThatThrownBy(body::readAllBytes)
+                        .as("the chunked body ends without its last chunk")
+                        .isInstanceOf(IOException.class);
+            }
+        }
+    }
+
+    /** A gRPC error fails the part, {@code _meta} saying the code's HTTP status and the gRPC status; the JSON part is whole. */
+    @Test
+    void aGrpcErrorFailsThePartWithItsStatusAndTheOtherPartStaysWhole() throws Exception {
+        try (TestGateway gw = shopGateway(
+                        compose().part("info", APP, "/json/20").part(grpcPart("book", "/v1/shelves/s/books/{id}")))
+                .start()) {
+            HttpResponse<String> response = call(gw, "/page/404");
+            assertThat(response.statusCode()).isEqualTo(200);
+            Map<String, Object> json = body(response);
+            assertThat(json.get("book")).isEqualTo(Json.NULL);
+            assertThat(json.get("info")).isInstanceOf(String.class);
+            assertThat(((String) json.get("info")).length()).isEqualTo(18); // /json/20: 20 bytes with its quotes
+            assertThat(status(json, "book")).isEqualTo(404);
+            assertThat(Json.at(json, "_meta", "parts", "book", "error")).isEqualTo("gRPC status 5: no book 404");
+            assertThat(status(json, "info")).isEqualTo(200);
+
+            HttpResponse<String> badValue = call(gw, "/page/seven"); // not an int64: refused before any call
+            Map<String, Object> refused = body(badValue);
+            assertThat(status(refused, "book")).isEqualTo(400);
+            assertThat((String) Json.at(refused, "_meta", "parts", "book", "error"))
+                    .startsWith("gRPC status 3");
+        }
+    }
+
+    private List<Problem> check(String protocol, String part) throws IOException {
+        ShopService.write(dir.resolve("shop.pb"));
+        Path file = dir.resolve("sluice.yaml");
+        Files.writeString(file, """
+                server: { host: 127.0.0.1, port: 0, engine: %s }
+                upstreams:
+                  shop: { url: "%s", protocol: %s }
+                  app: { url: "http://127.0.0.1:9" }
+                routes:
+                  - id: page
+                    match: { path: "/page/{id}" }
+                    compose:
+                      parts:
+                        info: { upstream: app, path: "/info/{id}" }
+                        book:
+                          upstream: shop
+                          path: "/v1/shelves/s/books/{id}"
+                %s
+                """.formatted(mode().key(), service.url(), protocol, part.indent(10)));
+        return ConfigLoader.check(file);
+    }
+
+    @Test
+    void checkAcceptsAGrpcPartAndRefusesItsMistakesByPath() throws IOException {
+        String at = "routes[0].compose.parts.book";
+        assertThat(check("h2c", "grpc-transcode: { descriptors: shop.pb, services: [shop.Shop] }"))
+                .isEmpty();
+        assertThat(check("http/1.1", "grpc-transcode: { descriptors: shop.pb, services: [shop.Shop] }"))
+                .extracting(Problem::path)
+                .containsExactly(at + ".upstream");
+        assertThat(check(
+                        "h2c",
+                        "grpc-transcode: { descriptors: shop.pb, services: [shop.Shop], method: shop.Shop/Burn }"))
+                .extracting(Problem::path)
+                .containsExactly(at + ".grpc-transcode.method");
+        assertThat(check("h2c", "grpc-transcode: { descriptors: missing.pb, services: [shop.Shop] }"))
+                .extracting(Problem::path)
+                .containsExactly(at + ".grpc-transcode.descriptors");
+        assertThat(check("h2c", "grpc-transcode: { descriptors: shop.pb, services: [shop.Shop] }\nselect: [id]"))
+                .extracting(Problem::path)
+                .containsExactly(at + ".select");
+    }
+}

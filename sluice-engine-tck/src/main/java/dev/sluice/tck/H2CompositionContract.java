@@ -1,0 +1,131 @@
+package dev.sluice.tck;
+
+import static dev.sluice.tck.Routes.compose;
+import static dev.sluice.tck.Routes.on;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.config.ComposeTarget.OnError;
+import dev.sluice.config.ComposeTarget.Order;
+import dev.sluice.config.UpstreamProtocol;
+import java.time.Duration;
+import java.util.AbstractMap.SimpleEntry;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Composition parts whose upstream is declared {@code protocol: h2c}: each part is an HTTP/2 stream on
+ * the upstream's h2 client, its answer spliced like an HTTP/1.1 part's, its failure in {@code _meta}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class H2CompositionContract extends ContractFixture {
+
+    private static final String H2C = "h2c";
+
+    private H2cUpstream h2c;
+
+    @BeforeAll
+    void startH2c() {
+        h2c = H2cUpstream.start();
+    }
+
+    @AfterAll
+    void stopH2c() {
+        h2c.close();
+    }
+
+    private TestGateway.Builder withH2c() {
+        return gateway()
+                .upstream(Routes.upstream(H2C, h2c.url())
+                        .connectTimeout(Duration.ofSeconds(5))
+                        .readTimeout(Duration.ofSeconds(20))
+                        .protocol(UpstreamProtocol.H2C));
+    }
+
+    @Test
+    void partsOnAnH2cUpstreamAreSplicedWhole() {
+        try (TestGateway gw = withH2c()
+                .route(
+                        "page",
+                        on("/page"),
+                        compose()
+                                .order(Order.DECLARED)
+                                .part("small", H2C, "/json?100")
+                                .part("big", H2C, "/json?200000")
+                                .part("local", APP, "/json/20"))
+                .start()) {
+            Composed.of(gw.wire().get("/page"))
+                    .assertSpliced(
+                            List.of(
+                                    Map.entry("small", GeneratedBody.json(100).bytes()),
+                                    Map.entry("big", GeneratedBody.json(200000).bytes()),
+                                    Map.entry("local", GeneratedBody.json(20).bytes())),
+                            List.of("small", "big", "local"));
+        }
+    }
+
+    @Test
+    void aFailingH2cPartIsNullWithItsStatusInMeta() {
+        try (TestGateway gw = withH2c()
+                .route(
+                        "page",
+                        on("/page"),
+                        compose()
+                                .order(Order.DECLARED)
+                                .onError(OnError.PARTIAL)
+                                .part("ok", H2C, "/json?10")
+                                .part("missing", H2C, "/absent"))
+                .start()) {
+            Composed composed = Composed.of(gw.wire().get("/page"))
+                    .assertSpliced(
+                            List.of(
+                                    Map.entry("ok", GeneratedBody.json(10).bytes()),
+                                    new SimpleEntry<>("missing", null)),
+                            List.of("ok", "missing"));
+            assertThat(composed.meta("parts", "missing", "status")).hasToString("404");
+        }
+    }
+
+    /**
+     * The client reads a 32 MiB part from an h2c upstream through a small socket buffer, slowly at first: at every read
+     * the upstream has written at most a bounded amount more than the client took (the part's
+     * read-ahead, the stream's window, the socket buffers), so the part's stream is demanded only as the
+     * client takes its bytes.
+     */
+    @Test
+    void aSlowClientSlowsAnH2cPartsStream() throws Exception {
+        long size = 32L << 20;
+        long bound = 12L << 20; // read-ahead, window, socket buffers both sides: well under the body
+        try (TestGateway gw = withH2c()
+                        .route("page", on("/page"), compose().part("big", H2C, "/bigjson?" + size))
+                        .start();
+                java.net.Socket socket = new java.net.Socket()) {
+            long before = h2c.bigWritten();
+            socket.setReceiveBufferSize(64 * 1024);
+            socket.connect(new java.net.InetSocketAddress("127.0.0.1", gw.port()), 5_000);
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream()
+                    .write(("GET /page HTTP/1.1\r\nHost: " + gw.authority() + "\r\nConnection: close\r\n\r\n")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            java.io.InputStream in = socket.getInputStream();
+            byte[] buffer = new byte[64 * 1024];
+            long read = 0;
+            long mostAhead = 0;
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                read += n; // the wire's bytes, framing too: at least the body's
+                if (read < (16L << 20)) {
+                    Thread.sleep(2); // a slow client for its first 16 MiB: the upstream is far faster
+                }
+                mostAhead = Math.max(mostAhead, h2c.bigWritten() - before - read);
+            }
+            assertThat(read).as("the whole part reached the client").isGreaterThan(size);
+            assertThat(h2c.bigWritten() - before).isEqualTo(size);
+            assertThat(mostAhead)
+                    .as("bytes the upstream wrote beyond what the client read")
+                    .isLessThan(bound);
+        }
+    }
+}
