@@ -99,15 +99,16 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
     protected void hookOnNext(ByteBuf chunk) {
         if (grpc == null) {
             part.onContent(chunk);
-            return;
+        } else {
+            TranscodedPart.Step step;
+            try {
+                step = grpc.data(chunk.nioBuffer());
+            } finally {
+                chunk.release();
+            }
+            part.grpcStep(step, false);
         }
-        TranscodedPart.Step step;
-        try {
-            step = grpc.data(chunk.nioBuffer());
-        } finally {
-            chunk.release();
-        }
-        part.grpcStep(step, false);
+        part.onReadComplete(); // one buffer per request(1): this read is whole, the next may be asked
     }
 
     @Override
