@@ -159,4 +159,26 @@ public final class TranscodeAnswer {
         String decoded = HttpTemplate.decode(header, false);
         return decoded == null ? header : decoded;
     }
+
+    /**
+     * How a call ended, from its trailers: {@code grpc-status} as a code ({@code 13}, INTERNAL, when it is
+     * absent or not a number) and the message to report.
+     */
+    public record Ending(int code, String message) {
+        public static Ending of(String grpcStatus, String grpcMessage) {
+            int code;
+            try {
+                code = grpcStatus == null ? 13 : Integer.parseInt(grpcStatus.trim());
+            } catch (NumberFormatException e) {
+                code = 13;
+            }
+            String message =
+                    grpcStatus == null ? "the upstream's response ended without grpc-status" : grpcMessage(grpcMessage);
+            return new Ending(code, message);
+        }
+
+        public boolean ok() {
+            return code == 0;
+        }
+    }
 }

@@ -147,19 +147,8 @@ public final class TranscodeCall {
         if (!frames.atBoundary()) {
             return fail(13, "the upstream's response ended inside a message", 502);
         }
-        int code;
-        try {
-            code = grpcStatus == null ? 13 : Integer.parseInt(grpcStatus.trim());
-        } catch (NumberFormatException e) {
-            code = 13;
-        }
-        if (code == 0) {
-            return started(answer.end(), true);
-        }
-        String message = grpcStatus == null
-                ? "the upstream's response ended without grpc-status"
-                : TranscodeAnswer.grpcMessage(grpcMessage);
-        return fail(code, message, 0);
+        TranscodeAnswer.Ending ending = TranscodeAnswer.Ending.of(grpcStatus, grpcMessage);
+        return ending.ok() ? started(answer.end(), true) : fail(ending.code(), ending.message(), 0);
     }
 
     private Step started(byte[] body, boolean end) {

@@ -139,11 +139,8 @@ final class PartFetch implements Runnable {
             grpcFetch();
             return;
         }
-        UpstreamResponse response;
-        try {
-            response = client.send(request);
-        } catch (UpstreamException e) {
-            composition.failed(this, e.failure(), 0);
+        UpstreamResponse response = send();
+        if (response == null) {
             return;
         }
         int status = response.status();
@@ -192,17 +189,24 @@ final class PartFetch implements Runnable {
         }
     }
 
+    /** Sends the part's request; null when it failed (the plan is told). */
+    private UpstreamResponse send() {
+        try {
+            return client.send(request);
+        } catch (UpstreamException e) {
+            composition.failed(this, e.failure(), 0);
+            return null;
+        }
+    }
+
     /** A gRPC part's call: each step of its {@link TranscodedPart} told to the plan, its JSON into the ring. */
     private void grpcFetch() {
         if (refusal != null) {
             composition.failed(this, refusal.failedStatus(), refusal.error());
             return;
         }
-        UpstreamResponse response;
-        try {
-            response = client.send(request);
-        } catch (UpstreamException e) {
-            composition.failed(this, e.failure(), 0);
+        UpstreamResponse response = send();
+        if (response == null) {
             return;
         }
         int status = response.status();
