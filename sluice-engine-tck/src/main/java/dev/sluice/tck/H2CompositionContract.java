@@ -128,4 +128,93 @@ public abstract class H2CompositionContract extends ContractFixture {
                     .isLessThan(bound);
         }
     }
+
+    @Test
+    void anH2cPartAnswering500OrResetIsNullWithMeta() {
+        try (TestGateway gw = withH2c()
+                .route(
+                        "page",
+                        on("/page"),
+                        compose()
+                                .order(Order.DECLARED)
+                                .onError(OnError.PARTIAL)
+                                .part("failing", H2C, "/fail")
+                                .part("reset", H2C, "/reset")
+                                .part("ok", H2C, "/json?30"))
+                .start()) {
+            Composed composed = Composed.of(gw.wire().get("/page"))
+                    .assertSpliced(
+                            List.<Map.Entry<String, byte[]>>of(
+                                    new SimpleEntry<String, byte[]>("failing", null),
+                                    new SimpleEntry<String, byte[]>("reset", null),
+                                    Map.entry("ok", GeneratedBody.json(30).bytes())),
+                            List.of("failing", "reset", "ok"));
+            assertThat(composed.meta("parts", "failing", "status")).hasToString("500");
+            assertThat(composed.error("reset")).isPresent();
+            assertThat(composed.error("ok")).isEmpty();
+        }
+    }
+
+    /** A part's retry on an h2c upstream: each composition's part is answered 503, then tried again. */
+    @Test
+    void anH2cPartAnswering503IsTriedAgain() {
+        dev.sluice.config.UpstreamResilience resilience = new dev.sluice.config.UpstreamResilience(
+                List.of(h2c.url()),
+                dev.sluice.config.UpstreamResilience.Balance.ROUND_ROBIN,
+                java.util.Optional.empty(),
+                java.util.Optional.empty(),
+                java.util.Optional.of(new dev.sluice.config.UpstreamResilience.Retry(
+                        2,
+                        java.util.Optional.empty(),
+                        Duration.ofMillis(1),
+                        Duration.ofMillis(5),
+                        java.util.Set.of("503"),
+                        false,
+                        100,
+                        3,
+                        64 * 1024)),
+                java.util.Optional.empty());
+        try (TestGateway gw = gateway()
+                .upstream(Routes.upstream("flaky", h2c.url())
+                        .resilience(resilience)
+                        .protocol(UpstreamProtocol.H2C))
+                .route("page", on("/page"), compose().order(Order.DECLARED).part("f", "flaky", "/flakyjson"))
+                .start()) {
+            for (int i = 0; i < 3; i++) {
+                Composed composed = Composed.of(gw.wire().get("/page"))
+                        .assertSpliced(
+                                List.<Map.Entry<String, byte[]>>of(Map.entry(
+                                        "f", "\"recovered\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII))),
+                                List.of("f"));
+                assertThat(composed.meta("parts", "f", "status")).hasToString("200");
+                assertThat(composed.meta("parts", "f", "attempts")).hasToString("2");
+            }
+        }
+    }
+
+    /** A cached part on an h2c upstream is kept from its stream's answer: the second composition's is the cache's. */
+    @Test
+    void aCachedH2cPartIsFetchedOnceForTwo() {
+        try (TestGateway gw = withH2c()
+                .route(
+                        "page",
+                        on("/page"),
+                        compose()
+                                .cachedPart(
+                                        "c",
+                                        H2C,
+                                        "/json?77",
+                                        dev.sluice.config.PartCaching.ttl(Duration.ofSeconds(30))))
+                .start()) {
+            int before = h2c.jsonCalls();
+            Composed first = Composed.of(gw.wire().get("/page"));
+            Composed second = Composed.of(gw.wire().get("/page"));
+            assertThat(h2c.jsonCalls() - before)
+                    .as("one upstream call for two compositions")
+                    .isEqualTo(1);
+            assertThat(second.part("c")).isEqualTo(first.part("c"));
+            assertThat(second.meta("parts", "c", "cached")).hasToString("true");
+            assertThat(gw.partCache().hits()).isEqualTo(1);
+        }
+    }
 }

@@ -38,6 +38,7 @@ public final class H2cUpstream implements AutoCloseable {
     private final List<Callback> stalled = new CopyOnWriteArrayList<>();
     private final boolean secure;
     private final java.util.concurrent.atomic.AtomicInteger flaky = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger jsonCalls = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong bigWritten = new java.util.concurrent.atomic.AtomicLong();
 
     private H2cUpstream(javax.net.ssl.SSLContext tls) {
@@ -83,20 +84,40 @@ public final class H2cUpstream implements AutoCloseable {
                     case "/big" -> big(request, response, callback, false);
                     case "/bigjson" -> big(request, response, callback, true);
                     case "/json" -> {
+                        jsonCalls.incrementAndGet();
                         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
                         byte[] body = GeneratedBody.json(
                                         Long.parseLong(request.getHttpURI().getQuery()))
                                 .bytes();
                         response.write(true, ByteBuffer.wrap(body), callback);
                     }
-                    case "/flaky" -> {
+                    case "/flaky", "/flakyjson" -> { // a 503 on every other call, the first of each pair
                         boolean first = flaky.getAndIncrement() % 2 == 0;
+                        boolean json = Request.getPathInContext(request).equals("/flakyjson");
+                        if (json) {
+                            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+                        }
+                        String body = first ? "unavailable" : "recovered";
                         response.setStatus(first ? 503 : 200);
                         response.write(
                                 true,
-                                ByteBuffer.wrap(
-                                        (first ? "unavailable" : "recovered").getBytes(StandardCharsets.US_ASCII)),
+                                ByteBuffer.wrap((json ? '"' + body + '"' : body).getBytes(StandardCharsets.US_ASCII)),
                                 callback);
+                    }
+                    case "/fail" -> {
+                        response.setStatus(500);
+                        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+                        response.write(
+                                true, ByteBuffer.wrap("{\"e\":1}".getBytes(StandardCharsets.US_ASCII)), callback);
+                    }
+                    case "/reset" -> { // its head, then RST_STREAM
+                        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+                        response.write(
+                                false,
+                                null,
+                                Callback.from(
+                                        () -> callback.failed(new IllegalStateException("the stream is reset")),
+                                        callback::failed));
                     }
                     default -> {
                         response.setStatus(404);
@@ -106,6 +127,11 @@ public final class H2cUpstream implements AutoCloseable {
                 return true;
             }
         });
+    }
+
+    /** How many {@code /json} calls it has answered. */
+    public int jsonCalls() {
+        return jsonCalls.get();
     }
 
     /** Bytes of {@code /big} bodies the upstream's writes have completed: what flow control let out. */

@@ -213,8 +213,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         }
         stream = new H2Part(this, null);
         outstanding = true; // the head, and the first body buffer
-        stream.send(
-                upstream.h2().client(attempt.endpoint()), path, requestHeaders(upstream.authority(attempt.endpoint())));
+        HttpHeaders headers = requestHeaders(upstream.authority(attempt.endpoint()));
+        if (cache != null) {
+            sent = headers; // what its answer is kept under, as on HTTP/1.1
+        }
+        stream.send(upstream.h2().client(attempt.endpoint()), path, headers);
     }
 
     /** A gRPC part's try: the call {@link TranscodedPart} makes of the target; one no method takes fails at once. */
