@@ -575,8 +575,8 @@ public abstract class GrpcContract extends ContractFixture {
                             .get("/upload");
                     assertThat(!h1.complete() || h1.status() >= 500)
                             .as(
-                                    "HTTP/1.1 client, %s: status %d, complete %s, %d body bytes, %s",
-                                    what, h1.status(), h1.complete(), h1.length(), h1.failure())
+                                    "HTTP/1.1 client, %s: status %d, framing %s, complete %s, %d body bytes, %s",
+                                    what, h1.status(), h1.framing(), h1.complete(), h1.length(), h1.failure())
                             .isTrue();
                 }
             }
