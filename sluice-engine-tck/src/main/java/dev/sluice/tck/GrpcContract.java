@@ -456,7 +456,7 @@ public abstract class GrpcContract extends ContractFixture {
      */
     @Test
     void anUpstreamsResetAfterItsWholeAnswerLeavesTheClientTheWholeAnswer() throws Exception {
-        for (int size : new int[] {4 * 1024, 48 * 1024})
+        for (int size : new int[] {4 * 1024, 48 * 1024}) {
             for (boolean withTrailers : new boolean[] {false, true}) {
                 byte[] expected = GeneratedBody.binary(size).bytes();
                 try (AnswerThenResetUpstream upstream = AnswerThenResetUpstream.start(size, withTrailers);
@@ -511,6 +511,7 @@ public abstract class GrpcContract extends ContractFixture {
                     }
                 }
             }
+        }
     }
 
     /**
