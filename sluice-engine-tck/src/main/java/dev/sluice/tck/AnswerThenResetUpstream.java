@@ -18,7 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * still open, and then ends that half with RST_STREAM(NO_ERROR), as RFC 9113 8.1 allows a server
  * that no longer needs the request's body: HEADERS (200), {@code bodyBytes} of DATA (the last with
  * END_STREAM, or followed by trailers {@code x-trailer: yes} when {@code withTrailers}), then the
- * reset, all in one write. It never reads the request's body, and never grants it window.
+ * reset, all in one write. It never reads the request's body, and never grants it window. {@link
+ * #incomplete} sends only part of the answer (no END_STREAM, no trailers) before the reset.
  */
 public final class AnswerThenResetUpstream implements AutoCloseable {
 
@@ -29,9 +30,11 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
     private final ServerSocket server;
     private final int bodyBytes;
     private final boolean withTrailers;
+    private final int sentBytes;
+    private final int resetCode;
     private final List<Socket> connections = new CopyOnWriteArrayList<>();
 
-    private AnswerThenResetUpstream(int bodyBytes, boolean withTrailers) {
+    private AnswerThenResetUpstream(int bodyBytes, boolean withTrailers, int sentBytes, int resetCode) {
         if (bodyBytes > 60 * 1024) {
             throw new IllegalArgumentException("the answer must fit the default windows (65,535 bytes)");
         }
@@ -42,12 +45,25 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
         }
         this.bodyBytes = bodyBytes;
         this.withTrailers = withTrailers;
+        this.sentBytes = sentBytes;
+        this.resetCode = resetCode;
         Thread.ofVirtual().start(this::accept);
     }
 
     /** Answers {@code bodyBytes} of {@link GeneratedBody#binary}, then trailers when {@code withTrailers}. */
     public static AnswerThenResetUpstream start(int bodyBytes, boolean withTrailers) {
-        return new AnswerThenResetUpstream(bodyBytes, withTrailers);
+        return new AnswerThenResetUpstream(bodyBytes, withTrailers, bodyBytes, 0);
+    }
+
+    /**
+     * Sends the head and the first {@code sentBytes} of a {@code bodyBytes} answer (no END_STREAM), then
+     * RST_STREAM with {@code resetCode} (0 NO_ERROR, 8 CANCEL): an answer cut short.
+     */
+    public static AnswerThenResetUpstream incomplete(int bodyBytes, int sentBytes, int resetCode) {
+        if (sentBytes >= bodyBytes) {
+            throw new IllegalArgumentException("an incomplete answer sends less than its body");
+        }
+        return new AnswerThenResetUpstream(bodyBytes, false, sentBytes, resetCode);
     }
 
     public URI url() {
@@ -104,7 +120,7 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
         }
     }
 
-    /** The whole answer on {@code stream} and the reset ending its request half, as one write. */
+    /** The answer (whole, or its first {@code sentBytes}) on {@code stream} and the reset, as one write. */
     private byte[] answer(int stream) {
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         ByteArrayOutputStream head = new ByteArrayOutputStream();
@@ -112,12 +128,13 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
         head.writeBytes(H2Wire.literalField("content-type", "application/octet-stream"));
         all.writeBytes(H2Wire.frameBytes(H2Wire.HEADERS, END_HEADERS, stream, head.toByteArray()));
         byte[] body = GeneratedBody.binary(bodyBytes).bytes();
-        for (int at = 0; at < body.length || at == 0; ) {
-            int n = Math.min(16_384, body.length - at);
-            boolean last = at + n == body.length;
+        boolean whole = sentBytes == bodyBytes;
+        for (int at = 0; at < sentBytes || at == 0; ) {
+            int n = Math.min(16_384, sentBytes - at);
+            boolean last = at + n == sentBytes;
             byte[] chunk = java.util.Arrays.copyOfRange(body, at, at + n);
-            all.writeBytes(
-                    H2Wire.frameBytes(H2Wire.DATA, last && !withTrailers ? H2Wire.END_STREAM : 0, stream, chunk));
+            all.writeBytes(H2Wire.frameBytes(
+                    H2Wire.DATA, last && whole && !withTrailers ? H2Wire.END_STREAM : 0, stream, chunk));
             at += n;
             if (last) {
                 break;
@@ -129,7 +146,8 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
             all.writeBytes(
                     H2Wire.frameBytes(H2Wire.HEADERS, END_HEADERS | H2Wire.END_STREAM, stream, trailers.toByteArray()));
         }
-        all.writeBytes(H2Wire.frameBytes(H2Wire.RST_STREAM, 0, stream, new byte[4])); // NO_ERROR
+        byte[] code = java.nio.ByteBuffer.allocate(4).putInt(resetCode).array();
+        all.writeBytes(H2Wire.frameBytes(H2Wire.RST_STREAM, 0, stream, code));
         return all.toByteArray();
     }
 

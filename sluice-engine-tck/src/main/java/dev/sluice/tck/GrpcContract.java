@@ -451,64 +451,134 @@ public abstract class GrpcContract extends ContractFixture {
      * longer needs with RST_STREAM(NO_ERROR) (RFC 9113 8.1): the client gets the whole answer, not a
      * reset. The request's body is still being sent (the client never ends it; the upstream grants it
      * no window), so the reset comes while the gateway's request half is open. The body is one DATA
-     * frame: a body of several frames not yet read when the reset comes is still lost in virtual and
-     * platform (the reset discards them), and reactive still loses the answer with trailers: both open.
+     * frame, or three (48 KiB, within the initial window): the reset comes before the gateway has read
+     * them, and must not discard them.
      */
     @Test
     void anUpstreamsResetAfterItsWholeAnswerLeavesTheClientTheWholeAnswer() throws Exception {
-        int size = 4 * 1024;
-        byte[] expected = GeneratedBody.binary(size).bytes();
-        for (boolean withTrailers : new boolean[] {false, true}) {
-            if (withTrailers && mode() == dev.sluice.config.EngineMode.REACTIVE) {
-                continue; // an open defect: reactive turns the reset after trailers into a RST_STREAM CANCEL
+        for (int size : new int[] {4 * 1024, 48 * 1024}) {
+            for (boolean withTrailers : new boolean[] {false, true}) {
+                byte[] expected = GeneratedBody.binary(size).bytes();
+                try (AnswerThenResetUpstream upstream = AnswerThenResetUpstream.start(size, withTrailers);
+                        TestGateway gw = gateway()
+                                .upstream(Routes.upstream("resets", upstream.url())
+                                        .protocol(UpstreamProtocol.H2C))
+                                .route("resets", on("/upload"), proxy("resets"))
+                                .start()) {
+                    for (int round = 0; round < 10; round++) {
+                        try (H2Wire h2 = H2Wire.connect(gw.port())) {
+                            h2.openRequest(1, "POST", gw.authority(), "/upload");
+                            h2.data(1, new byte[16 * 1024], false);
+                            String what = size + " bytes " + (withTrailers ? "with trailers" : "ended by DATA")
+                                    + ", round " + round;
+                            java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+                            H2Wire.Frame head = null;
+                            H2Wire.Frame last = null;
+                            while (last == null) {
+                                H2Wire.Frame frame = h2.read()
+                                        .orElseThrow(() -> new AssertionError(
+                                                "the gateway closed the connection before the answer ended: " + what));
+                                if (frame.type() == H2Wire.GOAWAY
+                                        || frame.stream() == 1 && frame.type() == H2Wire.RST_STREAM) {
+                                    last = frame;
+                                } else if (frame.stream() == 1 && frame.type() == H2Wire.HEADERS && head == null) {
+                                    head = frame;
+                                    last = frame.endsStream() ? frame : null;
+                                } else if (frame.stream() == 1 && frame.type() == H2Wire.HEADERS) {
+                                    last = frame;
+                                } else if (frame.stream() == 1 && frame.type() == H2Wire.DATA) {
+                                    body.writeBytes(frame.payload());
+                                    last = frame.endsStream() ? frame : null;
+                                }
+                            }
+                            assertThat(last.type())
+                                    .as(
+                                            "how the answer ended (%s): frame type %d, reset code %s, after %s and %d body bytes",
+                                            what,
+                                            last.type(),
+                                            last.type() == H2Wire.RST_STREAM ? last.resetCode() : "-",
+                                            head == null ? "no head" : "status " + head.status(),
+                                            body.size())
+                                    .isIn(H2Wire.DATA, H2Wire.HEADERS);
+                            assertThat(head).as(what).isNotNull();
+                            assertThat(head.status()).as(what).isEqualTo(200);
+                            assertThat(body.toByteArray()).as(what).isEqualTo(expected);
+                            if (withTrailers) {
+                                assertThat(last.type()).as(what).isEqualTo(H2Wire.HEADERS);
+                                assertThat(last.header("x-trailer")).as(what).isEqualTo("yes");
+                            }
+                        }
+                    }
+                }
             }
-            try (AnswerThenResetUpstream upstream = AnswerThenResetUpstream.start(size, withTrailers);
+        }
+    }
+
+    /**
+     * An h2c upstream that resets its stream before its answer ended (no END_STREAM, no trailers), with
+     * NO_ERROR or CANCEL, has failed: the client learns it as a failure (a RST_STREAM or a 5xx to an h2
+     * client; a cut connection, no last chunk, or a 5xx to an HTTP/1.1 client), never as an answer that
+     * ended normally with the part that came.
+     */
+    @Test
+    void anUpstreamsResetBeforeItsAnswerEndedReachesTheClientAsAFailure() throws Exception {
+        int size = 48 * 1024;
+        int sent = 20 * 1024;
+        for (int code : new int[] {0x0, 0x8}) { // NO_ERROR, CANCEL
+            try (AnswerThenResetUpstream upstream = AnswerThenResetUpstream.incomplete(size, sent, code);
                     TestGateway gw = gateway()
                             .upstream(Routes.upstream("resets", upstream.url()).protocol(UpstreamProtocol.H2C))
                             .route("resets", on("/upload"), proxy("resets"))
                             .start()) {
-                for (int round = 0; round < 10; round++) {
+                for (int round = 0; round < 5; round++) {
+                    String what = "reset code " + code + ", round " + round;
                     try (H2Wire h2 = H2Wire.connect(gw.port())) {
                         h2.openRequest(1, "POST", gw.authority(), "/upload");
                         h2.data(1, new byte[16 * 1024], false);
-                        String what = (withTrailers ? "with trailers" : "ended by DATA") + ", round " + round;
-                        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
                         H2Wire.Frame head = null;
-                        H2Wire.Frame last = null;
-                        while (last == null) {
-                            H2Wire.Frame frame = h2.read()
-                                    .orElseThrow(() -> new AssertionError(
-                                            "the gateway closed the connection before the answer ended: " + what));
-                            if (frame.type() == H2Wire.GOAWAY
-                                    || frame.stream() == 1 && frame.type() == H2Wire.RST_STREAM) {
-                                last = frame;
-                            } else if (frame.stream() == 1 && frame.type() == H2Wire.HEADERS && head == null) {
+                        int bodyBytes = 0;
+                        String outcome = null;
+                        while (outcome == null) {
+                            Optional<H2Wire.Frame> read = h2.read();
+                            if (read.isEmpty()) {
+                                outcome = "connection closed";
+                                break;
+                            }
+                            H2Wire.Frame frame = read.get();
+                            if (frame.type() == H2Wire.GOAWAY) {
+                                outcome = "goaway";
+                            } else if (frame.stream() != 1) {
+                                continue;
+                            } else if (frame.type() == H2Wire.RST_STREAM) {
+                                outcome = "reset";
+                            } else if (frame.type() == H2Wire.HEADERS && head == null) {
                                 head = frame;
-                                last = frame.endsStream() ? frame : null;
-                            } else if (frame.stream() == 1 && frame.type() == H2Wire.HEADERS) {
-                                last = frame;
-                            } else if (frame.stream() == 1 && frame.type() == H2Wire.DATA) {
-                                body.writeBytes(frame.payload());
-                                last = frame.endsStream() ? frame : null;
+                                outcome = frame.endsStream() ? "ended after the head" : null;
+                            } else if (frame.type() == H2Wire.HEADERS) {
+                                outcome = "ended by trailers";
+                            } else if (frame.type() == H2Wire.DATA) {
+                                bodyBytes += frame.payload().length;
+                                outcome = frame.endsStream() ? "ended by DATA" : null;
                             }
                         }
-                        assertThat(last.type())
+                        boolean failed = outcome.equals("connection closed")
+                                || outcome.equals("goaway")
+                                || outcome.equals("reset")
+                                || head != null && head.status() >= 500;
+                        assertThat(failed)
                                 .as(
-                                        "how the answer ended (%s): frame type %d, reset code %s, after %s and %d body bytes",
-                                        what,
-                                        last.type(),
-                                        last.type() == H2Wire.RST_STREAM ? last.resetCode() : "-",
-                                        head == null ? "no head" : "status " + head.status(),
-                                        body.size())
-                                .isIn(H2Wire.DATA, H2Wire.HEADERS);
-                        assertThat(head).as(what).isNotNull();
-                        assertThat(head.status()).as(what).isEqualTo(200);
-                        assertThat(body.toByteArray()).as(what).isEqualTo(expected);
-                        if (withTrailers) {
-                            assertThat(last.type()).as(what).isEqualTo(H2Wire.HEADERS);
-                            assertThat(last.header("x-trailer")).as(what).isEqualTo("yes");
-                        }
+                                        "h2 client, %s: the answer %s with status %s after %d of %d body bytes",
+                                        what, outcome, head == null ? "-" : head.status(), bodyBytes, size)
+                                .isTrue();
                     }
+                    WireResponse h1 = WireClient.to(gw.port())
+                            .timeout(Duration.ofSeconds(10))
+                            .get("/upload");
+                    assertThat(!h1.complete() || h1.status() >= 500)
+                            .as(
+                                    "HTTP/1.1 client, %s: status %d, framing %s, complete %s, %d body bytes, %s",
+                                    what, h1.status(), h1.framing(), h1.complete(), h1.length(), h1.failure())
+                            .isTrue();
                 }
             }
         }

@@ -133,8 +133,11 @@ final class H2Upstream {
         boolean takesTrailers = web == null && (http2 || takesTrailers(in));
         AtomicReference<HttpHeaders> trailers = new AtomicReference<>();
         boolean[] answered = {false};
+        H2AnswerEnd end = new H2AnswerEnd();
         return clients[send.attempt().endpoint().index()]
                 .headers(h -> h.set(headers))
+                .doOnRequest(
+                        (request, connection) -> connection.channel().pipeline().addFirst(end))
                 .request(HttpMethod.valueOf(in.method))
                 .uri(uri)
                 .send((request, out) -> out.send(web == null ? in.receive().retain() : GrpcWebBytes.request(web, in)))
@@ -161,6 +164,15 @@ final class H2Upstream {
                     out.remove(STREAM_ID); // the client codec's note of its stream, not the upstream's header
                     if (takesTrailers && !http2) { // HTTP/1.1 carries trailers in the last chunk only
                         out.remove(HttpHeaderNames.CONTENT_LENGTH);
+                        response.chunkedTransfer(true);
+                    } else if (!http2
+                            && in.request.isKeepAlive()
+                            && !out.contains(HttpHeaderNames.CONTENT_LENGTH)
+                            && !dev.sluice.http.ResponseHeadCheck.bodyless(
+                                    in.method.equals("HEAD"), head.status().code())) {
+                        // a body of unknown length goes chunked on a persistent HTTP/1.1 connection (one
+                        // the client closes after it stays close-delimited): an answer cut short shows as
+                        // one (no last chunk), never as an end
                         response.chunkedTransfer(true);
                     }
                     dev.sluice.observe.ExchangeTally tally = in.tally();
@@ -197,7 +209,7 @@ final class H2Upstream {
                             }
                         });
                     }
-                    return response.send(body.retain()).then();
+                    return response.send(end.whole(body.retain())).then();
                 })
                 .then()
                 .onErrorResume(error -> {

@@ -14,6 +14,7 @@ import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.MetaData;
 import org.eclipse.jetty.http2.ErrorCode;
+import org.eclipse.jetty.http2.HTTP2Stream;
 import org.eclipse.jetty.http2.api.Stream;
 import org.eclipse.jetty.http2.frames.HeadersFrame;
 import org.eclipse.jetty.http2.frames.ResetFrame;
@@ -97,6 +98,7 @@ final class H2Exchange implements Stream.Listener, UpstreamResponse {
 
     @Override
     public void onReset(Stream stream, ResetFrame frame, Callback callback) {
+        this.stream = stream; // the reset can come before the caller is told the stream opened
         failed(new java.io.IOException("upstream reset the stream: " + ErrorCode.toString(frame.getError(), "?")));
         callback.succeeded();
     }
@@ -119,7 +121,7 @@ final class H2Exchange implements Stream.Listener, UpstreamResponse {
         // once the answer is whole, a failure after it (an upstream's RST_STREAM NO_ERROR ending the request
         // half it no longer needs, RFC 9113 8.1, or the request body's end failing to go out) loses nothing:
         // the reader is not told; the stream is still reset, so a body still being sent stops
-        if (!answerEnded) {
+        if (!answerEnded && !endReceived()) {
             trailersArrived.complete(null);
             if (!head.completeExceptionally(failure)) {
                 arrived.add(failure);
@@ -129,6 +131,15 @@ final class H2Exchange implements Stream.Listener, UpstreamResponse {
         if (s != null && !s.isClosed()) {
             s.reset(new ResetFrame(s.getId(), ErrorCode.CANCEL_STREAM_ERROR.code), Callback.NOOP);
         }
+    }
+
+    /**
+     * Jetty has received the answer's last DATA frame (END_STREAM), though the reader may not have taken
+     * it, nor the frames before it: a reset then keeps them queued for the reader (Jetty drains the queue
+     * only of an answer not ended), so it is a reset after the whole answer.
+     */
+    private boolean endReceived() {
+        return stream instanceof HTTP2Stream s && s.isLastDataReceived();
     }
 
     /** The call was cancelled or its try expired. */
