@@ -19,23 +19,27 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * that no longer needs the request's body: HEADERS (200), {@code bodyBytes} of DATA (the last with
  * END_STREAM, or followed by trailers {@code x-trailer: yes} when {@code withTrailers}), then the
  * reset, all in one write. It never reads the request's body, and never grants it window. {@link
- * #incomplete} sends only part of the answer (no END_STREAM, no trailers) before the reset.
+ * #incomplete} sends only part of the answer (no END_STREAM, no trailers) before the reset; {@link
+ * #grpcIncomplete} part of a gRPC answer ({@code content-type: application/grpc}, given bytes).
  */
 public final class AnswerThenResetUpstream implements AutoCloseable {
 
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final int END_HEADERS = 0x4;
     private static final int ACK = 0x1;
+    private static final String OCTETS = "application/octet-stream";
 
     private final ServerSocket server;
-    private final int bodyBytes;
+    private final byte[] body;
+    private final String contentType;
     private final boolean withTrailers;
     private final int sentBytes;
     private final int resetCode;
     private final List<Socket> connections = new CopyOnWriteArrayList<>();
 
-    private AnswerThenResetUpstream(int bodyBytes, boolean withTrailers, int sentBytes, int resetCode) {
-        if (bodyBytes > 60 * 1024) {
+    private AnswerThenResetUpstream(
+            byte[] body, String contentType, boolean withTrailers, int sentBytes, int resetCode) {
+        if (body.length > 60 * 1024) {
             throw new IllegalArgumentException("the answer must fit the default windows (65,535 bytes)");
         }
         try {
@@ -43,7 +47,8 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("answer-then-reset upstream: cannot listen", e);
         }
-        this.bodyBytes = bodyBytes;
+        this.body = body;
+        this.contentType = contentType;
         this.withTrailers = withTrailers;
         this.sentBytes = sentBytes;
         this.resetCode = resetCode;
@@ -52,7 +57,7 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
 
     /** Answers {@code bodyBytes} of {@link GeneratedBody#binary}, then trailers when {@code withTrailers}. */
     public static AnswerThenResetUpstream start(int bodyBytes, boolean withTrailers) {
-        return new AnswerThenResetUpstream(bodyBytes, withTrailers, bodyBytes, 0);
+        return new AnswerThenResetUpstream(GeneratedBody.binary(bodyBytes).bytes(), OCTETS, withTrailers, bodyBytes, 0);
     }
 
     /**
@@ -63,7 +68,20 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
         if (sentBytes >= bodyBytes) {
             throw new IllegalArgumentException("an incomplete answer sends less than its body");
         }
-        return new AnswerThenResetUpstream(bodyBytes, false, sentBytes, resetCode);
+        return new AnswerThenResetUpstream(
+                GeneratedBody.binary(bodyBytes).bytes(), OCTETS, false, sentBytes, resetCode);
+    }
+
+    /**
+     * A gRPC service's answer cut short: the head ({@code content-type: application/grpc}) and the first
+     * {@code sentBytes} of {@code answer} (its length-prefixed messages), then RST_STREAM with {@code
+     * resetCode}; never trailers.
+     */
+    public static AnswerThenResetUpstream grpcIncomplete(byte[] answer, int sentBytes, int resetCode) {
+        if (sentBytes >= answer.length) {
+            throw new IllegalArgumentException("an incomplete answer sends less than its body");
+        }
+        return new AnswerThenResetUpstream(answer.clone(), "application/grpc", false, sentBytes, resetCode);
     }
 
     public URI url() {
@@ -125,10 +143,9 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         head.write(0x88); // :status 200 (static 8)
-        head.writeBytes(H2Wire.literalField("content-type", "application/octet-stream"));
+        head.writeBytes(H2Wire.literalField("content-type", contentType));
         all.writeBytes(H2Wire.frameBytes(H2Wire.HEADERS, END_HEADERS, stream, head.toByteArray()));
-        byte[] body = GeneratedBody.binary(bodyBytes).bytes();
-        boolean whole = sentBytes == bodyBytes;
+        boolean whole = sentBytes == body.length;
         for (int at = 0; at < sentBytes || at == 0; ) {
             int n = Math.min(16_384, sentBytes - at);
             boolean last = at + n == sentBytes;

@@ -157,6 +157,15 @@ public abstract class GrpcWebContract extends ContractFixture {
             this.in = in;
         }
 
+        /** A whole text body, decoded. */
+        static byte[] decodeAll(byte[] text) {
+            try (InputStream in = new Base64Groups(new java.io.ByteArrayInputStream(text))) {
+                return in.readAllBytes();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
         @Override
         public int read() throws IOException {
             while (at == decoded.length) {
@@ -458,5 +467,156 @@ public abstract class GrpcWebContract extends ContractFixture {
             assertThat(answer.messages()).containsExactly("hello split across pieces");
             assertThat(answer.trailers()).containsEntry("grpc-status", "0");
         }
+    }
+
+    /** How a gRPC-Web answer reached a client: the status, whether its body ended normally, the body decoded. */
+    private record Outcome(int status, boolean endedNormally, byte[] body, String how) {}
+
+    /** The call over HTTP/1.1 on a raw socket ({@code Connection: close} when {@code close}). */
+    private static Outcome overHttp11(TestGateway gw, String type, boolean close) {
+        boolean text = type.equals(TEXT);
+        byte[] request = text ? Base64.getEncoder().encode(message("cut")) : message("cut");
+        WireRequest wire = WireRequest.of("POST", "/" + GrpcUpstream.SERVICE + "/Cut")
+                .header("content-type", type)
+                .header("x-grpc-web", "1");
+        if (close) {
+            wire.header("Connection", "close");
+        }
+        WireResponse r =
+                WireClient.to(gw.port()).timeout(Duration.ofSeconds(10)).send(wire.body(request));
+        byte[] body = r.kept().orElse(new byte[0]);
+        return new Outcome(
+                r.status(),
+                r.complete(),
+                text && r.complete() ? Base64Groups.decodeAll(body) : body,
+                "HTTP/1.1" + (close ? " Connection: close" : "") + ", framing " + r.framing() + ", "
+                        + r.failure().orElse("no failure"));
+    }
+
+    /** The call over h2c (prior knowledge). */
+    private static Outcome overHttp2(TestGateway gw, String type) throws IOException {
+        boolean text = type.equals(TEXT);
+        try (H2Wire h2 = H2Wire.connect(gw.port())) {
+            h2.headers(
+                    1,
+                    false,
+                    ":method",
+                    "POST",
+                    ":scheme",
+                    "http",
+                    ":authority",
+                    gw.authority(),
+                    ":path",
+                    "/" + GrpcUpstream.SERVICE + "/Cut",
+                    "content-type",
+                    type,
+                    "x-grpc-web",
+                    "1");
+            h2.data(1, text ? Base64.getEncoder().encode(message("cut")) : message("cut"), true);
+            h2.flush();
+            int status = -1;
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            String outcome = null;
+            while (outcome == null) {
+                Optional<H2Wire.Frame> read = h2.read();
+                if (read.isEmpty()) {
+                    outcome = "connection closed";
+                    break;
+                }
+                H2Wire.Frame frame = read.get();
+                if (frame.type() == H2Wire.GOAWAY) {
+                    outcome = "goaway";
+                } else if (frame.stream() != 1) {
+                    continue;
+                } else if (frame.type() == H2Wire.RST_STREAM) {
+                    outcome = "reset";
+                } else if (frame.type() == H2Wire.HEADERS && status < 0) {
+                    status = frame.status();
+                    outcome = frame.endsStream() ? "ended" : null;
+                } else if (frame.type() == H2Wire.HEADERS) {
+                    outcome = "ended"; // HTTP trailers
+                } else if (frame.type() == H2Wire.DATA) {
+                    body.writeBytes(frame.payload());
+                    outcome = frame.endsStream() ? "ended" : null;
+                }
+            }
+            boolean ended = outcome.equals("ended");
+            return new Outcome(
+                    status,
+                    ended,
+                    text && ended ? Base64Groups.decodeAll(body.toByteArray()) : body.toByteArray(),
+                    "h2, " + outcome);
+        }
+    }
+
+    /**
+     * A gRPC upstream that resets its stream (RST_STREAM NO_ERROR or CANCEL) before its trailers has
+     * failed, and the gRPC-Web client must learn it: never a body that ends normally with an OK trailer
+     * frame or with none. Cut between two messages, the client gets the whole messages and then a
+     * trailer frame of {@code grpc-status: 14} (UNAVAILABLE) with a {@code grpc-message} ({@link
+     * dev.sluice.http.GrpcWeb#cutShort}); cut inside a message, where no frame could follow, the response
+     * itself fails (HTTP/1.1: no last chunk; h2: RST_STREAM), or is a 5xx. Binary and text, over
+     * HTTP/1.1 (kept alive and {@code Connection: close}) and h2.
+     */
+    @Test
+    void anUpstreamsResetBeforeItsTrailersEndsTheCallWithAnErrorStatusOrACut() throws Exception {
+        byte[] first = message("first");
+        byte[] second = message("second");
+        byte[] third = message("x".repeat(2000));
+        ByteArrayOutputStream whole = new ByteArrayOutputStream();
+        whole.writeBytes(first);
+        whole.writeBytes(second);
+        whole.writeBytes(third);
+        int between = first.length + second.length;
+        List<String> problems = new ArrayList<>();
+        for (int sent : new int[] {between, between + 7}) {
+            for (int code : new int[] {0x0, 0x8}) { // NO_ERROR, CANCEL
+                try (AnswerThenResetUpstream upstream =
+                                AnswerThenResetUpstream.grpcIncomplete(whole.toByteArray(), sent, code);
+                        TestGateway gw = gateway()
+                                .upstream(Routes.upstream("cut", upstream.url()).protocol(UpstreamProtocol.H2C))
+                                .route("cut", on("/" + GrpcUpstream.SERVICE + "/**"), proxy("cut"))
+                                .start()) {
+                    for (String type : List.of(WEB, TEXT)) {
+                        List<Outcome> outcomes =
+                                List.of(overHttp11(gw, type, false), overHttp11(gw, type, true), overHttp2(gw, type));
+                        for (Outcome o : outcomes) {
+                            String what = type + ", " + (sent == between ? "between messages" : "inside a message")
+                                    + ", reset code " + code + ", " + o.how() + ", status " + o.status() + ", "
+                                    + o.body().length + " body bytes";
+                            String problem = problem(o, sent == between);
+                            if (problem != null) {
+                                problems.add(what + ": " + problem);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(problems).isEmpty();
+    }
+
+    /** What is wrong with how a call cut short reached the client, or null. */
+    private static String problem(Outcome o, boolean betweenMessages) {
+        if (!o.endedNormally() || o.status() >= 500) {
+            return betweenMessages ? "a cut between messages must end with an error trailer frame, not a cut" : null;
+        }
+        if (!betweenMessages) {
+            return "a body cut inside a message ended normally";
+        }
+        Answer answer;
+        try {
+            answer = read(new java.io.ByteArrayInputStream(o.body()), m -> {});
+        } catch (IOException | AssertionError e) {
+            return "a body that is no gRPC-Web frames: " + e;
+        }
+        if (!answer.messages().equals(List.of("first", "second"))) {
+            return "messages " + answer.messages();
+        }
+        if (!"14".equals(answer.trailers().get("grpc-status"))
+                || !answer.trailers().containsKey("grpc-message")) {
+            return "trailer frame " + answer.trailers();
+        }
+        return null;
     }
 }
