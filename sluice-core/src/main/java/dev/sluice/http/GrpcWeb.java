@@ -3,8 +3,10 @@ package dev.sluice.http;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiConsumer;
 
 /**
@@ -24,6 +26,8 @@ import java.util.function.BiConsumer;
  *       names); in text mode every piece base64-encoded ({@link #encode}).
  *   <li>The gateway's own refusals and failures: as for gRPC ({@link GrpcStatus}), trailers-only, with
  *       the gRPC-Web content type ({@link #answerContentType}).
+ *   <li>An upstream answer cut short (reset, or lost, before its trailers): never a body that ends
+ *       normally without an error status ({@link #cutShort}).
  * </ul>
  */
 public final class GrpcWeb {
@@ -137,5 +141,72 @@ public final class GrpcWeb {
         ByteBuffer frame = ByteBuffer.allocate(5 + block.size());
         frame.put((byte) 0x80).putInt(block.size()).put(block.toByteArray()).flip();
         return encode(frame);
+    }
+
+    /** The {@code grpc-message} of the trailer frame that ends a call whose upstream answer was cut short. */
+    public static final String CUT_SHORT_MESSAGE = "upstream answer cut short before its trailers";
+
+    /**
+     * How a call ends whose upstream answer stopped before its trailers came (an RST_STREAM of any code,
+     * the connection lost, a failed read): never as a body that ends normally without an error status,
+     * which a gRPC-Web client would take for a whole answer or blame on the service.
+     *
+     * <ul>
+     *   <li>Stopped between two frames ({@link Frames#between}): a last trailer frame of {@code
+     *       grpc-status: 14} (UNAVAILABLE, {@link GrpcStatus#of}{@code (502)}: the gateway's answer to an
+     *       upstream reset before a head) and {@code grpc-message} {@value #CUT_SHORT_MESSAGE}, encoded
+     *       for the client; the response then ends normally, every whole message before it relayed.
+     *   <li>Stopped inside a frame: empty, as nothing the client could read may follow half a message;
+     *       the engine fails the response instead (HTTP/1.1: no last chunk, the connection closed; h2:
+     *       RST_STREAM), as Envoy does with an upstream reset after the response began.
+     * </ul>
+     *
+     * @param passed the frames of the upstream's answer relayed so far
+     */
+    public Optional<ByteBuffer> cutShort(Frames passed) {
+        if (!passed.between()) {
+            return Optional.empty();
+        }
+        return Optional.of(trailerFrame(List.of(
+                Map.entry(GrpcStatus.STATUS_HEADER, Integer.toString(GrpcStatus.of(502))),
+                Map.entry(GrpcStatus.MESSAGE_HEADER, GrpcStatus.message(CUT_SHORT_MESSAGE)))));
+    }
+
+    /**
+     * Counts the length-prefixed frames of an upstream's gRPC answer as they pass (before any encoding),
+     * to tell whether it stopped between two ({@link #cutShort}). One per call; not thread-safe.
+     */
+    public static final class Frames {
+        private int prefixSeen; // bytes of the current frame's 5-byte prefix seen
+        private long length; // its length, as far as seen
+        private long payloadLeft; // bytes of its payload still to come
+
+        /** The next piece of the answer; its position is left as it was. */
+        public void pass(ByteBuffer piece) {
+            int at = piece.position();
+            int end = piece.limit();
+            while (at < end) {
+                if (payloadLeft > 0) {
+                    int n = (int) Math.min(payloadLeft, end - at);
+                    payloadLeft -= n;
+                    at += n;
+                    continue;
+                }
+                int b = piece.get(at++) & 0xff;
+                if (prefixSeen > 0) { // the flag byte is not part of the length
+                    length = length << 8 | b;
+                }
+                if (++prefixSeen == 5) {
+                    payloadLeft = length;
+                    prefixSeen = 0;
+                    length = 0;
+                }
+            }
+        }
+
+        /** Whether what passed is whole frames (none at all included). */
+        public boolean between() {
+            return prefixSeen == 0 && payloadLeft == 0;
+        }
     }
 }

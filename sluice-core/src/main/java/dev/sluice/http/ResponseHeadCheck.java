@@ -125,6 +125,21 @@ public final class ResponseHeadCheck {
         return headRequest || status < 200 || status == 204 || status == 304;
     }
 
+    /**
+     * Whether the gateway sends a response body it does not know the length of (an h2 upstream's answer
+     * without {@code content-length}, a gRPC-Web answer) chunked to its client: to every HTTP/1.1 client,
+     * which must accept chunked (RFC 9112 section 7), whether it keeps the connection or sent {@code
+     * Connection: close}, so that an answer the upstream cut short shows as one (no last chunk) and never
+     * as the end of the body; to an HTTP/1.0 client, which knows no chunked, the body goes delimited by
+     * the close (and a cut looks like an end: HTTP/1.0 cannot tell them apart); never on a bodyless one
+     * ({@link #bodyless}). Both engines frame such a response by it; an h2 client has no such framing.
+     *
+     * @param http11 whether the client's request was HTTP/1.1
+     */
+    public static boolean chunksUnknownLength(boolean http11, boolean headRequest, int status) {
+        return http11 && !bodyless(headRequest, status);
+    }
+
     /** How a response's body is delimited (RFC 9112 section 6.3). */
     public enum Framing {
         /** No body, whatever the head says ({@link #bodyless}). */
