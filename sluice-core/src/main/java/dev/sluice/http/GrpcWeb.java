@@ -143,6 +143,9 @@ public final class GrpcWeb {
         return encode(frame);
     }
 
+    /** The {@code grpc-status} of the trailer frame that ends a call whose upstream answer was cut short. */
+    public static final int CUT_SHORT_STATUS = GrpcStatus.UNAVAILABLE;
+
     /** The {@code grpc-message} of the trailer frame that ends a call whose upstream answer was cut short. */
     public static final String CUT_SHORT_MESSAGE = "upstream answer cut short before its trailers";
 
@@ -153,8 +156,8 @@ public final class GrpcWeb {
      *
      * <ul>
      *   <li>Stopped between two frames ({@link Frames#between}): a last trailer frame of {@code
-     *       grpc-status: 14} (UNAVAILABLE, {@link GrpcStatus#of}{@code (502)}: the gateway's answer to an
-     *       upstream reset before a head) and {@code grpc-message} {@value #CUT_SHORT_MESSAGE}, encoded
+     *       grpc-status} {@value #CUT_SHORT_STATUS} (UNAVAILABLE, as {@link GrpcStatus#of}{@code (502)}: the
+     *       gateway's answer to an upstream reset before a head) and {@code grpc-message} {@value #CUT_SHORT_MESSAGE}, encoded
      *       for the client; the response then ends normally, every whole message before it relayed.
      *   <li>Stopped inside a frame: empty, as nothing the client could read may follow half a message;
      *       the engine fails the response instead (HTTP/1.1: no last chunk, the connection closed; h2:
@@ -168,7 +171,7 @@ public final class GrpcWeb {
             return Optional.empty();
         }
         return Optional.of(trailerFrame(List.of(
-                Map.entry(GrpcStatus.STATUS_HEADER, Integer.toString(GrpcStatus.of(502))),
+                Map.entry(GrpcStatus.STATUS_HEADER, Integer.toString(CUT_SHORT_STATUS)),
                 Map.entry(GrpcStatus.MESSAGE_HEADER, GrpcStatus.message(CUT_SHORT_MESSAGE)))));
     }
 

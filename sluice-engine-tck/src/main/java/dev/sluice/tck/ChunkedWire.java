@@ -59,4 +59,35 @@ final class ChunkedWire {
         }
         return line.toString();
     }
+
+    /** A chunked body as a stream of its chunks' data, ending (-1) at the last chunk. */
+    static InputStream dechunked(InputStream in) {
+        return new InputStream() {
+            private byte[] chunk = new byte[0];
+            private int at;
+            private boolean ended;
+
+            @Override
+            public int read() throws IOException {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                while (at == chunk.length) {
+                    if (ended) {
+                        return -1;
+                    }
+                    chunk = chunk(in);
+                    at = 0;
+                    ended = chunk.length == 0;
+                }
+                int n = Math.min(len, chunk.length - at);
+                System.arraycopy(chunk, at, b, off, n);
+                at += n;
+                return n;
+            }
+        };
+    }
 }

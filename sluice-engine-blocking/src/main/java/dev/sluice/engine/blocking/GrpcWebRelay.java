@@ -58,20 +58,35 @@ final class GrpcWebRelay {
             headers.put(set.getKey(), set.getValue());
         }
         headers.put(HttpHeader.CONTENT_TYPE, web.contentType());
+        ProxyRoute.chunkUnknownLength(request, response, upstream.status());
         // the server's pool, as ProxyRoute relays through: each write blocks, so the buffer is free on release
         RetainableByteBuffer pooled =
                 request.getComponents().getByteBufferPool().acquire(BUFFER, false);
+        GrpcWeb.Frames frames = new GrpcWeb.Frames();
         try {
             ByteBuffer view = pooled.getByteBuffer();
             byte[] array = view.array();
             int base = view.arrayOffset();
             while (true) {
-                int n = upstream.readArrived(array, base, BUFFER); // each message out as it arrives
+                int n;
+                try {
+                    n = upstream.readArrived(array, base, BUFFER); // each message out as it arrives
+                } catch (dev.sluice.engine.blocking.upstream.UpstreamException e) {
+                    // cut short before its trailers: an error trailer frame, or the failure (GrpcWeb.cutShort)
+                    ByteBuffer last = web.cutShort(frames).orElseThrow(() -> e);
+                    if (tally != null) {
+                        tally.grpcStatus(Integer.toString(GrpcWeb.CUT_SHORT_STATUS));
+                    }
+                    ClientOutput.send(response, true, last);
+                    return;
+                }
                 if (n < 0) {
                     break;
                 }
                 if (n > 0) {
-                    ClientOutput.send(response, false, web.encode(ByteBuffer.wrap(array, base, n)));
+                    ByteBuffer piece = ByteBuffer.wrap(array, base, n);
+                    frames.pass(piece);
+                    ClientOutput.send(response, false, web.encode(piece));
                 }
             }
         } finally {

@@ -10,6 +10,7 @@ import dev.sluice.http.BrokenRequestBody;
 import dev.sluice.http.GrpcWeb;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
+import dev.sluice.http.ResponseHeadCheck;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
@@ -24,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
 import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.io.RetainableByteBuffer;
@@ -208,6 +210,7 @@ final class ProxyRoute implements BlockingRoute {
         for (Map.Entry<String, String> set : rules.responseSets().entrySet()) {
             headers.put(set.getKey(), set.getValue());
         }
+        chunkUnknownLength(response.getRequest(), response, upstream.status());
         long expected = upstream.contentLength();
         int size = expected >= 0 && expected < BUFFER ? (int) Math.max(expected, 1) : BUFFER;
         RetainableByteBuffer pooled = buffers.acquire(size, false); // writes block, so it is free again on release
@@ -232,6 +235,23 @@ final class ProxyRoute implements BlockingRoute {
             }
         } finally {
             pooled.release();
+        }
+    }
+
+    /**
+     * Asks Jetty to chunk a body of unknown length (no {@code Content-Length} on {@code response}) to an
+     * HTTP/1.1 client, as the core's {@link ResponseHeadCheck#chunksUnknownLength} says, which Jetty would
+     * otherwise delimit by the close to a client that sent {@code Connection: close}: an answer cut short
+     * then ends with no last chunk, never as a whole body.
+     */
+    static void chunkUnknownLength(Request request, Response response, int status) {
+        HttpFields.Mutable headers = response.getHeaders();
+        if (!headers.contains(HttpHeader.CONTENT_LENGTH)
+                && ResponseHeadCheck.chunksUnknownLength(
+                        request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_1,
+                        request.getMethod().equals("HEAD"),
+                        status)) {
+            headers.put(HttpHeader.TRANSFER_ENCODING, HttpHeaderValue.CHUNKED.asString());
         }
     }
 

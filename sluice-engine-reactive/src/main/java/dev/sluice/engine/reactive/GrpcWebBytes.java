@@ -51,23 +51,45 @@ final class GrpcWebBytes {
                 }));
     }
 
-    /** The upstream's body as gRPC-Web: each piece as it arrives, then the trailers' frame. */
-    static Flux<ByteBuf> response(GrpcWeb web, ByteBufFlux body, Mono<HttpHeaders> trailers, ExchangeTally tally) {
+    /**
+     * The upstream's body as gRPC-Web: each piece as it arrives, then the trailers' frame. An answer that
+     * stops before its trailers ({@code end} fails it) ends as the core's {@link GrpcWeb#cutShort} says:
+     * an error trailer frame, or the upstream's failure (the response is aborted).
+     */
+    static Flux<ByteBuf> response(
+            GrpcWeb web, ByteBufFlux body, H2AnswerEnd end, Mono<HttpHeaders> trailers, ExchangeTally tally) {
+        GrpcWeb.Frames frames = new GrpcWeb.Frames();
         Flux<ByteBuf> messages = web.text()
-                ? body.map(piece -> Unpooled.wrappedBuffer(web.encode(piece.nioBuffer()))) // copied before release
-                : body.retain();
-        return messages.concatWith(trailers.flatMap(t -> {
-            if (t.isEmpty()) {
-                return Mono.empty();
-            }
-            if (tally != null) {
-                tally.grpcStatus(t.get(GrpcStatus.STATUS_HEADER));
-            }
-            List<Map.Entry<String, String>> block = new ArrayList<>(t.size());
-            for (Map.Entry<String, String> h : t) {
-                block.add(h);
-            }
-            return Mono.just(Unpooled.wrappedBuffer(web.trailerFrame(block)));
-        }));
+                ? body.map(
+                        piece -> { // copied before release
+                            ByteBuffer nio = piece.nioBuffer();
+                            frames.pass(nio);
+                            return Unpooled.wrappedBuffer(web.encode(nio));
+                        })
+                : body.retain().doOnNext(piece -> frames.pass(piece.nioBuffer()));
+        return end.whole(messages)
+                .concatWith(trailers.flatMap(t -> {
+                    if (t.isEmpty()) {
+                        return Mono.empty();
+                    }
+                    if (tally != null) {
+                        tally.grpcStatus(t.get(GrpcStatus.STATUS_HEADER));
+                    }
+                    List<Map.Entry<String, String>> block = new ArrayList<>(t.size());
+                    for (Map.Entry<String, String> h : t) {
+                        block.add(h);
+                    }
+                    return Mono.just(Unpooled.wrappedBuffer(web.trailerFrame(block)));
+                }))
+                .onErrorResume(
+                        Failures::isUpstreams,
+                        error -> web.cutShort(frames)
+                                .map(frame -> {
+                                    if (tally != null) {
+                                        tally.grpcStatus(Integer.toString(GrpcWeb.CUT_SHORT_STATUS));
+                                    }
+                                    return Mono.just(Unpooled.wrappedBuffer(frame));
+                                })
+                                .orElseGet(() -> Mono.error(error)));
     }
 }

@@ -166,13 +166,13 @@ final class H2Upstream {
                         out.remove(HttpHeaderNames.CONTENT_LENGTH);
                         response.chunkedTransfer(true);
                     } else if (!http2
-                            && in.request.isKeepAlive()
-                            && !out.contains(HttpHeaderNames.CONTENT_LENGTH)
-                            && !dev.sluice.http.ResponseHeadCheck.bodyless(
-                                    in.method.equals("HEAD"), head.status().code())) {
-                        // a body of unknown length goes chunked on a persistent HTTP/1.1 connection (one
-                        // the client closes after it stays close-delimited): an answer cut short shows as
-                        // one (no last chunk), never as an end
+                            && (web != null || !out.contains(HttpHeaderNames.CONTENT_LENGTH))
+                            && dev.sluice.http.ResponseHeadCheck.chunksUnknownLength(
+                                    in.request.version().equals(io.netty.handler.codec.http.HttpVersion.HTTP_1_1),
+                                    in.method.equals("HEAD"),
+                                    head.status().code())) {
+                        // a body of unknown length goes chunked to every HTTP/1.1 client, Connection: close
+                        // or not: an answer cut short shows as one (no last chunk), never as an end
                         response.chunkedTransfer(true);
                     }
                     dev.sluice.observe.ExchangeTally tally = in.tally();
@@ -188,7 +188,7 @@ final class H2Upstream {
                         return body.then(response.send().then());
                     }
                     if (web != null) { // messages as they arrive, then the trailers as the last frame
-                        return response.send(GrpcWebBytes.response(web, body, head.trailerHeaders(), tally))
+                        return response.send(GrpcWebBytes.response(web, body, end, head.trailerHeaders(), tally))
                                 .then();
                     }
                     head.trailerHeaders().subscribe(t -> {
