@@ -533,8 +533,8 @@ public abstract class GrpcContract extends ContractFixture {
     /**
      * An h2c upstream that resets its stream before its answer ended (no END_STREAM, no trailers), with
      * NO_ERROR or CANCEL, has failed: the client learns it as a failure (a RST_STREAM or a 5xx to an h2
-     * client; a cut connection, no last chunk, or a 5xx to an HTTP/1.1 client), never as an answer that
-     * ended normally with the part that came.
+     * client; a cut connection, no last chunk, or a 5xx to an HTTP/1.1 client, kept alive or one that
+     * sent {@code Connection: close}), never as an answer that ended normally with the part that came.
      */
     @Test
     void anUpstreamsResetBeforeItsAnswerEndedReachesTheClientAsAFailure() throws Exception {
@@ -587,14 +587,23 @@ public abstract class GrpcContract extends ContractFixture {
                                         what, outcome, head == null ? "-" : head.status(), bodyBytes, size)
                                 .isTrue();
                     }
-                    WireResponse h1 = WireClient.to(gw.port())
-                            .timeout(Duration.ofSeconds(10))
-                            .get("/upload");
-                    assertThat(!h1.complete() || h1.status() >= 500)
-                            .as(
-                                    "HTTP/1.1 client, %s: status %d, framing %s, complete %s, %d body bytes, %s",
-                                    what, h1.status(), h1.framing(), h1.complete(), h1.length(), h1.failure())
-                            .isTrue();
+                    for (boolean close : new boolean[] {false, true}) { // Connection: close, chunked to it too
+                        WireRequest request = WireRequest.get("/upload");
+                        WireResponse h1 = WireClient.to(gw.port())
+                                .timeout(Duration.ofSeconds(10))
+                                .send(close ? request.header("Connection", "close") : request);
+                        assertThat(!h1.complete() || h1.status() >= 500)
+                                .as(
+                                        "HTTP/1.1 client%s, %s: status %d, framing %s, complete %s, %d body bytes, %s",
+                                        close ? " (Connection: close)" : "",
+                                        what,
+                                        h1.status(),
+                                        h1.framing(),
+                                        h1.complete(),
+                                        h1.length(),
+                                        h1.failure())
+                                .isTrue();
+                    }
                 }
             }
         }

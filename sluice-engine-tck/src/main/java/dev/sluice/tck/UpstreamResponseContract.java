@@ -102,6 +102,20 @@ public abstract class UpstreamResponseContract extends ContractFixture {
                 .isTrue();
     }
 
+    /**
+     * As above, to an HTTP/1.1 client that sent {@code Connection: close}: a body the gateway relays
+     * without knowing its end goes chunked to it too ({@code ResponseHeadCheck.chunksUnknownLength}),
+     * so the cut shows, never a close-delimited body that looks whole.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cutShort")
+    void aProxiedBodyThatBreaksAfterItsHeadIsNeverWholeToAClientThatAskedToClose(String what, String response) {
+        WireResponse answer = proxied(response, true);
+        assertThat(answer.status() == 502 || !answer.complete())
+                .as("%s, Connection: close: a 502, or a response that visibly ends short: %s", what, answer)
+                .isTrue();
+    }
+
     /** Responses whose head is fine and whose body breaks: the gateway may have relayed the head. */
     static Stream<Arguments> cutShort() {
         return Stream.of(
@@ -117,6 +131,16 @@ public abstract class UpstreamResponseContract extends ContractFixture {
     @MethodSource("relayed")
     void aResponseThatBendsButKeepsHttpIsRelayed(String what, String response, int status, String body) {
         WireResponse answer = proxied(response);
+        assertThat(answer.status()).as("%s: %s", what, answer).isEqualTo(status);
+        assertThat(answer.complete()).as("%s: %s", what, answer).isTrue();
+        assertThat(answer.bodyText()).as(what).isEqualTo(body);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("relayed")
+    void aResponseThatBendsButKeepsHttpIsRelayedToAClientThatAskedToClose(
+            String what, String response, int status, String body) {
+        WireResponse answer = proxied(response, true);
         assertThat(answer.status()).as("%s: %s", what, answer).isEqualTo(status);
         assertThat(answer.complete()).as("%s: %s", what, answer).isTrue();
         assertThat(answer.bodyText()).as(what).isEqualTo(body);
@@ -156,12 +180,18 @@ public abstract class UpstreamResponseContract extends ContractFixture {
 
     /** {@code GET /r/x} through a proxy route to an upstream that answers {@code response} raw. */
     private WireResponse proxied(String response) {
+        return proxied(response, false);
+    }
+
+    /** As {@link #proxied(String)}; the request with {@code Connection: close} when {@code close}. */
+    private WireResponse proxied(String response, boolean close) {
         try (RawUpstream raw = RawUpstream.answering(response);
                 TestGateway gw = gateway()
                         .upstream("raw", raw.url())
                         .route("r", on("/r/**"), proxy("raw").stripPrefix("/r"))
                         .start()) {
-            return gw.wire().get("/r/x");
+            WireRequest request = WireRequest.get("/r/x");
+            return gw.wire().send(close ? request.header("Connection", "close") : request);
         }
     }
 }
