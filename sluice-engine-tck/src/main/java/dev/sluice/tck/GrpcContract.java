@@ -704,6 +704,38 @@ public abstract class GrpcContract extends ContractFixture {
     }
 
     /**
+     * An h2c upstream's body of unknown length goes chunked to every HTTP/1.1 client, one that sent
+     * {@code Connection: close} too, so that a cut would show; to an HTTP/1.0 client, even one that
+     * asked to keep the connection, without chunked coding, ended by the close ({@code
+     * ResponseHeadCheck.chunksUnknownLength}). The reactive engine chunked by keep-alive: never to an
+     * HTTP/1.1 client that asked to close, and to an HTTP/1.0 one that asked to keep the connection.
+     */
+    @Test
+    void aBodyOfUnknownLengthIsChunkedToEveryHttp11ClientAndNeverToHttp10() {
+        int size = 40_000;
+        byte[] expected = GeneratedBody.binary(size).bytes();
+        try (TestGateway gw = grpcGateway().route("big", on("/big"), proxy(H2C)).start()) {
+            WireClient wire = WireClient.to(gw.port()).timeout(Duration.ofSeconds(10));
+            WireClient.RawExchange old = wire.sendRaw(
+                    ("GET /big?" + size + " HTTP/1.0\r\nHost: " + gw.authority() + "\r\nConnection: keep-alive\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII),
+                    1);
+            WireResponse http10 = old.responses().getFirst();
+            assertThat(http10.status()).as("%s", http10).isEqualTo(200);
+            assertThat(http10.header("transfer-encoding")).as("%s", http10).isEmpty();
+            assertThat(http10.framing()).isEqualTo("close");
+            assertThat(http10.body()).isEqualTo(expected);
+            assertThat(old.closed()).as("the close ends the body").isTrue();
+
+            WireResponse closing = wire.send(WireRequest.get("/big?" + size).header("Connection", "close"));
+            assertThat(closing.status()).isEqualTo(200);
+            assertThat(closing.framing()).as("%s", closing).isEqualTo("chunked");
+            assertThat(closing.complete()).isTrue();
+            assertThat(closing.body()).isEqualTo(expected);
+        }
+    }
+
+    /**
      * The client reads a 48 MiB response 64 KiB at a time: at every read the upstream has written at
      * most a bounded amount more (the stream's 1 MiB window, and the socket buffers on the way), so the
      * gateway demands the upstream's DATA only as the client takes it.
