@@ -80,10 +80,13 @@ public abstract class GrpcCompositionContract extends ContractFixture {
     }
 
     private TestGateway.Builder shopGateway(Routes.ComposeSpec composition) {
+        return shopGateway(service.url(), composition);
+    }
+
+    private TestGateway.Builder shopGateway(java.net.URI url, Routes.ComposeSpec composition) {
         return gateway()
-                .upstream(Routes.upstream(SHOP, service.url())
-                        .connectTimeout(LIVE_CONNECT)
-                        .protocol(UpstreamProtocol.H2C))
+                .upstream(
+                        Routes.upstream(SHOP, url).connectTimeout(LIVE_CONNECT).protocol(UpstreamProtocol.H2C))
                 .route("page", on("/page/{id}"), composition.timeout(Duration.ofSeconds(20)));
     }
 
@@ -227,6 +230,66 @@ public abstract class GrpcCompositionContract extends ContractFixture {
             assertThat(status(refused, "book")).isEqualTo(400);
             assertThat((String) Json.at(refused, "_meta", "parts", "book", "error"))
                     .startsWith("gRPC status 3");
+        }
+    }
+
+    /**
+     * A gRPC part whose upstream resets the stream (RST_STREAM, no trailers): cut before any message or
+     * inside one, the part fails (502 in {@code _meta}) while the JSON part stays whole; cut after a
+     * stream's first element, the composition is cut short when that element was relayed already, else
+     * the part fails. Never a whole part.
+     */
+    @Test
+    void aResetGrpcPartIsAFailedPartNeverAWholeOne() throws Exception {
+        byte[] two = GrpcCutUpstream.books(2, "cut");
+        for (int sent : new int[] {0, 7}) { // before any message; inside the first
+            try (GrpcCutUpstream upstream = GrpcCutUpstream.start(java.util.Arrays.copyOf(two, sent), 8);
+                    TestGateway gw = shopGateway(
+                                    upstream.url(),
+                                    compose()
+                                            .part("info", APP, "/json/20")
+                                            .part(grpcPart("book", "/v1/shelves/s/books/{id}")))
+                            .start()) {
+                HttpResponse<String> response = call(gw, "/page/1");
+                assertThat(response.statusCode()).isEqualTo(200);
+                Map<String, Object> json = body(response);
+                assertThat(json.get("book")).as("reset at %d bytes", sent).isEqualTo(Json.NULL);
+                assertThat(status(json, "book")).as(response.body()).isEqualTo(502);
+                assertThat(status(json, "info")).isEqualTo(200);
+                assertThat(((String) json.get("info")).length()).isEqualTo(18);
+            }
+        }
+        try (GrpcCutUpstream upstream = GrpcCutUpstream.start(java.util.Arrays.copyOf(two, two.length / 2), 0);
+                TestGateway gw = shopGateway(
+                                upstream.url(),
+                                compose()
+                                        .order(Order.DECLARED)
+                                        .part(grpcPart("books", "/v1/shelves/s/books?limit=2"))
+                                        .part("info", APP, "/json/20"))
+                        .start()) {
+            HttpResponse<InputStream> response = gw.http()
+                    .send(
+                            HttpRequest.newBuilder(gw.uri("/page/1"))
+                                    .version(HttpClient.Version.HTTP_1_1)
+                                    .timeout(Duration.ofSeconds(30))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofInputStream());
+            assertThat(response.statusCode()).isEqualTo(200);
+            ByteArrayOutputStream seen = new ByteArrayOutputStream();
+            boolean cut = false;
+            try (InputStream body = response.body()) {
+                body.transferTo(seen);
+            } catch (IOException e) {
+                cut = true;
+            }
+            String text = seen.toString(StandardCharsets.UTF_8);
+            if (cut) { // the first element was relayed before the reset came: the composition is cut short
+                assertThat(text).startsWith("{\"books\":[{\"id\":\"1\",\"title\":\"cut\"}");
+            } else { // the reset came first: the part failed, nothing of it relayed
+                Map<String, Object> json = Json.object(seen.toByteArray());
+                assertThat(json.get("books")).as(text).isEqualTo(Json.NULL);
+                assertThat(status(json, "books")).as(text).isEqualTo(502);
+            }
         }
     }
 

@@ -60,6 +60,11 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
     }
 
     private TestGateway.Builder shopGateway(int maxMessage, Optional<String> method, Optional<Duration> timeout) {
+        return shopGateway(service.url(), maxMessage, method, timeout);
+    }
+
+    private TestGateway.Builder shopGateway(
+            java.net.URI url, int maxMessage, Optional<String> method, Optional<Duration> timeout) {
         TranscodeConfig transcode = new TranscodeConfig(
                 Path.of("shop.pb"),
                 List.of(ShopService.SERVICE),
@@ -69,7 +74,7 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
         Routes.ProxySpec route = proxy("shop").transcode(transcode);
         timeout.ifPresent(route::timeout);
         return gateway()
-                .upstream(Routes.upstream("shop", service.url())
+                .upstream(Routes.upstream("shop", url)
                         .connectTimeout(LIVE_CONNECT)
                         .protocol(UpstreamProtocol.H2C))
                 .route("shop", on("/v1/**"), route);
@@ -267,6 +272,68 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
                     assertThat(last.type()).as("reset, not ended").isEqualTo(H2Wire.RST_STREAM);
                     assertThat(text).isEqualTo("[{\"id\":\"1\",\"title\":\"broken\"}");
                 }
+            }
+        }
+    }
+
+    /**
+     * An upstream that resets its stream (RST_STREAM, any code) without trailers, after a whole message or
+     * inside one: the answer begun is cut short (no last chunk), never ended as a whole array or NDJSON
+     * stream; reset before any message, the answer is a 502 JSON error.
+     */
+    @Test
+    void anAnswerResetUpstreamIsCutShortOrA502() throws Exception {
+        byte[] two = GrpcCutUpstream.books(2, "cut");
+        int one = two.length / 2; // the two messages are of one length
+        for (int[] cut : new int[][] {{one, 0}, {one + 7, 8}}) { // after book 1 (NO_ERROR); inside book 2 (CANCEL)
+            try (GrpcCutUpstream upstream = GrpcCutUpstream.start(java.util.Arrays.copyOf(two, cut[0]), cut[1]);
+                    TestGateway gw = shopGateway(
+                                    upstream.url(),
+                                    TranscodeConfig.DEFAULT_MAX_MESSAGE,
+                                    Optional.empty(),
+                                    Optional.empty())
+                            .start()) {
+                for (String accept : List.of("application/json", "application/x-ndjson")) {
+                    HttpResponse<InputStream> response = gw.http()
+                            .send(
+                                    HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books?limit=2"))
+                                            .header("accept", accept)
+                                            .version(HttpClient.Version.HTTP_1_1)
+                                            .timeout(Duration.ofSeconds(30))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofInputStream());
+                    assertThat(response.statusCode()).isEqualTo(200);
+                    String first = accept.equals("application/json")
+                            ? "[{\"id\":\"1\",\"title\":\"cut\"}"
+                            : "{\"id\":\"1\",\"title\":\"cut\"}\n";
+                    try (InputStream body = response.body()) {
+                        assertThat(new String(body.readNBytes(first.length()), StandardCharsets.UTF_8))
+                                .isEqualTo(first);
+                        assertThatThrownBy(body::readAllBytes)
+                                .as("reset at %d bytes with code %d (%s): cut short", cut[0], cut[1], accept)
+                                .isInstanceOf(IOException.class);
+                    }
+                }
+            }
+        }
+        for (int sent : new int[] {0, 7}) { // before any message; inside the first
+            try (GrpcCutUpstream upstream = GrpcCutUpstream.start(java.util.Arrays.copyOf(two, sent), 8);
+                    TestGateway gw = shopGateway(
+                                    upstream.url(),
+                                    TranscodeConfig.DEFAULT_MAX_MESSAGE,
+                                    Optional.empty(),
+                                    Optional.empty())
+                            .start()) {
+                HttpResponse<String> stream = call(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books?limit=2")));
+                assertThat(stream.statusCode())
+                        .as("a stream reset at %d bytes", sent)
+                        .isEqualTo(502);
+                assertThat(stream.headers().firstValue("content-type")).hasValue("application/json");
+                HttpResponse<String> unary = call(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books/1")));
+                assertThat(unary.statusCode())
+                        .as("a unary answer reset at %d bytes", sent)
+                        .isEqualTo(502);
+                assertThat(unary.headers().firstValue("content-type")).hasValue("application/json");
             }
         }
     }

@@ -130,6 +130,14 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
 
     @Override
     protected void hookOnError(Throwable error) {
+        if (grpc != null
+                && head != null
+                && Failures.isUpstreams(error)
+                && !Failures.classify(error).isTimeout()) {
+            // the answer broke off after its head (a reset stream, a lost connection): a failed part, never a whole one
+            part.grpcStep(grpc.cut(Failures.classify(error).reason()), false);
+            return;
+        }
         part.onError(error);
     }
 
