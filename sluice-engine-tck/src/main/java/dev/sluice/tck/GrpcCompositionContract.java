@@ -11,6 +11,7 @@ import dev.sluice.config.PartConfig;
 import dev.sluice.config.Problem;
 import dev.sluice.config.TranscodeConfig;
 import dev.sluice.config.UpstreamProtocol;
+import dev.sluice.config.UpstreamResilience;
 import dev.sluice.routing.PathTemplate;
 import dev.sluice.transcode.TranscodeSchema;
 import java.io.ByteArrayOutputStream;
@@ -290,6 +291,51 @@ public abstract class GrpcCompositionContract extends ContractFixture {
                 assertThat(json.get("books")).as(text).isEqualTo(Json.NULL);
                 assertThat(status(json, "books")).as(text).isEqualTo(502);
             }
+        }
+    }
+
+    /**
+     * A gRPC part's answers inform its upstream's circuit breaker as a proxied call's do: four answered
+     * HTTP 500 (each part failed, 502) open it, and the next part fails fast ({@code circuit_open})
+     * without a call. The breaker's open time is on the gateway's clock, which stands still here.
+     */
+    @Test
+    void aGrpcPartsAnswersInformTheUpstreamsBreaker() throws Exception {
+        UpstreamResilience.CircuitBreaker breaker =
+                new UpstreamResilience.CircuitBreaker(50, 100, Duration.ofSeconds(10), 4, 4, Duration.ofSeconds(1), 1);
+        try (GrpcCutUpstream upstream = GrpcCutUpstream.answering500();
+                TestGateway gw = gateway()
+                        .ticker(new ManualTicker())
+                        .upstream(Routes.upstream(SHOP, upstream.url())
+                                .connectTimeout(LIVE_CONNECT)
+                                .protocol(UpstreamProtocol.H2C)
+                                .resilience(new UpstreamResilience(
+                                        List.of(upstream.url()),
+                                        UpstreamResilience.Balance.ROUND_ROBIN,
+                                        Optional.empty(),
+                                        Optional.empty(),
+                                        Optional.empty(),
+                                        Optional.of(breaker))))
+                        .route(
+                                "page",
+                                on("/page/{id}"),
+                                compose()
+                                        .part("info", APP, "/json/20")
+                                        .part(grpcPart("book", "/v1/shelves/s/books/{id}"))
+                                        .timeout(Duration.ofSeconds(20)))
+                        .start()) {
+            for (int i = 0; i < 4; i++) {
+                Map<String, Object> json = body(call(gw, "/page/1"));
+                assertThat(status(json, "book")).isEqualTo(502);
+            }
+            assertThat(upstream.calls()).isEqualTo(4);
+            Map<String, Object> json = body(call(gw, "/page/1"));
+            assertThat(json.get("book")).isEqualTo(Json.NULL);
+            assertThat(Json.at(json, "_meta", "parts", "book", "error"))
+                    .as("the open breaker fails the part fast")
+                    .isEqualTo(dev.sluice.http.UpstreamFailure.CIRCUIT_OPEN.partError());
+            assertThat(upstream.calls()).as("an open breaker sends nothing").isEqualTo(4);
+            assertThat(status(json, "info")).isEqualTo(200);
         }
     }
 

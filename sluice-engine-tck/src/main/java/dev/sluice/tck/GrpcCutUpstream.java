@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * An h2c gRPC "service" on raw frames whose answers are cut short: to each call it sends the head
  * ({@code :status 200}, {@code content-type: application/grpc}), then {@code sent} bytes of the answer's
  * length-prefixed messages (no END_STREAM, no trailers), then RST_STREAM with {@code resetCode}, all in
- * one write. The messages are {@code shop.Book}s ({@link ShopService}) hand-encoded: {@link #books}.
+ * one write ({@link #answering500}: a head of 500 alone). The messages are {@code shop.Book}s ({@link ShopService}) hand-encoded: {@link #books}.
  */
 public final class GrpcCutUpstream implements AutoCloseable {
 
@@ -30,10 +30,11 @@ public final class GrpcCutUpstream implements AutoCloseable {
     private final ServerSocket server;
     private final byte[] sent;
     private final int resetCode;
+    private final int status; // 0: a gRPC answer cut short; else this HTTP status alone, ended
     private final AtomicInteger calls = new AtomicInteger();
     private final List<Socket> connections = new CopyOnWriteArrayList<>();
 
-    private GrpcCutUpstream(byte[] sent, int resetCode) {
+    private GrpcCutUpstream(byte[] sent, int resetCode, int status) {
         try {
             server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
@@ -41,12 +42,18 @@ public final class GrpcCutUpstream implements AutoCloseable {
         }
         this.sent = sent.clone();
         this.resetCode = resetCode;
+        this.status = status;
         Thread.ofVirtual().start(this::accept);
     }
 
     /** Answers every call with {@code sent} (gRPC frames, possibly a message's beginning), then the reset. */
     public static GrpcCutUpstream start(byte[] sent, int resetCode) {
-        return new GrpcCutUpstream(sent, resetCode);
+        return new GrpcCutUpstream(sent, resetCode, 0);
+    }
+
+    /** Answers every call with a head of {@code :status 500} alone, ended (END_STREAM): not a gRPC answer. */
+    public static GrpcCutUpstream answering500() {
+        return new GrpcCutUpstream(new byte[0], 0, 500);
     }
 
     /** {@code shop.Book {id: i, title: title}} for i in 1..count, each a length-prefixed gRPC message. */
@@ -133,6 +140,11 @@ public final class GrpcCutUpstream implements AutoCloseable {
     }
 
     private byte[] answer(int stream) {
+        if (status == 500) {
+            return H2Wire.frameBytes(H2Wire.HEADERS, END_HEADERS | H2Wire.END_STREAM, stream, new byte[] {
+                (byte) 0x8e // :status 500 (static 14)
+            });
+        }
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         head.write(0x88); // :status 200 (static 8)
