@@ -60,6 +60,10 @@ public abstract class GrpcCompositionContract extends ContractFixture {
     }
 
     private static PartConfig grpcPart(String name, String path) {
+        return grpcPart(name, path, Optional.empty());
+    }
+
+    private static PartConfig grpcPart(String name, String path, Optional<Duration> timeout) {
         TranscodeConfig transcode = new TranscodeConfig(
                 Path.of("shop.pb"),
                 List.of(ShopService.SERVICE),
@@ -71,7 +75,7 @@ public abstract class GrpcCompositionContract extends ContractFixture {
                 SHOP,
                 PathTemplate.parsePart(path),
                 false,
-                Optional.empty(),
+                timeout,
                 Optional.empty(),
                 Optional.empty(),
                 PartConfig.DEFAULT_MAX_VALUE,
@@ -336,6 +340,37 @@ public abstract class GrpcCompositionContract extends ContractFixture {
                     .isEqualTo(dev.sluice.http.UpstreamFailure.CIRCUIT_OPEN.partError());
             assertThat(upstream.calls()).as("an open breaker sends nothing").isEqualTo(4);
             assertThat(status(json, "info")).isEqualTo(200);
+        }
+    }
+
+    /**
+     * A part's timeout ends a gRPC server stream the service holds open (after its first book, never
+     * ending): the part fails with its timeout in {@code _meta} (none of it was relayed: the part before
+     * it still streams), the composition ends, and the call is cancelled upstream (the service sees it).
+     */
+    @Test
+    void aPartTimeoutEndsAHeldGrpcStreamAndCancelsTheCall() throws Exception {
+        service.rearm(); // ListBooks holds the stream open after book 1 until firstSeen(), which never comes
+        try (TestGateway gw = shopGateway(compose()
+                        .order(Order.DECLARED)
+                        .part("slow", APP, "/json/1000?chunked=1&stallAt=500&stall=2500")
+                        .part(grpcPart("books", "/v1/shelves/held/books?limit=2", Optional.of(Duration.ofSeconds(1)))))
+                .start()) {
+            long start = System.nanoTime();
+            HttpResponse<String> response = call(gw, "/page/1");
+            assertThat(response.statusCode()).isEqualTo(200);
+            Map<String, Object> json = body(response);
+            assertThat(json.get("books")).as(response.body()).isEqualTo(Json.NULL);
+            assertThat(Json.at(json, "_meta", "parts", "books", "error")).isEqualTo("timeout");
+            assertThat(status(json, "slow")).isEqualTo(200);
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .as("the part's timeout ended it, not the service's 20 s hold")
+                    .isLessThan(Duration.ofSeconds(10));
+            assertThat(service.awaitCancelled())
+                    .as("the call cancelled upstream")
+                    .isTrue();
+        } finally {
+            service.firstSeen();
         }
     }
 
