@@ -122,4 +122,16 @@ class TranscodeCallTest {
         assertThat(step.abort()).isFalse();
         assertThat(text(step)).startsWith("{\"code\":3,\"message\":\"");
     }
+
+    @Test
+    void theRoutesTimeoutIsSentAsGrpcTimeoutInMillisecondsOrCoarserUnitsRoundedUp() {
+        assertThat(TranscodeCall.requestHeaders(0)).isEqualTo(TranscodeCall.REQUEST_HEADERS);
+        assertThat(TranscodeCall.requestHeaders(1_500_000_000L))
+                .containsExactly("content-type", "application/grpc", "te", "trailers", "grpc-timeout", "1500m");
+        assertThat(TranscodeCall.grpcTimeout(1)).isEqualTo("1m");
+        assertThat(TranscodeCall.grpcTimeout(1_500_000_001L)).isEqualTo("1501m");
+        assertThat(TranscodeCall.grpcTimeout(99_999_999_000_000L)).isEqualTo("99999999m");
+        assertThat(TranscodeCall.grpcTimeout(100_000_000_000_000L)).isEqualTo("100000S");
+        assertThat(TranscodeCall.grpcTimeout(Long.MAX_VALUE)).isEqualTo("2562048H");
+    }
 }

@@ -388,6 +388,28 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
         }
     }
 
+    /** The route's timeout goes to the service as the call's deadline ({@code grpc-timeout}); none without one. */
+    @Test
+    void theRoutesTimeoutIsTheCallsDeadlineUpstream() throws Exception {
+        try (TestGateway gw = shopGateway(
+                        TranscodeConfig.DEFAULT_MAX_MESSAGE, Optional.empty(), Optional.of(Duration.ofMillis(1500)))
+                .start()) {
+            HttpResponse<String> response = call(
+                    gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books/1")).header("grpc-timeout", "1H"));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(service.lastDeadline())
+                    .as("the route's 1.5 s, not the client's own grpc-timeout")
+                    .hasValueSatisfying(
+                            left -> assertThat(left).isPositive().isLessThanOrEqualTo(Duration.ofMillis(1500)));
+        }
+        try (TestGateway gw = shopGateway().start()) {
+            assertThat(call(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books/1")))
+                            .statusCode())
+                    .isEqualTo(200);
+            assertThat(service.lastDeadline()).as("no timeout, no deadline").isEmpty();
+        }
+    }
+
     @Test
     void badJsonIsRefusedWith400AndAJsonReasonWithoutCallingTheService() throws Exception {
         try (TestGateway gw = shopGateway().start()) {
