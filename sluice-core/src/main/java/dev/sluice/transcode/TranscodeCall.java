@@ -158,26 +158,15 @@ public final class TranscodeCall {
         return Step.NOTHING;
     }
 
-    /** A chunk of the response body: the JSON of the messages it completes. */
+    /** A chunk of the response body: the JSON of the messages it completes ({@link TranscodeAnswer#messages}). */
     public Step data(ByteBuffer chunk) {
-        List<byte[]> messages;
+        byte[] json;
         try {
-            messages = frames.feed(chunk);
-        } catch (TranscodeException e) {
-            return fail(e.grpcCode(), e.getMessage(), e.grpcCode() == 8 ? 502 : 0);
-        }
-        if (messages.isEmpty()) {
-            return Step.NOTHING;
-        }
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        try {
-            for (byte[] message : messages) {
-                out.writeBytes(answer.message(message));
-            }
-        } catch (TranscodeException e) {
+            json = answer.messages(frames, chunk);
+        } catch (TranscodeException e) { // an answer message the gateway cannot relay: the upstream's failure
             return fail(e.grpcCode(), e.getMessage(), 502);
         }
-        return started(out.toByteArray(), false);
+        return json.length == 0 ? Step.NOTHING : started(json, false);
     }
 
     /** The response's trailers ({@code grpc-status}, {@code grpc-message}, either may be absent). */

@@ -134,4 +134,16 @@ class TranscodeCallTest {
         assertThat(TranscodeCall.grpcTimeout(100_000_000_000_000L)).isEqualTo("100000S");
         assertThat(TranscodeCall.grpcTimeout(Long.MAX_VALUE)).isEqualTo("2562048H");
     }
+
+    @Test
+    void anAnswerMessageTheGatewayCannotRelayIsA502BeforeTheAnswerBegan() throws Exception {
+        TranscodeCall compressed = TranscodeCall.open(config, "GET", "/v1/shelves/s/books", null);
+        TranscodeCall.Step step = compressed.data(ByteBuffer.wrap(new byte[] {1, 0, 0, 0, 1, 0}));
+        assertThat(step.status()).isEqualTo(502);
+        assertThat(text(step)).startsWith("{\"code\":13,");
+        TranscodeCall garbled = TranscodeCall.open(config, "GET", "/v1/shelves/s/books", null);
+        assertThat(garbled.data(ByteBuffer.wrap(new byte[] {0, 0, 0, 0, 2, (byte) 0xff, (byte) 0xff}))
+                        .status())
+                .isEqualTo(502);
+    }
 }
