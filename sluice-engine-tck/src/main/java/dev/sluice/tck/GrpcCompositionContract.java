@@ -10,14 +10,11 @@ import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.PartConfig;
 import dev.sluice.config.Problem;
 import dev.sluice.config.TranscodeConfig;
-import dev.sluice.config.UpstreamProtocol;
 import dev.sluice.config.UpstreamResilience;
 import dev.sluice.routing.PathTemplate;
-import dev.sluice.transcode.TranscodeSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -27,10 +24,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A composition part that calls a real grpc-java service's method ({@code compose.parts.NAME.grpc-transcode},
@@ -39,37 +33,14 @@ import org.junit.jupiter.api.io.TempDir;
  * reach the client as they arrive; a gRPC error fails the part ({@code _meta}: the code's HTTP status and
  * the gRPC status) while the other parts stay whole; {@code sluice check} refuses its mistakes by path.
  */
-public abstract class GrpcCompositionContract extends ContractFixture {
-
-    private static final Duration LIVE_CONNECT = Duration.ofSeconds(10);
-    private static final String SHOP = "shop";
-
-    private ShopService service;
-
-    @TempDir
-    Path dir;
-
-    @BeforeAll
-    void startService() {
-        service = ShopService.start();
-    }
-
-    @AfterAll
-    void stopService() {
-        service.close();
-    }
+public abstract class GrpcCompositionContract extends ShopFixture {
 
     private static PartConfig grpcPart(String name, String path) {
         return grpcPart(name, path, Optional.empty());
     }
 
     private static PartConfig grpcPart(String name, String path, Optional<Duration> timeout) {
-        TranscodeConfig transcode = new TranscodeConfig(
-                Path.of("shop.pb"),
-                List.of(ShopService.SERVICE),
-                Optional.empty(),
-                TranscodeConfig.DEFAULT_MAX_MESSAGE,
-                TranscodeSchema.of(ShopService.descriptors(), List.of(ShopService.SERVICE)));
+        TranscodeConfig transcode = shopTranscode(Optional.empty(), TranscodeConfig.DEFAULT_MAX_MESSAGE);
         return new PartConfig(
                 name,
                 SHOP,
@@ -90,8 +61,7 @@ public abstract class GrpcCompositionContract extends ContractFixture {
 
     private TestGateway.Builder shopGateway(java.net.URI url, Routes.ComposeSpec composition) {
         return gateway()
-                .upstream(
-                        Routes.upstream(SHOP, url).connectTimeout(LIVE_CONNECT).protocol(UpstreamProtocol.H2C))
+                .upstream(shopUpstream(url))
                 .route("page", on("/page/{id}"), composition.timeout(Duration.ofSeconds(20)));
     }
 
@@ -105,13 +75,7 @@ public abstract class GrpcCompositionContract extends ContractFixture {
     }
 
     private static HttpResponse<String> call(TestGateway gw, String target) throws Exception {
-        return gw.http()
-                .send(
-                        HttpRequest.newBuilder(gw.uri(target))
-                                .version(HttpClient.Version.HTTP_1_1)
-                                .timeout(Duration.ofSeconds(30))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+        return call(gw, HttpRequest.newBuilder(gw.uri(target)));
     }
 
     /** A JSON part and a unary gRPC part, the route's path variable and a query value in its request message. */
@@ -157,13 +121,7 @@ public abstract class GrpcCompositionContract extends ContractFixture {
                         .part(grpcPart("books", "/v1/shelves/s/books?limit=3"))
                         .part("info", APP, "/json/20"))
                 .start()) {
-            HttpResponse<InputStream> response = gw.http()
-                    .send(
-                            HttpRequest.newBuilder(gw.uri("/page/1"))
-                                    .version(HttpClient.Version.HTTP_1_1)
-                                    .timeout(Duration.ofSeconds(30))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response = stream(gw, HttpRequest.newBuilder(gw.uri("/page/1")));
             assertThat(response.statusCode()).isEqualTo(200);
             String first = "{\"books\":[{\"id\":\"1\",\"title\":\"s\"}";
             ByteArrayOutputStream seen = new ByteArrayOutputStream();
@@ -194,13 +152,7 @@ public abstract class GrpcCompositionContract extends ContractFixture {
                         .part(grpcPart("books", "/v1/shelves/late-break/books?limit=3"))
                         .part("info", APP, "/json/20"))
                 .start()) {
-            HttpResponse<InputStream> response = gw.http()
-                    .send(
-                            HttpRequest.newBuilder(gw.uri("/page/1"))
-                                    .version(HttpClient.Version.HTTP_1_1)
-                                    .timeout(Duration.ofSeconds(30))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response = stream(gw, HttpRequest.newBuilder(gw.uri("/page/1")));
             assertThat(response.statusCode()).isEqualTo(200);
             String first = "{\"books\":[{\"id\":\"1\",\"title\":\"late-break\"}";
             try (InputStream body = response.body()) {
@@ -272,13 +224,7 @@ public abstract class GrpcCompositionContract extends ContractFixture {
                                         .part(grpcPart("books", "/v1/shelves/s/books?limit=2"))
                                         .part("info", APP, "/json/20"))
                         .start()) {
-            HttpResponse<InputStream> response = gw.http()
-                    .send(
-                            HttpRequest.newBuilder(gw.uri("/page/1"))
-                                    .version(HttpClient.Version.HTTP_1_1)
-                                    .timeout(Duration.ofSeconds(30))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response = stream(gw, HttpRequest.newBuilder(gw.uri("/page/1")));
             assertThat(response.statusCode()).isEqualTo(200);
             ByteArrayOutputStream seen = new ByteArrayOutputStream();
             boolean cut = false;
@@ -310,9 +256,7 @@ public abstract class GrpcCompositionContract extends ContractFixture {
         try (GrpcCutUpstream upstream = GrpcCutUpstream.answering500();
                 TestGateway gw = gateway()
                         .ticker(new ManualTicker())
-                        .upstream(Routes.upstream(SHOP, upstream.url())
-                                .connectTimeout(LIVE_CONNECT)
-                                .protocol(UpstreamProtocol.H2C)
+                        .upstream(shopUpstream(upstream.url())
                                 .resilience(new UpstreamResilience(
                                         List.of(upstream.url()),
                                         UpstreamResilience.Balance.ROUND_ROBIN,

@@ -8,12 +8,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.Problem;
 import dev.sluice.config.TranscodeConfig;
-import dev.sluice.config.UpstreamProtocol;
-import dev.sluice.transcode.TranscodeSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -22,10 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * JSON clients calling a real grpc-java service's methods through a {@code grpc-transcode:} route
@@ -34,25 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * element by element (or NDJSON when asked), a gRPC error as a JSON error with its HTTP status; {@code
  * sluice check} refuses a bad descriptor file or an unknown method by path.
  */
-public abstract class GrpcTranscodeContract extends ContractFixture {
-
-    /** Room for an h2 session to a live grpc-java service to open on a loaded machine (the default is 1 s). */
-    private static final Duration LIVE_CONNECT = Duration.ofSeconds(10);
-
-    private ShopService service;
-
-    @TempDir
-    Path dir;
-
-    @BeforeAll
-    void startService() {
-        service = ShopService.start();
-    }
-
-    @AfterAll
-    void stopService() {
-        service.close();
-    }
+public abstract class GrpcTranscodeContract extends ShopFixture {
 
     /** The gateway under test. */
     private TestGateway.Builder shopGateway() {
@@ -65,28 +41,10 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
 
     private TestGateway.Builder shopGateway(
             java.net.URI url, int maxMessage, Optional<String> method, Optional<Duration> timeout) {
-        TranscodeConfig transcode = new TranscodeConfig(
-                Path.of("shop.pb"),
-                List.of(ShopService.SERVICE),
-                method,
-                maxMessage,
-                TranscodeSchema.of(ShopService.descriptors(), List.of(ShopService.SERVICE)));
+        TranscodeConfig transcode = shopTranscode(method, maxMessage);
         Routes.ProxySpec route = proxy("shop").transcode(transcode);
         timeout.ifPresent(route::timeout);
-        return gateway()
-                .upstream(Routes.upstream("shop", url)
-                        .connectTimeout(LIVE_CONNECT)
-                        .protocol(UpstreamProtocol.H2C))
-                .route("shop", on("/v1/**"), route);
-    }
-
-    private static HttpResponse<String> call(TestGateway gw, HttpRequest.Builder request) throws Exception {
-        return gw.http()
-                .send(
-                        request.version(HttpClient.Version.HTTP_1_1)
-                                .timeout(Duration.ofSeconds(30))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+        return gateway().upstream(shopUpstream(url)).route("shop", on("/v1/**"), route);
     }
 
     @Test
@@ -149,13 +107,8 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
     void aServerStreamIsAJsonArrayWhoseFirstElementArrivesBeforeTheStreamEnds() throws Exception {
         service.rearm();
         try (TestGateway gw = shopGateway().start()) {
-            HttpResponse<InputStream> response = gw.http()
-                    .send(
-                            HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books?limit=3"))
-                                    .version(HttpClient.Version.HTTP_1_1)
-                                    .timeout(Duration.ofSeconds(30))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response =
+                    stream(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books?limit=3")));
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
             try (InputStream body = response.body()) {
@@ -206,13 +159,8 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
     @Test
     void aGrpcErrorAfterTheFirstElementCutsTheAnswerShort() throws Exception {
         try (TestGateway gw = shopGateway().start()) {
-            HttpResponse<InputStream> response = gw.http()
-                    .send(
-                            HttpRequest.newBuilder(gw.uri("/v1/shelves/broken/books?limit=3"))
-                                    .version(HttpClient.Version.HTTP_1_1)
-                                    .timeout(Duration.ofSeconds(30))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response =
+                    stream(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/broken/books?limit=3")));
             assertThat(response.statusCode()).isEqualTo(200);
             try (InputStream body = response.body()) {
                 String first = "[{\"id\":\"1\",\"title\":\"broken\"}";
@@ -294,14 +242,10 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
                                     Optional.empty())
                             .start()) {
                 for (String accept : List.of("application/json", "application/x-ndjson")) {
-                    HttpResponse<InputStream> response = gw.http()
-                            .send(
-                                    HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books?limit=2"))
-                                            .header("accept", accept)
-                                            .version(HttpClient.Version.HTTP_1_1)
-                                            .timeout(Duration.ofSeconds(30))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.ofInputStream());
+                    HttpResponse<InputStream> response = stream(
+                            gw,
+                            HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books?limit=2"))
+                                    .header("accept", accept));
                     assertThat(response.statusCode()).isEqualTo(200);
                     String first = accept.equals("application/json")
                             ? "[{\"id\":\"1\",\"title\":\"cut\"}"
@@ -364,13 +308,8 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
         try (TestGateway gw = shopGateway(
                         TranscodeConfig.DEFAULT_MAX_MESSAGE, Optional.empty(), Optional.of(Duration.ofSeconds(1)))
                 .start()) {
-            HttpResponse<InputStream> response = gw.http()
-                    .send(
-                            HttpRequest.newBuilder(gw.uri("/v1/shelves/held/books?limit=2"))
-                                    .version(HttpClient.Version.HTTP_1_1)
-                                    .timeout(Duration.ofSeconds(30))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response =
+                    stream(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/held/books?limit=2")));
             assertThat(response.statusCode()).isEqualTo(200);
             try (InputStream body = response.body()) {
                 String first = "[{\"id\":\"1\",\"title\":\"held\"}";
