@@ -282,6 +282,48 @@ public abstract class GrpcTranscodeContract extends ShopFixture {
         }
     }
 
+    /**
+     * Over HTTP/2 (h2c by prior knowledge), an upstream that resets its stream after a whole message
+     * (RST_STREAM, no trailers): the client's stream is reset after the first element, never ended with
+     * END_STREAM.
+     */
+    @Test
+    void overHttp2AnAnswerResetUpstreamResetsTheClientsStream() throws Exception {
+        byte[] two = GrpcCutUpstream.books(2, "cut");
+        try (GrpcCutUpstream upstream = GrpcCutUpstream.start(java.util.Arrays.copyOf(two, two.length / 2), 0);
+                TestGateway gw = shopGateway(
+                                upstream.url(), TranscodeConfig.DEFAULT_MAX_MESSAGE, Optional.empty(), Optional.empty())
+                        .start();
+                H2Wire h2 = H2Wire.connect(gw.port())) {
+            h2.headers(
+                    1,
+                    true,
+                    ":method",
+                    "GET",
+                    ":scheme",
+                    "http",
+                    ":authority",
+                    gw.authority(),
+                    ":path",
+                    "/v1/shelves/s/books?limit=2");
+            h2.flush();
+            H2Wire.Frame head = h2.readUntil(H2Wire.HEADERS).orElseThrow();
+            assertThat(head.status()).isEqualTo(200);
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            H2Wire.Frame last = head;
+            while (!last.endsStream() && last.type() != H2Wire.RST_STREAM) {
+                last = h2.read().orElseThrow();
+                if (last.stream() != 1) {
+                    last = head; // the connection's frame
+                } else if (last.type() == H2Wire.DATA) {
+                    body.writeBytes(last.payload());
+                }
+            }
+            assertThat(last.type()).as("reset, not ended").isEqualTo(H2Wire.RST_STREAM);
+            assertThat(body.toString(StandardCharsets.UTF_8)).isEqualTo("[{\"id\":\"1\",\"title\":\"cut\"}");
+        }
+    }
+
     /** A route naming one method calls it for every request: the JSON body is the whole request message. */
     @Test
     void aRouteNamingAMethodCallsItWithTheWholeBody() throws Exception {
