@@ -90,6 +90,30 @@ public final class TranscodeAnswer {
     }
 
     /**
+     * The JSON of the messages {@code chunk} of the response body completes ({@link #message} each, in
+     * order), empty when it completes none; {@code frames} holds a message's beginning between chunks.
+     *
+     * @throws TranscodeException the upstream's answer is not the method's: a message over {@code
+     *     max-message}, compressed, or not parsable (the upstream's failure: 502 before the answer began)
+     */
+    public byte[] messages(GrpcFrames frames, java.nio.ByteBuffer chunk) throws TranscodeException {
+        java.util.List<byte[]> messages = frames.feed(chunk);
+        if (messages.isEmpty()) {
+            return NONE;
+        }
+        if (messages.size() == 1) {
+            return message(messages.get(0));
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] m : messages) {
+            out.writeBytes(message(m));
+        }
+        return out.toByteArray();
+    }
+
+    private static final byte[] NONE = new byte[0];
+
+    /**
      * The bytes that end a call that ended with OK: the array's ']' ({@code []} when no message came);
      * for a unary call without a message, an empty JSON object.
      */

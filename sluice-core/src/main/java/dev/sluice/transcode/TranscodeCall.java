@@ -19,6 +19,44 @@ public final class TranscodeCall {
     /** The request headers of every transcoded call besides {@code :method POST} and {@code :path}. */
     public static final List<String> REQUEST_HEADERS = List.of("content-type", "application/grpc", "te", "trailers");
 
+    /** The longest {@code grpc-timeout} value: 8 digits (gRPC over HTTP/2's TimeoutValue). */
+    private static final long MAX_TIMEOUT_VALUE = 99_999_999L;
+
+    /**
+     * The request headers of a call under the route's timeout ({@code timeoutNanos}, 0 or less for
+     * none): {@link #REQUEST_HEADERS}, then {@code grpc-timeout} ({@link #grpcTimeout}) when there is
+     * one, so the service knows the call's deadline (as grpc-java's {@code Context.getDeadline()}).
+     */
+    public static List<String> requestHeaders(long timeoutNanos) {
+        if (timeoutNanos <= 0) {
+            return REQUEST_HEADERS;
+        }
+        return List.of(
+                REQUEST_HEADERS.get(0),
+                REQUEST_HEADERS.get(1),
+                REQUEST_HEADERS.get(2),
+                REQUEST_HEADERS.get(3),
+                "grpc-timeout",
+                grpcTimeout(timeoutNanos));
+    }
+
+    /**
+     * A timeout as gRPC over HTTP/2 writes it: milliseconds ({@code 1500m}) rounded up, or whole
+     * seconds, minutes or hours (rounded up) when the milliseconds need more than 8 digits.
+     */
+    public static String grpcTimeout(long nanos) {
+        long n = Math.max(1, nanos);
+        long[] perUnit = {1_000_000L, 1_000_000_000L, 60_000_000_000L, 3_600_000_000_000L};
+        char[] units = {'m', 'S', 'M', 'H'};
+        for (int i = 0; i < units.length; i++) {
+            long value = Math.ceilDiv(n, perUnit[i]);
+            if (value <= MAX_TIMEOUT_VALUE) {
+                return value + String.valueOf(units[i]);
+            }
+        }
+        return MAX_TIMEOUT_VALUE + "H";
+    }
+
     /**
      * The client's headers (lowercase) that do not go along as the call's metadata: its body's type,
      * length, framing and encodings are the JSON's, and gRPC's own are the gateway's to set (a client's
@@ -120,26 +158,15 @@ public final class TranscodeCall {
         return Step.NOTHING;
     }
 
-    /** A chunk of the response body: the JSON of the messages it completes. */
+    /** A chunk of the response body: the JSON of the messages it completes ({@link TranscodeAnswer#messages}). */
     public Step data(ByteBuffer chunk) {
-        List<byte[]> messages;
+        byte[] json;
         try {
-            messages = frames.feed(chunk);
-        } catch (TranscodeException e) {
-            return fail(e.grpcCode(), e.getMessage(), e.grpcCode() == 8 ? 502 : 0);
-        }
-        if (messages.isEmpty()) {
-            return Step.NOTHING;
-        }
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        try {
-            for (byte[] message : messages) {
-                out.writeBytes(answer.message(message));
-            }
-        } catch (TranscodeException e) {
+            json = answer.messages(frames, chunk);
+        } catch (TranscodeException e) { // an answer message the gateway cannot relay: the upstream's failure
             return fail(e.grpcCode(), e.getMessage(), 502);
         }
-        return started(out.toByteArray(), false);
+        return json.length == 0 ? Step.NOTHING : started(json, false);
     }
 
     /** The response's trailers ({@code grpc-status}, {@code grpc-message}, either may be absent). */

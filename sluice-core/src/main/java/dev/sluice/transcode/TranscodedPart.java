@@ -1,9 +1,7 @@
 package dev.sluice.transcode;
 
 import dev.sluice.config.TranscodeConfig;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
-import java.util.List;
 
 /**
  * A composition part that calls a gRPC method ({@code compose.parts.NAME.grpc-transcode}), decided here
@@ -118,29 +116,18 @@ public final class TranscodedPart {
         return Step.NOTHING;
     }
 
-    /** A chunk of the response body: the JSON of the messages it completes. */
+    /** A chunk of the response body: the JSON of the messages it completes ({@link TranscodeAnswer#messages}). */
     public Step data(ByteBuffer chunk) {
         if (over) {
             return Step.NOTHING;
         }
-        List<byte[]> messages;
+        byte[] json;
         try {
-            messages = frames.feed(chunk);
-        } catch (TranscodeException e) {
+            json = answer.messages(frames, chunk);
+        } catch (TranscodeException e) { // an answer message the gateway cannot relay: the upstream's failure
             return fail(e.grpcCode(), e.getMessage(), 502);
         }
-        if (messages.isEmpty()) {
-            return Step.NOTHING;
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try {
-            for (byte[] message : messages) {
-                out.writeBytes(answer.message(message));
-            }
-        } catch (TranscodeException e) {
-            return fail(e.grpcCode(), e.getMessage(), 502);
-        }
-        return bytes(out.toByteArray(), false);
+        return json.length == 0 ? Step.NOTHING : bytes(json, false);
     }
 
     /** The response's trailers ({@code grpc-status}, {@code grpc-message}, either may be absent). */

@@ -122,4 +122,28 @@ class TranscodeCallTest {
         assertThat(step.abort()).isFalse();
         assertThat(text(step)).startsWith("{\"code\":3,\"message\":\"");
     }
+
+    @Test
+    void theRoutesTimeoutIsSentAsGrpcTimeoutInMillisecondsOrCoarserUnitsRoundedUp() {
+        assertThat(TranscodeCall.requestHeaders(0)).isEqualTo(TranscodeCall.REQUEST_HEADERS);
+        assertThat(TranscodeCall.requestHeaders(1_500_000_000L))
+                .containsExactly("content-type", "application/grpc", "te", "trailers", "grpc-timeout", "1500m");
+        assertThat(TranscodeCall.grpcTimeout(1)).isEqualTo("1m");
+        assertThat(TranscodeCall.grpcTimeout(1_500_000_001L)).isEqualTo("1501m");
+        assertThat(TranscodeCall.grpcTimeout(99_999_999_000_000L)).isEqualTo("99999999m");
+        assertThat(TranscodeCall.grpcTimeout(100_000_000_000_000L)).isEqualTo("100000S");
+        assertThat(TranscodeCall.grpcTimeout(Long.MAX_VALUE)).isEqualTo("2562048H");
+    }
+
+    @Test
+    void anAnswerMessageTheGatewayCannotRelayIsA502BeforeTheAnswerBegan() throws Exception {
+        TranscodeCall compressed = TranscodeCall.open(config, "GET", "/v1/shelves/s/books", null);
+        TranscodeCall.Step step = compressed.data(ByteBuffer.wrap(new byte[] {1, 0, 0, 0, 1, 0}));
+        assertThat(step.status()).isEqualTo(502);
+        assertThat(text(step)).startsWith("{\"code\":13,");
+        TranscodeCall garbled = TranscodeCall.open(config, "GET", "/v1/shelves/s/books", null);
+        assertThat(garbled.data(ByteBuffer.wrap(new byte[] {0, 0, 0, 0, 2, (byte) 0xff, (byte) 0xff}))
+                        .status())
+                .isEqualTo(502);
+    }
 }

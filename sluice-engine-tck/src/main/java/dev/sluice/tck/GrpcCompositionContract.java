@@ -10,13 +10,11 @@ import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.PartConfig;
 import dev.sluice.config.Problem;
 import dev.sluice.config.TranscodeConfig;
-import dev.sluice.config.UpstreamProtocol;
+import dev.sluice.config.UpstreamResilience;
 import dev.sluice.routing.PathTemplate;
-import dev.sluice.transcode.TranscodeSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -26,10 +24,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A composition part that calls a real grpc-java service's method ({@code compose.parts.NAME.grpc-transcode},
@@ -38,39 +33,20 @@ import org.junit.jupiter.api.io.TempDir;
  * reach the client as they arrive; a gRPC error fails the part ({@code _meta}: the code's HTTP status and
  * the gRPC status) while the other parts stay whole; {@code sluice check} refuses its mistakes by path.
  */
-public abstract class GrpcCompositionContract extends ContractFixture {
-
-    private static final Duration LIVE_CONNECT = Duration.ofSeconds(10);
-    private static final String SHOP = "shop";
-
-    private ShopService service;
-
-    @TempDir
-    Path dir;
-
-    @BeforeAll
-    void startService() {
-        service = ShopService.start();
-    }
-
-    @AfterAll
-    void stopService() {
-        service.close();
-    }
+public abstract class GrpcCompositionContract extends ShopFixture {
 
     private static PartConfig grpcPart(String name, String path) {
-        TranscodeConfig transcode = new TranscodeConfig(
-                Path.of("shop.pb"),
-                List.of(ShopService.SERVICE),
-                Optional.empty(),
-                TranscodeConfig.DEFAULT_MAX_MESSAGE,
-                TranscodeSchema.of(ShopService.descriptors(), List.of(ShopService.SERVICE)));
+        return grpcPart(name, path, Optional.empty());
+    }
+
+    private static PartConfig grpcPart(String name, String path, Optional<Duration> timeout) {
+        TranscodeConfig transcode = shopTranscode(Optional.empty(), TranscodeConfig.DEFAULT_MAX_MESSAGE);
         return new PartConfig(
                 name,
                 SHOP,
                 PathTemplate.parsePart(path),
                 false,
-                Optional.empty(),
+                timeout,
                 Optional.empty(),
                 Optional.empty(),
                 PartConfig.DEFAULT_MAX_VALUE,
@@ -80,10 +56,12 @@ public abstract class GrpcCompositionContract extends ContractFixture {
     }
 
     private TestGateway.Builder shopGateway(Routes.ComposeSpec composition) {
+        return shopGateway(service.url(), composition);
+    }
+
+    private TestGateway.Builder shopGateway(java.net.URI url, Routes.ComposeSpec composition) {
         return gateway()
-                .upstream(Routes.upstream(SHOP, service.url())
-                        .connectTimeout(LIVE_CONNECT)
-                        .protocol(UpstreamProtocol.H2C))
+                .upstream(shopUpstream(url))
                 .route("page", on("/page/{id}"), composition.timeout(Duration.ofSeconds(20)));
     }
 
@@ -97,13 +75,7 @@ public abstract class GrpcCompositionContract extends ContractFixture {
     }
 
     private static HttpResponse<String> call(TestGateway gw, String target) throws Exception {
-        return gw.http()
-                .send(
-                        HttpRequest.newBuilder(gw.uri(target))
-                                .version(HttpClient.Version.HTTP_1_1)
-                                .timeout(Duration.ofSeconds(30))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+        return call(gw, HttpRequest.newBuilder(gw.uri(target)));
     }
 
     /** A JSON part and a unary gRPC part, the route's path variable and a query value in its request message. */
@@ -149,13 +121,7 @@ public abstract class GrpcCompositionContract extends ContractFixture {
                         .part(grpcPart("books", "/v1/shelves/s/books?limit=3"))
                         .part("info", APP, "/json/20"))
                 .start()) {
-            HttpResponse<InputStream> response = gw.http()
-                    .send(
-                            HttpRequest.newBuilder(gw.uri("/page/1"))
-                                    .version(HttpClient.Version.HTTP_1_1)
-                                    .timeout(Duration.ofSeconds(30))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response = stream(gw, HttpRequest.newBuilder(gw.uri("/page/1")));
             assertThat(response.statusCode()).isEqualTo(200);
             String first = "{\"books\":[{\"id\":\"1\",\"title\":\"s\"}";
             ByteArrayOutputStream seen = new ByteArrayOutputStream();
@@ -186,13 +152,7 @@ public abstract class GrpcCompositionContract extends ContractFixture {
                         .part(grpcPart("books", "/v1/shelves/late-break/books?limit=3"))
                         .part("info", APP, "/json/20"))
                 .start()) {
-            HttpResponse<InputStream> response = gw.http()
-                    .send(
-                            HttpRequest.newBuilder(gw.uri("/page/1"))
-                                    .version(HttpClient.Version.HTTP_1_1)
-                                    .timeout(Duration.ofSeconds(30))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response = stream(gw, HttpRequest.newBuilder(gw.uri("/page/1")));
             assertThat(response.statusCode()).isEqualTo(200);
             String first = "{\"books\":[{\"id\":\"1\",\"title\":\"late-break\"}";
             try (InputStream body = response.body()) {
@@ -227,6 +187,134 @@ public abstract class GrpcCompositionContract extends ContractFixture {
             assertThat(status(refused, "book")).isEqualTo(400);
             assertThat((String) Json.at(refused, "_meta", "parts", "book", "error"))
                     .startsWith("gRPC status 3");
+        }
+    }
+
+    /**
+     * A gRPC part whose upstream resets the stream (RST_STREAM, no trailers): cut before any message or
+     * inside one, the part fails (502 in {@code _meta}) while the JSON part stays whole; cut after a
+     * stream's first element, the composition is cut short (no last chunk, no {@code _meta}) when that
+     * element was taken already, else the part fails. Never a whole part.
+     */
+    @Test
+    void aResetGrpcPartIsAFailedPartNeverAWholeOne() throws Exception {
+        byte[] two = GrpcCutUpstream.books(2, "cut");
+        for (int sent : new int[] {0, 7}) { // before any message; inside the first
+            try (GrpcCutUpstream upstream = GrpcCutUpstream.start(java.util.Arrays.copyOf(two, sent), 8);
+                    TestGateway gw = shopGateway(
+                                    upstream.url(),
+                                    compose()
+                                            .part("info", APP, "/json/20")
+                                            .part(grpcPart("book", "/v1/shelves/s/books/{id}")))
+                            .start()) {
+                HttpResponse<String> response = call(gw, "/page/1");
+                assertThat(response.statusCode()).isEqualTo(200);
+                Map<String, Object> json = body(response);
+                assertThat(json.get("book")).as("reset at %d bytes", sent).isEqualTo(Json.NULL);
+                assertThat(status(json, "book")).as(response.body()).isEqualTo(502);
+                assertThat(status(json, "info")).isEqualTo(200);
+                assertThat(((String) json.get("info")).length()).isEqualTo(18);
+            }
+        }
+        try (GrpcCutUpstream upstream = GrpcCutUpstream.start(java.util.Arrays.copyOf(two, two.length / 2), 0);
+                TestGateway gw = shopGateway(
+                                upstream.url(),
+                                compose()
+                                        .order(Order.DECLARED)
+                                        .part(grpcPart("books", "/v1/shelves/s/books?limit=2"))
+                                        .part("info", APP, "/json/20"))
+                        .start()) {
+            HttpResponse<InputStream> response = stream(gw, HttpRequest.newBuilder(gw.uri("/page/1")));
+            assertThat(response.statusCode()).isEqualTo(200);
+            ByteArrayOutputStream seen = new ByteArrayOutputStream();
+            boolean cut = false;
+            try (InputStream body = response.body()) {
+                body.transferTo(seen);
+            } catch (IOException e) {
+                cut = true;
+            }
+            String text = seen.toString(StandardCharsets.UTF_8);
+            if (cut) { // the first element was given to the composition before the reset came: cut short
+                assertThat(text).as("never ended").doesNotContain("_meta");
+            } else { // the reset came first: the part failed, nothing of it relayed
+                Map<String, Object> json = Json.object(seen.toByteArray());
+                assertThat(json.get("books")).as(text).isEqualTo(Json.NULL);
+                assertThat(status(json, "books")).as(text).isEqualTo(502);
+            }
+        }
+    }
+
+    /**
+     * A gRPC part's answers inform its upstream's circuit breaker as a proxied call's do: four answered
+     * HTTP 500 (each part failed, 502) open it, and the next part fails fast ({@code circuit_open})
+     * without a call. The breaker's open time is on the gateway's clock, which stands still here.
+     */
+    @Test
+    void aGrpcPartsAnswersInformTheUpstreamsBreaker() throws Exception {
+        UpstreamResilience.CircuitBreaker breaker =
+                new UpstreamResilience.CircuitBreaker(50, 100, Duration.ofSeconds(10), 4, 4, Duration.ofSeconds(1), 1);
+        try (GrpcCutUpstream upstream = GrpcCutUpstream.answering500();
+                TestGateway gw = gateway()
+                        .ticker(new ManualTicker())
+                        .upstream(shopUpstream(upstream.url())
+                                .resilience(new UpstreamResilience(
+                                        List.of(upstream.url()),
+                                        UpstreamResilience.Balance.ROUND_ROBIN,
+                                        Optional.empty(),
+                                        Optional.empty(),
+                                        Optional.empty(),
+                                        Optional.of(breaker))))
+                        .route(
+                                "page",
+                                on("/page/{id}"),
+                                compose()
+                                        .part("info", APP, "/json/20")
+                                        .part(grpcPart("book", "/v1/shelves/s/books/{id}"))
+                                        .timeout(Duration.ofSeconds(20)))
+                        .start()) {
+            for (int i = 0; i < 4; i++) {
+                Map<String, Object> json = body(call(gw, "/page/1"));
+                assertThat(status(json, "book")).isEqualTo(502);
+            }
+            assertThat(upstream.calls()).isEqualTo(4);
+            Map<String, Object> json = body(call(gw, "/page/1"));
+            assertThat(json.get("book")).isEqualTo(Json.NULL);
+            assertThat(Json.at(json, "_meta", "parts", "book", "error"))
+                    .as("the open breaker fails the part fast")
+                    .isEqualTo(dev.sluice.http.UpstreamFailure.CIRCUIT_OPEN.partError());
+            assertThat(upstream.calls()).as("an open breaker sends nothing").isEqualTo(4);
+            assertThat(status(json, "info")).isEqualTo(200);
+        }
+    }
+
+    /**
+     * A part's timeout ends a gRPC server stream the service holds open (after its first book, never
+     * ending): the part fails with its timeout in {@code _meta} (none of it was relayed: the part before
+     * it still streams), the composition ends, and the call is cancelled upstream (the service sees it).
+     */
+    @Test
+    void aPartTimeoutEndsAHeldGrpcStreamAndCancelsTheCall() throws Exception {
+        service.rearm(); // ListBooks holds the stream open after book 1 until firstSeen(), which never comes
+        try (TestGateway gw = shopGateway(compose()
+                        .order(Order.DECLARED)
+                        .part("slow", APP, "/json/1000?chunked=1&stallAt=500&stall=2500")
+                        .part(grpcPart("books", "/v1/shelves/held/books?limit=2", Optional.of(Duration.ofSeconds(1)))))
+                .start()) {
+            long start = System.nanoTime();
+            HttpResponse<String> response = call(gw, "/page/1");
+            assertThat(response.statusCode()).isEqualTo(200);
+            Map<String, Object> json = body(response);
+            assertThat(json.get("books")).as(response.body()).isEqualTo(Json.NULL);
+            assertThat(Json.at(json, "_meta", "parts", "books", "error")).isEqualTo("timeout");
+            assertThat(status(json, "slow")).isEqualTo(200);
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .as("the part's timeout ended it, not the service's 20 s hold")
+                    .isLessThan(Duration.ofSeconds(10));
+            assertThat(service.awaitCancelled())
+                    .as("the call cancelled upstream")
+                    .isTrue();
+        } finally {
+            service.firstSeen();
         }
     }
 

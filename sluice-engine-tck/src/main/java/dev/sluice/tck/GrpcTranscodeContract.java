@@ -8,12 +8,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.Problem;
 import dev.sluice.config.TranscodeConfig;
-import dev.sluice.config.UpstreamProtocol;
-import dev.sluice.transcode.TranscodeSchema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -22,10 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * JSON clients calling a real grpc-java service's methods through a {@code grpc-transcode:} route
@@ -34,25 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * element by element (or NDJSON when asked), a gRPC error as a JSON error with its HTTP status; {@code
  * sluice check} refuses a bad descriptor file or an unknown method by path.
  */
-public abstract class GrpcTranscodeContract extends ContractFixture {
-
-    /** Room for an h2 session to a live grpc-java service to open on a loaded machine (the default is 1 s). */
-    private static final Duration LIVE_CONNECT = Duration.ofSeconds(10);
-
-    private ShopService service;
-
-    @TempDir
-    Path dir;
-
-    @BeforeAll
-    void startService() {
-        service = ShopService.start();
-    }
-
-    @AfterAll
-    void stopService() {
-        service.close();
-    }
+public abstract class GrpcTranscodeContract extends ShopFixture {
 
     /** The gateway under test. */
     private TestGateway.Builder shopGateway() {
@@ -60,28 +36,15 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
     }
 
     private TestGateway.Builder shopGateway(int maxMessage, Optional<String> method, Optional<Duration> timeout) {
-        TranscodeConfig transcode = new TranscodeConfig(
-                Path.of("shop.pb"),
-                List.of(ShopService.SERVICE),
-                method,
-                maxMessage,
-                TranscodeSchema.of(ShopService.descriptors(), List.of(ShopService.SERVICE)));
-        Routes.ProxySpec route = proxy("shop").transcode(transcode);
-        timeout.ifPresent(route::timeout);
-        return gateway()
-                .upstream(Routes.upstream("shop", service.url())
-                        .connectTimeout(LIVE_CONNECT)
-                        .protocol(UpstreamProtocol.H2C))
-                .route("shop", on("/v1/**"), route);
+        return shopGateway(service.url(), maxMessage, method, timeout);
     }
 
-    private static HttpResponse<String> call(TestGateway gw, HttpRequest.Builder request) throws Exception {
-        return gw.http()
-                .send(
-                        request.version(HttpClient.Version.HTTP_1_1)
-                                .timeout(Duration.ofSeconds(30))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+    private TestGateway.Builder shopGateway(
+            java.net.URI url, int maxMessage, Optional<String> method, Optional<Duration> timeout) {
+        TranscodeConfig transcode = shopTranscode(method, maxMessage);
+        Routes.ProxySpec route = proxy("shop").transcode(transcode);
+        timeout.ifPresent(route::timeout);
+        return gateway().upstream(shopUpstream(url)).route("shop", on("/v1/**"), route);
     }
 
     @Test
@@ -144,13 +107,8 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
     void aServerStreamIsAJsonArrayWhoseFirstElementArrivesBeforeTheStreamEnds() throws Exception {
         service.rearm();
         try (TestGateway gw = shopGateway().start()) {
-            HttpResponse<InputStream> response = gw.http()
-                    .send(
-                            HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books?limit=3"))
-                                    .version(HttpClient.Version.HTTP_1_1)
-                                    .timeout(Duration.ofSeconds(30))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response =
+                    stream(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books?limit=3")));
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.headers().firstValue("content-type")).hasValue("application/json");
             try (InputStream body = response.body()) {
@@ -201,13 +159,8 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
     @Test
     void aGrpcErrorAfterTheFirstElementCutsTheAnswerShort() throws Exception {
         try (TestGateway gw = shopGateway().start()) {
-            HttpResponse<InputStream> response = gw.http()
-                    .send(
-                            HttpRequest.newBuilder(gw.uri("/v1/shelves/broken/books?limit=3"))
-                                    .version(HttpClient.Version.HTTP_1_1)
-                                    .timeout(Duration.ofSeconds(30))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response =
+                    stream(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/broken/books?limit=3")));
             assertThat(response.statusCode()).isEqualTo(200);
             try (InputStream body = response.body()) {
                 String first = "[{\"id\":\"1\",\"title\":\"broken\"}";
@@ -271,6 +224,106 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
         }
     }
 
+    /**
+     * An upstream that resets its stream (RST_STREAM, any code) without trailers, after a whole message or
+     * inside one: the answer begun is cut short (no last chunk), never ended as a whole array or NDJSON
+     * stream; reset before any message, the answer is a 502 JSON error.
+     */
+    @Test
+    void anAnswerResetUpstreamIsCutShortOrA502() throws Exception {
+        byte[] two = GrpcCutUpstream.books(2, "cut");
+        int one = two.length / 2; // the two messages are of one length
+        for (int[] cut : new int[][] {{one, 0}, {one + 7, 8}}) { // after book 1 (NO_ERROR); inside book 2 (CANCEL)
+            try (GrpcCutUpstream upstream = GrpcCutUpstream.start(java.util.Arrays.copyOf(two, cut[0]), cut[1]);
+                    TestGateway gw = shopGateway(
+                                    upstream.url(),
+                                    TranscodeConfig.DEFAULT_MAX_MESSAGE,
+                                    Optional.empty(),
+                                    Optional.empty())
+                            .start()) {
+                for (String accept : List.of("application/json", "application/x-ndjson")) {
+                    HttpResponse<InputStream> response = stream(
+                            gw,
+                            HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books?limit=2"))
+                                    .header("accept", accept));
+                    assertThat(response.statusCode()).isEqualTo(200);
+                    String first = accept.equals("application/json")
+                            ? "[{\"id\":\"1\",\"title\":\"cut\"}"
+                            : "{\"id\":\"1\",\"title\":\"cut\"}\n";
+                    try (InputStream body = response.body()) {
+                        assertThat(new String(body.readNBytes(first.length()), StandardCharsets.UTF_8))
+                                .isEqualTo(first);
+                        assertThatThrownBy(body::readAllBytes)
+                                .as("reset at %d bytes with code %d (%s): cut short", cut[0], cut[1], accept)
+                                .isInstanceOf(IOException.class);
+                    }
+                }
+            }
+        }
+        for (int sent : new int[] {0, 7}) { // before any message; inside the first
+            try (GrpcCutUpstream upstream = GrpcCutUpstream.start(java.util.Arrays.copyOf(two, sent), 8);
+                    TestGateway gw = shopGateway(
+                                    upstream.url(),
+                                    TranscodeConfig.DEFAULT_MAX_MESSAGE,
+                                    Optional.empty(),
+                                    Optional.empty())
+                            .start()) {
+                HttpResponse<String> stream = call(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books?limit=2")));
+                assertThat(stream.statusCode())
+                        .as("a stream reset at %d bytes", sent)
+                        .isEqualTo(502);
+                assertThat(stream.headers().firstValue("content-type")).hasValue("application/json");
+                HttpResponse<String> unary = call(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books/1")));
+                assertThat(unary.statusCode())
+                        .as("a unary answer reset at %d bytes", sent)
+                        .isEqualTo(502);
+                assertThat(unary.headers().firstValue("content-type")).hasValue("application/json");
+            }
+        }
+    }
+
+    /**
+     * Over HTTP/2 (h2c by prior knowledge), an upstream that resets its stream after a whole message
+     * (RST_STREAM, no trailers): the client's stream is reset after the first element, never ended with
+     * END_STREAM.
+     */
+    @Test
+    void overHttp2AnAnswerResetUpstreamResetsTheClientsStream() throws Exception {
+        byte[] two = GrpcCutUpstream.books(2, "cut");
+        try (GrpcCutUpstream upstream = GrpcCutUpstream.start(java.util.Arrays.copyOf(two, two.length / 2), 0);
+                TestGateway gw = shopGateway(
+                                upstream.url(), TranscodeConfig.DEFAULT_MAX_MESSAGE, Optional.empty(), Optional.empty())
+                        .start();
+                H2Wire h2 = H2Wire.connect(gw.port())) {
+            h2.headers(
+                    1,
+                    true,
+                    ":method",
+                    "GET",
+                    ":scheme",
+                    "http",
+                    ":authority",
+                    gw.authority(),
+                    ":path",
+                    "/v1/shelves/s/books?limit=2");
+            h2.flush();
+            H2Wire.Frame head = h2.readUntil(H2Wire.HEADERS).orElseThrow();
+            assertThat(head.status()).isEqualTo(200);
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            H2Wire.Frame last = head;
+            while (!last.endsStream() && last.type() != H2Wire.RST_STREAM) {
+                last = h2.read().orElseThrow();
+                if (last.stream() != 1) {
+                    last = head; // the connection's frame
+                } else if (last.type() == H2Wire.DATA) {
+                    body.writeBytes(last.payload());
+                }
+            }
+            assertThat(last.type()).as("reset, not ended").isEqualTo(H2Wire.RST_STREAM);
+            assertThat(body.toString(StandardCharsets.UTF_8)).isEqualTo("[{\"id\":\"1\",\"title\":\"cut\"}");
+        }
+    }
+
     /** A route naming one method calls it for every request: the JSON body is the whole request message. */
     @Test
     void aRouteNamingAMethodCallsItWithTheWholeBody() throws Exception {
@@ -297,13 +350,8 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
         try (TestGateway gw = shopGateway(
                         TranscodeConfig.DEFAULT_MAX_MESSAGE, Optional.empty(), Optional.of(Duration.ofSeconds(1)))
                 .start()) {
-            HttpResponse<InputStream> response = gw.http()
-                    .send(
-                            HttpRequest.newBuilder(gw.uri("/v1/shelves/held/books?limit=2"))
-                                    .version(HttpClient.Version.HTTP_1_1)
-                                    .timeout(Duration.ofSeconds(30))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
+            HttpResponse<InputStream> response =
+                    stream(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/held/books?limit=2")));
             assertThat(response.statusCode()).isEqualTo(200);
             try (InputStream body = response.body()) {
                 String first = "[{\"id\":\"1\",\"title\":\"held\"}";
@@ -318,6 +366,28 @@ public abstract class GrpcTranscodeContract extends ContractFixture {
                     .isTrue();
         } finally {
             service.firstSeen();
+        }
+    }
+
+    /** The route's timeout goes to the service as the call's deadline ({@code grpc-timeout}); none without one. */
+    @Test
+    void theRoutesTimeoutIsTheCallsDeadlineUpstream() throws Exception {
+        try (TestGateway gw = shopGateway(
+                        TranscodeConfig.DEFAULT_MAX_MESSAGE, Optional.empty(), Optional.of(Duration.ofMillis(1500)))
+                .start()) {
+            HttpResponse<String> response = call(
+                    gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books/1")).header("grpc-timeout", "1H"));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(service.lastDeadline())
+                    .as("the route's 1.5 s, not the client's own grpc-timeout")
+                    .hasValueSatisfying(
+                            left -> assertThat(left).isPositive().isLessThanOrEqualTo(Duration.ofMillis(1500)));
+        }
+        try (TestGateway gw = shopGateway().start()) {
+            assertThat(call(gw, HttpRequest.newBuilder(gw.uri("/v1/shelves/s/books/1")))
+                            .statusCode())
+                    .isEqualTo(200);
+            assertThat(service.lastDeadline()).as("no timeout, no deadline").isEmpty();
         }
     }
 

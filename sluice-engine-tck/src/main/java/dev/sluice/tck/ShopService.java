@@ -65,6 +65,7 @@ public final class ShopService implements AutoCloseable {
     private final Server server;
     private volatile CountDownLatch firstSeen = new CountDownLatch(1);
     private volatile String lastTenant = "";
+    private volatile long lastDeadlineNanos = -1; // -1: the last call had no deadline
     private volatile CountDownLatch cancelled = new CountDownLatch(1);
 
     /** A call's metadata the service records ({@link #lastTenant}). */
@@ -212,6 +213,10 @@ public final class ShopService implements AutoCloseable {
                                 io.grpc.ServerCallHandler<Q, A> next) {
                             String tenant = headers.get(TENANT);
                             self[0].lastTenant = tenant == null ? "" : tenant;
+                            io.grpc.Deadline deadline =
+                                    io.grpc.Context.current().getDeadline();
+                            self[0].lastDeadlineNanos =
+                                    deadline == null ? -1 : Math.max(0, deadline.timeRemaining(TimeUnit.NANOSECONDS));
                             return next.startCall(call, headers);
                         }
                     }))
@@ -227,6 +232,12 @@ public final class ShopService implements AutoCloseable {
     /** The {@code x-tenant} metadata of the last call ("" when it had none). */
     public String lastTenant() {
         return lastTenant;
+    }
+
+    /** What was left of the last call's deadline ({@code grpc-timeout}) as it began, or empty without one. */
+    public java.util.Optional<java.time.Duration> lastDeadline() {
+        long nanos = lastDeadlineNanos;
+        return nanos < 0 ? java.util.Optional.empty() : java.util.Optional.of(java.time.Duration.ofNanos(nanos));
     }
 
     /** Lets a waiting ListBooks go on past its first book. */

@@ -82,6 +82,7 @@ class GrpcLabTest {
                 .contains("| direct | - | unary |", "| direct | - | stream |")
                 .contains("| proxy | virtual | unary |", "| proxy | virtual | stream |")
                 .contains("| transcode | virtual | unary |", "| transcode | virtual | stream |")
+                .contains("| compose | virtual | unary |", "| compose | virtual | stream |")
                 .doesNotContain("NaN", "Infinity");
         assertThat(results.resolve("gateway.yaml")).isRegularFile();
         assertThat(results.resolve("echo.pb")).isRegularFile();

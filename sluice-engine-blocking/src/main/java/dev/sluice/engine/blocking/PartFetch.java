@@ -232,7 +232,11 @@ final class PartFetch implements Runnable {
                     fields == null ? null : fields.get(GrpcStatus.STATUS_HEADER),
                     fields == null ? null : fields.get("grpc-message")));
         } catch (UpstreamException e) {
-            composition.failed(this, e.failure(), status);
+            if (e.failure().isTimeout()) {
+                composition.failed(this, e.failure(), status);
+            } else { // the answer broke off (a reset stream, a lost connection): a failed part, never a whole one
+                step(grpc.cut(e.failure().reason()));
+            }
         }
     }
 

@@ -70,8 +70,10 @@ final class TranscodeRelay {
         for (String header : TranscodeCall.CLIENT_HEADERS_DROPPED) {
             out.removeHeader(header);
         }
-        for (int i = 0; i < TranscodeCall.REQUEST_HEADERS.size(); i += 2) {
-            out.header(TranscodeCall.REQUEST_HEADERS.get(i), TranscodeCall.REQUEST_HEADERS.get(i + 1));
+        java.util.List<String> callHeaders = TranscodeCall.requestHeaders(
+                timeout.map(Duration::toNanos).orElse(0L)); // with the route's timeout as grpc-timeout
+        for (int i = 0; i < callHeaders.size(); i += 2) {
+            out.header(callHeaders.get(i), callHeaders.get(i + 1));
         }
         out.body(new ByteArrayInputStream(frame), frame.length);
         CallDeadline deadline = CallDeadline.start(timer, out, timeout);

@@ -60,7 +60,7 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
                     HttpHeaders h = response.responseHeaders();
                     part.grpcStep(
                             grpc.head(response.status().code(), h.get(GrpcStatus.STATUS_HEADER), h.get("grpc-message")),
-                            true);
+                            response.status().code());
                     return body.retain();
                 })
                 .subscribe(this);
@@ -106,7 +106,7 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
             } finally {
                 chunk.release();
             }
-            part.grpcStep(step, false);
+            part.grpcStep(step, 0);
         }
         part.onReadComplete(); // one buffer per request(1): this read is whole, the next may be asked
     }
@@ -118,18 +118,26 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
             return;
         }
         if (head == null) {
-            part.grpcStep(grpc.cut("the upstream's answer ended before its head"), false);
+            part.grpcStep(grpc.cut("the upstream's answer ended before its head"), 0);
             return;
         }
         head.trailerHeaders()
                 .subscribe(
-                        t -> part.grpcStep(grpc.end(t.get(GrpcStatus.STATUS_HEADER), t.get("grpc-message")), false),
-                        e -> part.grpcStep(grpc.cut("the upstream's trailers did not come"), false),
-                        () -> part.grpcStep(grpc.end(null, null), false)); // no trailers: NOTHING if ended
+                        t -> part.grpcStep(grpc.end(t.get(GrpcStatus.STATUS_HEADER), t.get("grpc-message")), 0),
+                        e -> part.grpcStep(grpc.cut("the upstream's trailers did not come"), 0),
+                        () -> part.grpcStep(grpc.end(null, null), 0)); // no trailers: NOTHING if ended
     }
 
     @Override
     protected void hookOnError(Throwable error) {
+        if (grpc != null
+                && head != null
+                && Failures.isUpstreams(error)
+                && !Failures.classify(error).isTimeout()) {
+            // the answer broke off after its head (a reset stream, a lost connection): a failed part, never a whole one
+            part.grpcStep(grpc.cut(Failures.classify(error).reason()), 0);
+            return;
+        }
         part.onError(error);
     }
 

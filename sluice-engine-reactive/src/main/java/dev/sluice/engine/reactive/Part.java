@@ -242,18 +242,22 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
                 requestHeaders(upstream.authority(attempt.endpoint())));
     }
 
-    /** One step of a gRPC part's answer ({@link TranscodedPart}): on the stream's loop. */
-    void grpcStep(TranscodedPart.Step step, boolean fromHead) {
-        composition.onLoop(() -> stepped(step, fromHead));
+    /**
+     * One step of a gRPC part's answer ({@link TranscodedPart}): on the stream's loop. {@code headStatus}
+     * is the upstream's HTTP status when the step is the head's (the try loop, breaker and outlier
+     * ejection learn it as a proxied call's), else 0.
+     */
+    void grpcStep(TranscodedPart.Step step, int headStatus) {
+        composition.onLoop(() -> stepped(step, headStatus));
     }
 
-    private void stepped(TranscodedPart.Step step, boolean fromHead) {
+    private void stepped(TranscodedPart.Step step, int headStatus) {
         if (closed || done || between || ended) {
             return;
         }
-        if (fromHead && !grpcHead) {
+        if (headStatus != 0 && !grpcHead) {
             grpcHead = true;
-            Action action = tries.answered(TranscodedPart.OK_STATUS); // the try got its answer: no retry now
+            Action action = tries.answered(headStatus); // the try got its answer: no retry now
             if (!(action instanceof Action.Relay)) {
                 carry(action);
                 return;
@@ -280,7 +284,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         byte[] json = step.json();
         if (json.length > 0) {
             received(composition.alloc().directBuffer(json.length).writeBytes(json));
-        } else if (!fromHead && !step.end()) {
+        } else if (headStatus == 0 && !step.end()) {
             outstanding = false; // a chunk that completed no message: read on
             requestMore();
         }

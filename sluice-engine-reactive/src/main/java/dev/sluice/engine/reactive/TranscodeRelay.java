@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
 import reactor.core.publisher.Flux;
@@ -73,7 +74,8 @@ final class TranscodeRelay {
                     } catch (TranscodeException e) { // a request that is not the method's
                         return write(response, rules, TranscodeCall.refused(e));
                     }
-                    Mono<Void> sent = Mono.defer(() -> send(h2, call, frame, in, response, rules, answered));
+                    Mono<Void> sent =
+                            Mono.defer(() -> send(h2, call, frame, in, response, rules, answered, timeoutNanos));
                     long wait = h2.reserveStart();
                     return wait > 0 ? LoopTimer.after(channel.eventLoop(), wait).then(sent) : sent;
                 })
@@ -114,7 +116,8 @@ final class TranscodeRelay {
             ClientRequest in,
             HttpServerResponse response,
             HeaderRules rules,
-            IntConsumer answered) {
+            IntConsumer answered,
+            long timeoutNanos) {
         Upstream upstream = h2.upstream();
         UpstreamCall tries = new UpstreamCall(upstream.guard(), "POST", frame.length, System::nanoTime);
         Action action = tries.next();
@@ -126,8 +129,9 @@ final class TranscodeRelay {
         for (String name : TranscodeCall.CLIENT_HEADERS_DROPPED) {
             headers.remove(name);
         }
-        for (int i = 0; i < TranscodeCall.REQUEST_HEADERS.size(); i += 2) {
-            headers.set(TranscodeCall.REQUEST_HEADERS.get(i), TranscodeCall.REQUEST_HEADERS.get(i + 1));
+        List<String> callHeaders = TranscodeCall.requestHeaders(timeoutNanos); // the route's timeout as grpc-timeout
+        for (int i = 0; i < callHeaders.size(); i += 2) {
+            headers.set(callHeaders.get(i), callHeaders.get(i + 1));
         }
         ExchangeTally tally = in.tally();
         boolean[] heard = {false};

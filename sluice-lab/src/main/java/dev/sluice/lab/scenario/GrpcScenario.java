@@ -5,6 +5,7 @@ import static dev.sluice.lab.report.Figures.fixed;
 import dev.sluice.lab.Lab;
 import dev.sluice.lab.LabFailure;
 import dev.sluice.lab.LabOptions;
+import dev.sluice.lab.SizesUpstream;
 import dev.sluice.lab.UsageException;
 import dev.sluice.lab.grpc.GrpcLoad;
 import dev.sluice.lab.grpc.JsonLoad;
@@ -33,8 +34,11 @@ public final class GrpcScenario {
     static final Set<String> FLAGS =
             LabOptions.common("--subjects", "--concurrency", "--message-size", "--stream-messages");
 
-    /** The ways a call reaches the service: direct, proxied as gRPC, or transcoded from JSON. */
-    static final List<String> LEGS = List.of("direct", "proxy", "transcode");
+    /**
+     * The ways a call reaches the service: direct, proxied as gRPC, transcoded from JSON, or as a
+     * transcoded composition part beside a plain JSON part.
+     */
+    static final List<String> LEGS = List.of("direct", "proxy", "transcode", "compose");
 
     private GrpcScenario() {}
 
@@ -60,8 +64,11 @@ public final class GrpcScenario {
         ReportDoc doc = new ReportDoc("Sluice lab — grpc: unary and server-streaming calls, direct and proxied");
         List<Row> rows = new ArrayList<>();
         Server service = GrpcLoad.serve();
+        org.eclipse.jetty.server.Server sizes = null;
         try {
-            Path config = lab.gatewayConfig("gateway.yaml", yaml(service.getPort()));
+            sizes = SizesUpstream.start(0); // the compose leg's plain JSON part
+            int sizesPort = ((org.eclipse.jetty.server.ServerConnector) sizes.getConnectors()[0]).getLocalPort();
+            Path config = lab.gatewayConfig("gateway.yaml", yaml(service.getPort(), sizesPort, size, messages));
             writeDescriptors(config.resolveSibling(DESCRIPTORS));
             SubjectLauncher launcher = new SubjectLauncher(
                     lab.workspace(), lab.cpus(), lab.jvmFlags(), lab.results().logs(), Map.of(), lab::aotCache);
@@ -101,15 +108,23 @@ public final class GrpcScenario {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LabFailure("interrupted", e);
+        } catch (LabFailure e) {
+            throw e;
+        } catch (Exception e) { // the sizes upstream did not start
+            throw new LabFailure("the compose leg's JSON upstream: " + e.getMessage(), e);
         } finally {
             service.shutdownNow();
+            stop(sizes);
         }
         doc.paragraph(lab.machineLine());
         doc.paragraph("grpc-java load: " + users + " concurrent callers on one h2c channel for " + seconds
                 + " s each (after " + warmup + " s of warm-up), messages of " + size + " bytes; a stream is "
                 + messages + " messages. The transcode leg: as many JSON callers over HTTP/1.1 (the JDK's"
                 + " client) calling the same methods through grpc-transcode routes, a stream answered as one"
-                + " JSON array. Gateway CPU per call: the gateway process's CPU time over the run"
+                + " JSON array. The compose leg: as many JSON callers, each a GET of a composition whose"
+                + " parts are a plain JSON document of " + JsonLoad.COMPOSE_JSON_PART + " bytes (the lab's"
+                + " sizes upstream, HTTP/1.1) and the same method as a grpc-transcode part (its message from"
+                + " the part's query). Gateway CPU per call: the gateway process's CPU time over the run"
                 + " divided by the calls. Added latency: through the gateway minus direct, same kind of call.");
         doc.table(
                 List.of(
@@ -171,9 +186,21 @@ public final class GrpcScenario {
             String leg, int port, String kind, int users, double seconds, int size, int messages)
             throws InterruptedException {
         boolean stream = kind.equals("stream");
-        return leg.equals("transcode")
-                ? JsonLoad.run(port, stream, users, seconds, size, messages)
-                : GrpcLoad.run(port, stream, users, seconds, size, messages);
+        return switch (leg) {
+            case "transcode" -> JsonLoad.run(port, stream, users, seconds, size, messages);
+            case "compose" -> JsonLoad.compose(port, stream, users, seconds, messages);
+            default -> GrpcLoad.run(port, stream, users, seconds, size, messages);
+        };
+    }
+
+    private static void stop(org.eclipse.jetty.server.Server sizes) {
+        if (sizes != null) {
+            try {
+                sizes.stop();
+            } catch (Exception e) {
+                System.err.println("sluice lab: grpc: the sizes upstream did not stop: " + e.getMessage());
+            }
+        }
     }
 
     /** The service's descriptor set, beside the gateway's configuration (which names it relatively). */
@@ -189,13 +216,15 @@ public final class GrpcScenario {
 
     /**
      * The gateway: every call of the lab's service proxied to it over h2c, its two methods transcoded
-     * from JSON at /json/say and /json/stream, and /ready for the launcher.
+     * from JSON at /json/say and /json/stream, composed as a part beside a plain JSON part (the sizes
+     * upstream's {@code /bytes/N}) at /compose/say and /compose/stream, and /ready for the launcher.
      */
-    static String yaml(int servicePort) {
+    static String yaml(int servicePort, int sizesPort, int size, int messages) {
         return """
                 server: { host: 127.0.0.1, port: 0 }
                 upstreams:
                   echo: { url: "http://127.0.0.1:%d", protocol: h2c }
+                  sizes: { url: "http://127.0.0.1:%d" }
                 routes:
                   - id: ready
                     match: { path: /ready, methods: [GET] }
@@ -213,13 +242,42 @@ public final class GrpcScenario {
                     proxy:
                       upstream: echo
                       grpc-transcode: { descriptors: %s, services: [%s], method: %s/Stream }
+                  - id: compose-say
+                    match: { path: /compose/say, methods: [GET] }
+                    compose:
+                      parts:
+                        doc: { upstream: sizes, path: "/bytes/%d" }
+                        say:
+                          upstream: echo
+                          path: "/say?%s"
+                          grpc-transcode: { descriptors: %s, services: [%s], method: %s/Say }
+                  - id: compose-stream
+                    match: { path: /compose/stream, methods: [GET] }
+                    compose:
+                      parts:
+                        doc: { upstream: sizes, path: "/bytes/%d" }
+                        stream:
+                          upstream: echo
+                          path: "/stream?%s"
+                          grpc-transcode: { descriptors: %s, services: [%s], method: %s/Stream }
                 logging: { level: warn }
                 """.formatted(
                         servicePort,
+                        sizesPort,
                         GrpcLoad.SERVICE,
                         DESCRIPTORS,
                         GrpcLoad.SERVICE,
                         GrpcLoad.SERVICE,
+                        DESCRIPTORS,
+                        GrpcLoad.SERVICE,
+                        GrpcLoad.SERVICE,
+                        JsonLoad.COMPOSE_JSON_PART,
+                        JsonLoad.query(0, size),
+                        DESCRIPTORS,
+                        GrpcLoad.SERVICE,
+                        GrpcLoad.SERVICE,
+                        JsonLoad.COMPOSE_JSON_PART,
+                        JsonLoad.query(messages, size),
                         DESCRIPTORS,
                         GrpcLoad.SERVICE,
                         GrpcLoad.SERVICE);
