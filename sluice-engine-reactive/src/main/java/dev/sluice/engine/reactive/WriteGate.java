@@ -1,5 +1,6 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.http.ResponseHeadCheck;
 import dev.sluice.policy.ResponseEdits;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
@@ -11,7 +12,6 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import java.util.List;
 
@@ -109,7 +109,7 @@ final class WriteGate extends ChannelDuplexHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (edits != null
                 && msg instanceof HttpResponse edited
-                && edited.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
+                && !ResponseHeadCheck.interim(edited.status().code())) {
             apply(edits, edited.headers());
             edits = null;
         }
