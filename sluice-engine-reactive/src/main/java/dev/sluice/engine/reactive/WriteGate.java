@@ -10,10 +10,8 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
-import java.util.List;
 
 /**
  * Sits in every client connection's pipeline for the {@link Composition}s that write to it
@@ -110,7 +108,7 @@ final class WriteGate extends ChannelDuplexHandler {
         if (edits != null
                 && msg instanceof HttpResponse edited
                 && !ResponseHeadCheck.interim(edited.status().code())) {
-            apply(edits, edited.headers());
+            edits.applyTo(edited.headers()::getAll, edited.headers()::set);
             edits = null;
         }
         if (msg instanceof HttpResponse && !(msg instanceof FullHttpResponse)) {
@@ -132,20 +130,6 @@ final class WriteGate extends ChannelDuplexHandler {
             headOnly = false;
         }
         ctx.write(msg, promise);
-    }
-
-    private static void apply(ResponseEdits edits, HttpHeaders headers) {
-        edits.applyTo(new ResponseEdits.Head() {
-            @Override
-            public List<String> values(String name) {
-                return headers.getAll(name);
-            }
-
-            @Override
-            public void set(String name, String value) {
-                headers.set(name, value);
-            }
-        });
     }
 
     @Override
