@@ -291,6 +291,67 @@ public abstract class TrafficContract extends ContractFixture {
         }
     }
 
+    /**
+     * With both {@code backends:} and {@code mirror:} (the core's {@code TrafficPlan} nests them), the
+     * mirror stands around the choice: every request is copied once, whichever side answers it. The
+     * copies are taken as they come; a last request, to a third path, closes the count, so a second copy of any
+     * earlier one would stand among them.
+     */
+    @Test
+    void aMirrorAroundWeightedSidesCopiesEachRequestOnceWhicheverSideAnswers() throws Exception {
+        try (TestUpstream canary = TestUpstream.start();
+                RecordingUpstream shadow = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(CANARY, canary.url())
+                        .upstream(SHADOW, shadow.url())
+                        .route(
+                                "to-app",
+                                on("/a/**"),
+                                proxy(APP)
+                                        .path("/inspect/a")
+                                        .backends(weights(100, 0, Optional.empty()))
+                                        .mirror(SHADOW, 100, 16))
+                        .route(
+                                "to-canary",
+                                on("/c/**"),
+                                proxy(APP)
+                                        .path("/inspect/c")
+                                        .backends(weights(0, 100, Optional.empty()))
+                                        .mirror(SHADOW, 100, 16))
+                        .route(
+                                "last",
+                                on("/z/**"),
+                                proxy(APP)
+                                        .path("/inspect/z")
+                                        .backends(weights(100, 0, Optional.empty()))
+                                        .mirror(SHADOW, 100, 16))
+                        .start()) {
+            List<String> sent = new java.util.ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                assertThat(side(gw.wire().send(WireRequest.get("/a/" + i))))
+                        .isEqualTo(upstream.url().getAuthority());
+                assertThat(side(gw.wire().send(WireRequest.get("/c/" + i))))
+                        .isEqualTo(canary.url().getAuthority());
+                sent.add("GET /inspect/a ");
+                sent.add("GET /inspect/c ");
+            }
+            List<String> copies = new java.util.ArrayList<>();
+            for (int i = 0; i < sent.size(); i++) {
+                RecordingUpstream.Received copy = shadow.next(Duration.ofSeconds(10));
+                assertThat(copy)
+                        .as("copy %d of %d within 10 s", i + 1, sent.size())
+                        .isNotNull();
+                copies.add(copy.head().substring(0, copy.head().indexOf("HTTP/")));
+            }
+            assertThat(side(gw.wire().send(WireRequest.get("/z/last"))))
+                    .isEqualTo(upstream.url().getAuthority());
+            RecordingUpstream.Received last = shadow.next(Duration.ofSeconds(10));
+            assertThat(last).as("the last request's copy within 10 s").isNotNull();
+            assertThat(last.head()).as("no request was copied twice").startsWith("GET /inspect/z HTTP/1.1");
+            assertThat(copies).containsExactlyInAnyOrderElementsOf(sent);
+        }
+    }
+
     @Test
     void anHttp2UploadWithoutALengthReachesTheMirrorByteForByte() throws Exception {
         GeneratedBody body = GeneratedBody.binary(100_000); // several DATA frames
