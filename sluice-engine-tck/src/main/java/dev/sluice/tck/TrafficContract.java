@@ -352,6 +352,46 @@ public abstract class TrafficContract extends ContractFixture {
         }
     }
 
+    /**
+     * A copy is a call to the mirror's upstream, reported as any call is (the core's {@code
+     * UpstreamEvent.answered} / {@code failed}, under the route's id): its answer's status, or the
+     * failure of a mirror that refuses the connection. The client's answer is the primary's either way.
+     */
+    @Test
+    void aCopyIsReportedAsACallToTheMirrorsUpstream() throws Exception {
+        ObserverContract.Recorder recorder = new ObserverContract.Recorder();
+        try (RecordingUpstream shadow = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(SHADOW, shadow.url())
+                        .upstream("gone", refusedUrl())
+                        .observer(recorder)
+                        .route("mirrored", on("/inspect/**"), proxy(APP).mirror(SHADOW, 100, 16))
+                        .route(
+                                "to-nowhere",
+                                on("/n/**"),
+                                proxy(APP).path("/inspect/n").mirror("gone", 100, 16))
+                        .start()) {
+            assertThat(gw.wire().get("/inspect/m").status()).isEqualTo(200);
+            List<dev.sluice.observe.UpstreamEvent> answered = List.of(recorder.nextCall(), recorder.nextCall());
+            assertThat(answered)
+                    .as("the route's call and the copy's, in either order")
+                    .extracting(e -> e.route() + " " + e.upstream() + " " + e.outcome() + " " + e.status())
+                    .containsExactlyInAnyOrder(
+                            "mirrored " + APP + " " + dev.sluice.observe.UpstreamOutcome.of(200) + " 200",
+                            "mirrored " + SHADOW + " " + dev.sluice.observe.UpstreamOutcome.of(200) + " 200");
+
+            assertThat(gw.wire().get("/n/x").status()).isEqualTo(200);
+            List<dev.sluice.observe.UpstreamEvent> refused = List.of(recorder.nextCall(), recorder.nextCall());
+            assertThat(refused)
+                    .extracting(e -> e.route() + " " + e.upstream() + " " + e.outcome() + " " + e.status())
+                    .containsExactlyInAnyOrder(
+                            "to-nowhere " + APP + " " + dev.sluice.observe.UpstreamOutcome.of(200) + " 200",
+                            "to-nowhere gone "
+                                    + dev.sluice.observe.UpstreamOutcome.of(dev.sluice.http.UpstreamFailure.REFUSED)
+                                    + " 0");
+        }
+    }
+
     @Test
     void anHttp2UploadWithoutALengthReachesTheMirrorByteForByte() throws Exception {
         GeneratedBody body = GeneratedBody.binary(100_000); // several DATA frames

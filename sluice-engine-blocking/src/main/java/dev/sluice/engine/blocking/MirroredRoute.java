@@ -9,7 +9,6 @@ import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.UpstreamEvent;
-import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
@@ -241,12 +240,8 @@ final class MirroredRoute implements BlockingRoute {
         long began = System.nanoTime();
         try (UpstreamResponse answer = client.send(copy)) {
             if (observer.listens()) {
-                observer.upstream(new UpstreamEvent(
-                        id,
-                        client.config().name(),
-                        UpstreamOutcome.of(answer.status()),
-                        answer.status(),
-                        System.nanoTime() - began));
+                observer.upstream(
+                        UpstreamEvent.answered(id, client.config().name(), answer.status(), System.nanoTime() - began));
             }
             byte[] discard = new byte[8192];
             while (answer.read(discard, 0, discard.length) >= 0) {
@@ -254,8 +249,8 @@ final class MirroredRoute implements BlockingRoute {
             }
         } catch (UpstreamException e) {
             if (observer.listens()) {
-                observer.upstream(new UpstreamEvent(
-                        id, client.config().name(), UpstreamOutcome.of(e.failure()), 0, System.nanoTime() - began));
+                observer.upstream(
+                        UpstreamEvent.failed(id, client.config().name(), e.failure(), System.nanoTime() - began));
             }
         } catch (RuntimeException e) {
             // a copy's failure is never the client's

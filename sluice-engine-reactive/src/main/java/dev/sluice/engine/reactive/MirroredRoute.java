@@ -5,7 +5,6 @@ import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.UpstreamEvent;
-import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import dev.sluice.upstream.Attempt;
@@ -278,8 +277,7 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
             int status = head.status().code();
             attempt.answered(status);
             if (observer.listens()) {
-                observer.upstream(new UpstreamEvent(
-                        id, upstream.name(), UpstreamOutcome.of(status), status, System.nanoTime() - began));
+                observer.upstream(UpstreamEvent.answered(id, upstream.name(), status, System.nanoTime() - began));
             }
             connection = c;
             c.read();
@@ -307,8 +305,7 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
             dev.sluice.http.UpstreamFailure failure = Failures.classify(error);
             attempt.failed(failure);
             if (observer.listens()) {
-                observer.upstream(new UpstreamEvent(
-                        id, upstream.name(), UpstreamOutcome.of(failure), 0, System.nanoTime() - began));
+                observer.upstream(UpstreamEvent.failed(id, upstream.name(), failure, System.nanoTime() - began));
             }
             end();
         }
