@@ -105,13 +105,7 @@ final class GatewayHandler extends Handler.Abstract {
                                 buffers),
                         WeightedRoute::new,
                         (mirror, upstream, sides) -> new MirroredRoute(
-                                mirror,
-                                sides,
-                                proxy,
-                                clients.get(upstream),
-                                dev.sluice.http.HeaderRules.of(route),
-                                route.id(),
-                                observer));
+                                mirror, sides, proxy, clients.get(upstream), dev.sluice.http.HeaderRules.of(route)));
             case ComposeTarget compose ->
                 new ComposeRoute(
                         route,

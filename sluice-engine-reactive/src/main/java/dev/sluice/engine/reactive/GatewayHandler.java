@@ -99,13 +99,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
                         p -> new ProxyRoute(route, p, upstreams.get(p.upstream()), observer)::handle,
                         WeightedRoute::new,
                         (mirror, upstream, sides) -> new MirroredRoute(
-                                mirror,
-                                sides,
-                                proxy,
-                                upstreams.get(upstream),
-                                dev.sluice.http.HeaderRules.of(route),
-                                route.id(),
-                                observer));
+                                mirror, sides, proxy, upstreams.get(upstream), dev.sluice.http.HeaderRules.of(route)));
             case ComposeTarget compose ->
                 new ComposeRoute(route, compose, upstreams, config.server().readAhead(), budget, observer, partCache)
                         ::handle;

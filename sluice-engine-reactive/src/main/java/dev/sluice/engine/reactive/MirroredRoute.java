@@ -3,8 +3,6 @@ package dev.sluice.engine.reactive;
 import dev.sluice.config.ProxyTarget;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
-import dev.sluice.observe.GatewayObserver;
-import dev.sluice.observe.UpstreamEvent;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import dev.sluice.upstream.Attempt;
@@ -41,24 +39,18 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
     private final ProxyTarget target;
     private final Upstream upstream;
     private final HeaderRules rules;
-    private final String id;
-    private final GatewayObserver observer;
 
     MirroredRoute(
             Mirror mirror,
             GatewayHandler.ReactiveRoute route,
             ProxyTarget target,
             Upstream upstream,
-            HeaderRules rules,
-            String id,
-            GatewayObserver observer) {
+            HeaderRules rules) {
         this.mirror = mirror;
         this.route = route;
         this.target = target;
         this.upstream = upstream;
         this.rules = rules;
-        this.id = id;
-        this.observer = observer;
     }
 
     @Override
@@ -276,9 +268,7 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
         public void onHead(HttpResponse head, UpstreamConnection c) {
             int status = head.status().code();
             attempt.answered(status);
-            if (observer.listens()) {
-                observer.upstream(UpstreamEvent.answered(id, upstream.name(), status, System.nanoTime() - began));
-            }
+            mirror.answered(status, System.nanoTime() - began);
             connection = c;
             c.read();
         }
@@ -304,9 +294,7 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
             }
             dev.sluice.http.UpstreamFailure failure = Failures.classify(error);
             attempt.failed(failure);
-            if (observer.listens()) {
-                observer.upstream(UpstreamEvent.failed(id, upstream.name(), failure, System.nanoTime() - began));
-            }
+            mirror.failed(failure, System.nanoTime() - began);
             end();
         }
 
