@@ -291,6 +291,14 @@ public abstract class TrafficContract extends ContractFixture {
         }
     }
 
+    /** A proxy to {@code path} on weighted sides ({@code app}% to the app, the rest to the canary), mirrored whole. */
+    private static Routes.ProxySpec mirroredSides(String path, int app) {
+        return proxy(APP)
+                .path(path)
+                .backends(weights(app, 100 - app, Optional.empty()))
+                .mirror(SHADOW, 100, 16);
+    }
+
     /**
      * With both {@code backends:} and {@code mirror:} (the core's {@code TrafficPlan} nests them), the
      * mirror stands around the choice: every request is copied once, whichever side answers it. The
@@ -304,27 +312,9 @@ public abstract class TrafficContract extends ContractFixture {
                 TestGateway gw = gateway()
                         .upstream(CANARY, canary.url())
                         .upstream(SHADOW, shadow.url())
-                        .route(
-                                "to-app",
-                                on("/a/**"),
-                                proxy(APP)
-                                        .path("/inspect/a")
-                                        .backends(weights(100, 0, Optional.empty()))
-                                        .mirror(SHADOW, 100, 16))
-                        .route(
-                                "to-canary",
-                                on("/c/**"),
-                                proxy(APP)
-                                        .path("/inspect/c")
-                                        .backends(weights(0, 100, Optional.empty()))
-                                        .mirror(SHADOW, 100, 16))
-                        .route(
-                                "last",
-                                on("/z/**"),
-                                proxy(APP)
-                                        .path("/inspect/z")
-                                        .backends(weights(100, 0, Optional.empty()))
-                                        .mirror(SHADOW, 100, 16))
+                        .route("to-app", on("/a/**"), mirroredSides("/inspect/a", 100))
+                        .route("to-canary", on("/c/**"), mirroredSides("/inspect/c", 0))
+                        .route("last", on("/z/**"), mirroredSides("/inspect/z", 100))
                         .start()) {
             List<String> sent = new java.util.ArrayList<>();
             for (int i = 0; i < 4; i++) {
