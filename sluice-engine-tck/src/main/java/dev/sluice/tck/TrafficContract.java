@@ -382,6 +382,53 @@ public abstract class TrafficContract extends ContractFixture {
         }
     }
 
+    /**
+     * A copy the mirror's breakers refuse (every one open: nothing is sent) is reported as a proxied
+     * call refused so is, {@code circuit_open}: the reactive engine dropped it unreported. Four copies
+     * answered {@code 503} open the breaker (the gateway's clock stands still, so it stays open).
+     */
+    @Test
+    void aCopyTheMirrorsBreakerRefusesIsReportedCircuitOpen() throws Exception {
+        ObserverContract.Recorder recorder = new ObserverContract.Recorder();
+        var breaker = new dev.sluice.config.UpstreamResilience.CircuitBreaker(
+                50, 100, Duration.ofSeconds(10), 4, 4, Duration.ofSeconds(30), 1);
+        var guarded = new dev.sluice.config.UpstreamResilience(
+                List.of(upstream.url()),
+                dev.sluice.config.UpstreamResilience.Balance.ROUND_ROBIN,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(breaker));
+        try (TestGateway gw = gateway()
+                .ticker(new ManualTicker())
+                .upstream(Routes.upstream(SHADOW, upstream.url()).resilience(guarded))
+                .observer(recorder)
+                .route("mirrored", on("/m/**"), proxy(APP).stripPrefix("/m").mirror(SHADOW, 100, 16))
+                .start()) {
+            for (int i = 0; i < 4; i++) {
+                assertThat(gw.wire().get("/m/json/10?status=503").status()).isEqualTo(503);
+                dev.sluice.observe.UpstreamEvent copy = nextCallTo(recorder, SHADOW);
+                assertThat(copy.status()).as("copy %d", i + 1).isEqualTo(503);
+            }
+            assertThat(gw.wire().get("/m/json/10").status()).isEqualTo(200);
+            dev.sluice.observe.UpstreamEvent refused = nextCallTo(recorder, SHADOW);
+            assertThat(refused.outcome())
+                    .isEqualTo(dev.sluice.observe.UpstreamOutcome.of(dev.sluice.http.UpstreamFailure.CIRCUIT_OPEN));
+            assertThat(refused.route()).isEqualTo("mirrored");
+        }
+    }
+
+    /** The next upstream event of a call to {@code upstream}, others passed over. */
+    private static dev.sluice.observe.UpstreamEvent nextCallTo(ObserverContract.Recorder recorder, String upstream)
+            throws InterruptedException {
+        while (true) {
+            dev.sluice.observe.UpstreamEvent event = recorder.nextCall();
+            if (event.upstream().equals(upstream)) {
+                return event;
+            }
+        }
+    }
+
     @Test
     void anHttp2UploadWithoutALengthReachesTheMirrorByteForByte() throws Exception {
         GeneratedBody body = GeneratedBody.binary(100_000); // several DATA frames

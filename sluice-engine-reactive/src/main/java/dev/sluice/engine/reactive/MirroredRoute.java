@@ -79,7 +79,8 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
         try {
             String uri = ProxyPath.target(target, upstream.basePath(), match, in.query(), in.upstreamQuery());
             attempt = upstream.guard().begin(null); // the endpoint; its breaker's permission taken
-            if (attempt == null) { // every endpoint's breaker is open: no copy
+            if (attempt == null) { // every endpoint's breaker is open: no copy, reported as a proxied call is
+                mirror.failed(dev.sluice.http.UpstreamFailure.CIRCUIT_OPEN, 0);
                 mirror.ended();
                 return false;
             }
