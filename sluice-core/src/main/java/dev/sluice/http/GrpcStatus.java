@@ -65,6 +65,35 @@ public final class GrpcStatus {
         return next == '+' || next == ';';
     }
 
+    /**
+     * Whether a request of this {@code Content-Type} is a gRPC or gRPC-Web call, which the gateway
+     * answers with a gRPC status ({@link #answerHead}) instead of a JSON error: both engines ask.
+     */
+    public static boolean answeredWithStatus(String contentType) {
+        return isGrpc(contentType) || GrpcWeb.is(contentType);
+    }
+
+    /**
+     * The head of the gateway's own answer to a gRPC call, trailers-only (HTTP {@code 200}, the body
+     * empty, the head ending the stream): its {@code content-type} (gRPC-Web's to a gRPC-Web call),
+     * {@code grpc-status} as HTTP {@code status} maps to, and {@code grpc-message} unless {@code
+     * message} is empty; each field given to {@code put}, which replaces any value the name had. The
+     * engine sets the status {@code 200}, drops any {@code Content-Length} and writes the head.
+     *
+     * @param requestContentType the call's {@code Content-Type}
+     * @return the grpc-status code, for the exchange's tally
+     */
+    public static int answerHead(
+            int status, String message, String requestContentType, java.util.function.BiConsumer<String, String> put) {
+        int code = of(status);
+        put.accept("content-type", GrpcWeb.answerContentType(requestContentType));
+        put.accept(STATUS_HEADER, Integer.toString(code));
+        if (!message.isEmpty()) {
+            put.accept(MESSAGE_HEADER, message(message));
+        }
+        return code;
+    }
+
     /** The gRPC status a gateway answer of HTTP {@code status} maps to (see the table above). */
     public static int of(int status) {
         return switch (status) {

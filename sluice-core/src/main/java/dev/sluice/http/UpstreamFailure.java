@@ -46,6 +46,35 @@ public enum UpstreamFailure {
         return this == CIRCUIT_OPEN ? code() : reason;
     }
 
+    /**
+     * The failure a JDK exception from an upstream connection stands for, or null when it is none of
+     * these: the one reading of the JDK's own types that every upstream client (both engines, HTTP/1.1
+     * and HTTP/2, the WebSocket upgrade) applies after its transport's own types, which each names
+     * first since some extend these (Netty's connect timeout is a {@link java.net.ConnectException}).
+     *
+     * <pre>
+     *   UnknownHostException, UnresolvedAddressException   UNRESOLVED     no address for the name
+     *   ConnectException, NoRouteToHostException           REFUSED        never connected
+     *   SSLHandshakeException                              TLS_HANDSHAKE  (TLS 1.3: a client certificate
+     *                                                                     refused after the client's handshake)
+     *   SocketTimeoutException                             READ_TIMEOUT   (a connect's timeout is the caller's to name first)
+     * </pre>
+     *
+     * Anything else, another {@link java.io.IOException} above all, is the caller's: each client
+     * counts it a reset.
+     */
+    public static UpstreamFailure ofJdk(Throwable t) {
+        return switch (t) {
+            case java.net.UnknownHostException e -> UNRESOLVED;
+            case java.nio.channels.UnresolvedAddressException e -> UNRESOLVED;
+            case java.net.ConnectException e -> REFUSED;
+            case java.net.NoRouteToHostException e -> REFUSED;
+            case javax.net.ssl.SSLHandshakeException e -> TLS_HANDSHAKE;
+            case java.net.SocketTimeoutException e -> READ_TIMEOUT;
+            case null, default -> null;
+        };
+    }
+
     /** The error code in JSON error bodies, such as {@code upstream_connect_timeout}. */
     public String code() {
         return name().toLowerCase(java.util.Locale.ROOT);

@@ -106,6 +106,26 @@ public final class ResponseEdits {
         void set(String name, String value);
     }
 
+    /**
+     * {@link #applyTo(Head)} on a head given by its header map's own methods ({@code
+     * headers::getAll, headers::set}): what each engine calls, so that none writes an adapter.
+     */
+    public void applyTo(
+            java.util.function.Function<String, List<String>> values,
+            java.util.function.BiConsumer<String, String> set) {
+        applyTo(new Head() {
+            @Override
+            public List<String> values(String name) {
+                return values.apply(name);
+            }
+
+            @Override
+            public void set(String name, String value) {
+                set.accept(name, value);
+            }
+        });
+    }
+
     /** Applies the edits to a head: every set, then {@code Vary} with the tokens it lacked. */
     public void applyTo(Head head) {
         set.forEach(head::set);

@@ -3,8 +3,10 @@ package dev.sluice.upstream;
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.MirrorConfig;
+import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.MirrorEvent;
+import dev.sluice.observe.UpstreamEvent;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
@@ -149,6 +151,24 @@ public final class Mirror {
         /** The body passed {@code max-body}: the copy is being aborted. */
         public boolean over() {
             return over;
+        }
+    }
+
+    /**
+     * A copy's answer arrived, {@code latencyNanos} after it was sent: reported to the observer as a
+     * call to the mirror's upstream under the route's id, as a proxied call is ({@link
+     * UpstreamEvent#answered}). The engines only tell; the core reports.
+     */
+    public void answered(int status, long latencyNanos) {
+        if (observer.listens()) {
+            observer.upstream(UpstreamEvent.answered(route, config.upstream(), status, latencyNanos));
+        }
+    }
+
+    /** A copy failed so, {@code latencyNanos} after it was sent: reported as {@link #answered} is. */
+    public void failed(UpstreamFailure failure, long latencyNanos) {
+        if (observer.listens()) {
+            observer.upstream(UpstreamEvent.failed(route, config.upstream(), failure, latencyNanos));
         }
     }
 

@@ -68,4 +68,22 @@ class GrpcStatusTest {
         assertThat(GrpcStatus.messageOf("{}".getBytes(StandardCharsets.UTF_8), "fallback"))
                 .isEqualTo("fallback");
     }
+
+    @Test
+    void theGatewaysOwnAnswerHeadIsDecidedOnce() {
+        java.util.Map<String, String> head = new java.util.LinkedHashMap<>();
+        int code = GrpcStatus.answerHead(404, "no route for \"x\"", "application/grpc+proto", head::put);
+        assertThat(code).isEqualTo(GrpcStatus.UNIMPLEMENTED);
+        assertThat(head)
+                .containsEntry(GrpcStatus.STATUS_HEADER, "12")
+                .containsEntry(GrpcStatus.MESSAGE_HEADER, GrpcStatus.message("no route for \"x\""))
+                .containsKey("content-type");
+        java.util.Map<String, String> quiet = new java.util.LinkedHashMap<>();
+        GrpcStatus.answerHead(500, "", "application/grpc", quiet::put);
+        assertThat(quiet).as("no grpc-message for an empty one").doesNotContainKey(GrpcStatus.MESSAGE_HEADER);
+        assertThat(GrpcStatus.answeredWithStatus("application/grpc")).isTrue();
+        assertThat(GrpcStatus.answeredWithStatus("application/grpc-web+proto")).isTrue();
+        assertThat(GrpcStatus.answeredWithStatus("application/json")).isFalse();
+        assertThat(GrpcStatus.answeredWithStatus(null)).isFalse();
+    }
 }

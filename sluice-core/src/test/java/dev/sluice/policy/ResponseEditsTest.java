@@ -52,6 +52,14 @@ class ResponseEditsTest {
     }
 
     @Test
+    void aHeadGivenByItsMapsMethodsIsEditedAlike() {
+        Fields head = new Fields().add("x-a", "upstream's").add("Vary", "Accept-Encoding");
+        ResponseEdits.of(Map.of("X-A", "policy's"), List.of("Origin")).applyTo(head::values, head::set);
+        assertThat(head.values("x-a")).containsExactly("policy's");
+        assertThat(head.values("vary")).containsExactly("Accept-Encoding, Origin");
+    }
+
+    @Test
     void varyStarStaysAndAHeadWithoutVaryGetsTheTokens() {
         Fields star = new Fields().add("Vary", "*");
         ResponseEdits.of(Map.of(), List.of("Origin")).applyTo(star);

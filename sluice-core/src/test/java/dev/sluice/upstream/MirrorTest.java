@@ -67,4 +67,23 @@ class MirrorTest {
         assertThat(body.over()).isTrue();
         assertThat(events).containsExactly(new MirrorEvent("r", "shadow", MirrorEvent.Outcome.BODY_TOO_LARGE));
     }
+
+    @Test
+    void aCopysAnswerOrFailureIsReportedAsACallToTheMirrorsUpstream() {
+        List<dev.sluice.observe.UpstreamEvent> calls = new ArrayList<>();
+        GatewayObserver listening = new GatewayObserver() {
+            @Override
+            public void upstream(dev.sluice.observe.UpstreamEvent event) {
+                calls.add(event);
+            }
+        };
+        Mirror mirror = Mirror.of(new MirrorConfig("shadow", 100, 2), "r", listening);
+        mirror.answered(204, 5);
+        mirror.failed(dev.sluice.http.UpstreamFailure.REFUSED, 7);
+        assertThat(calls)
+                .containsExactly(
+                        dev.sluice.observe.UpstreamEvent.answered("r", "shadow", 204, 5),
+                        dev.sluice.observe.UpstreamEvent.failed(
+                                "r", "shadow", dev.sluice.http.UpstreamFailure.REFUSED, 7));
+    }
 }

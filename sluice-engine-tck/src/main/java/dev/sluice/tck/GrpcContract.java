@@ -447,6 +447,34 @@ public abstract class GrpcContract extends ContractFixture {
     }
 
     /**
+     * Whether an HTTP/1.1 client takes trailers is the core's {@code ClientTrailers}: the {@code
+     * trailers} token in any {@code TE} field (the reactive engine read only the first field), never a
+     * token that merely contains the word (both engines matched a substring).
+     */
+    @Test
+    void anHttp11ClientTakesTrailersOnlyWhenATeFieldListsTheToken() throws Exception {
+        try (TestGateway gw =
+                grpcGateway().route("trailers", on("/trailers"), proxy(H2C)).start()) {
+            String secondField = rawHttp11(
+                    gw.port(),
+                    "GET /trailers HTTP/1.1\r\nHost: " + gw.authority()
+                            + "\r\nTE: gzip\r\nTE: trailers\r\nConnection: close\r\n\r\n");
+            assertThat(secondField).startsWith("HTTP/1.1 200").containsIgnoringCase("transfer-encoding: chunked");
+            assertThat(secondField.substring(secondField.indexOf("\r\n0\r\n")))
+                    .as("TE: trailers in a second field")
+                    .containsIgnoringCase("x-trailer: yes");
+            String lookalike = rawHttp11(
+                    gw.port(),
+                    "GET /trailers HTTP/1.1\r\nHost: " + gw.authority()
+                            + "\r\nTE: x-trailers\r\nConnection: close\r\n\r\n");
+            assertThat(lookalike).startsWith("HTTP/1.1 200").endsWith("body"); // framed as the engine likes
+            assertThat(lookalike)
+                    .as("TE: x-trailers is not the trailers token")
+                    .doesNotContainIgnoringCase("x-trailer");
+        }
+    }
+
+    /**
      * An h2c upstream may answer whole (END_STREAM, or its trailers) and then end the request half it no
      * longer needs with RST_STREAM(NO_ERROR) (RFC 9113 8.1): the client gets the whole answer, not a
      * reset. The request's body is still being sent (the client never ends it; the upstream grants it

@@ -291,6 +291,144 @@ public abstract class TrafficContract extends ContractFixture {
         }
     }
 
+    /** A proxy to {@code path} on weighted sides ({@code app}% to the app, the rest to the canary), mirrored whole. */
+    private static Routes.ProxySpec mirroredSides(String path, int app) {
+        return proxy(APP)
+                .path(path)
+                .backends(weights(app, 100 - app, Optional.empty()))
+                .mirror(SHADOW, 100, 16);
+    }
+
+    /**
+     * With both {@code backends:} and {@code mirror:} (the core's {@code TrafficPlan} nests them), the
+     * mirror stands around the choice: every request is copied once, whichever side answers it. The
+     * copies are taken as they come; a last request, to a third path, closes the count, so a second copy of any
+     * earlier one would stand among them.
+     */
+    @Test
+    void aMirrorAroundWeightedSidesCopiesEachRequestOnceWhicheverSideAnswers() throws Exception {
+        try (TestUpstream canary = TestUpstream.start();
+                RecordingUpstream shadow = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(CANARY, canary.url())
+                        .upstream(SHADOW, shadow.url())
+                        .route("to-app", on("/a/**"), mirroredSides("/inspect/a", 100))
+                        .route("to-canary", on("/c/**"), mirroredSides("/inspect/c", 0))
+                        .route("last", on("/z/**"), mirroredSides("/inspect/z", 100))
+                        .start()) {
+            List<String> sent = new java.util.ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                assertThat(side(gw.wire().send(WireRequest.get("/a/" + i))))
+                        .isEqualTo(upstream.url().getAuthority());
+                assertThat(side(gw.wire().send(WireRequest.get("/c/" + i))))
+                        .isEqualTo(canary.url().getAuthority());
+                sent.add("GET /inspect/a ");
+                sent.add("GET /inspect/c ");
+            }
+            List<String> copies = new java.util.ArrayList<>();
+            for (int i = 0; i < sent.size(); i++) {
+                RecordingUpstream.Received copy = shadow.next(Duration.ofSeconds(10));
+                assertThat(copy)
+                        .as("copy %d of %d within 10 s", i + 1, sent.size())
+                        .isNotNull();
+                copies.add(copy.head().substring(0, copy.head().indexOf("HTTP/")));
+            }
+            assertThat(side(gw.wire().send(WireRequest.get("/z/last"))))
+                    .isEqualTo(upstream.url().getAuthority());
+            RecordingUpstream.Received last = shadow.next(Duration.ofSeconds(10));
+            assertThat(last).as("the last request's copy within 10 s").isNotNull();
+            assertThat(last.head()).as("no request was copied twice").startsWith("GET /inspect/z HTTP/1.1");
+            assertThat(copies).containsExactlyInAnyOrderElementsOf(sent);
+        }
+    }
+
+    /**
+     * A copy is a call to the mirror's upstream, reported as any call is (the core's {@code
+     * UpstreamEvent.answered} / {@code failed}, under the route's id): its answer's status, or the
+     * failure of a mirror that refuses the connection. The client's answer is the primary's either way.
+     */
+    @Test
+    void aCopyIsReportedAsACallToTheMirrorsUpstream() throws Exception {
+        ObserverContract.Recorder recorder = new ObserverContract.Recorder();
+        try (RecordingUpstream shadow = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream(SHADOW, shadow.url())
+                        .upstream("gone", refusedUrl())
+                        .observer(recorder)
+                        .route("mirrored", on("/inspect/**"), proxy(APP).mirror(SHADOW, 100, 16))
+                        .route(
+                                "to-nowhere",
+                                on("/n/**"),
+                                proxy(APP).path("/inspect/n").mirror("gone", 100, 16))
+                        .start()) {
+            assertThat(gw.wire().get("/inspect/m").status()).isEqualTo(200);
+            List<dev.sluice.observe.UpstreamEvent> answered = List.of(recorder.nextCall(), recorder.nextCall());
+            assertThat(answered)
+                    .as("the route's call and the copy's, in either order")
+                    .extracting(e -> e.route() + " " + e.upstream() + " " + e.outcome() + " " + e.status())
+                    .containsExactlyInAnyOrder(
+                            "mirrored " + APP + " " + dev.sluice.observe.UpstreamOutcome.of(200) + " 200",
+                            "mirrored " + SHADOW + " " + dev.sluice.observe.UpstreamOutcome.of(200) + " 200");
+
+            assertThat(gw.wire().get("/n/x").status()).isEqualTo(200);
+            List<dev.sluice.observe.UpstreamEvent> refused = List.of(recorder.nextCall(), recorder.nextCall());
+            assertThat(refused)
+                    .extracting(e -> e.route() + " " + e.upstream() + " " + e.outcome() + " " + e.status())
+                    .containsExactlyInAnyOrder(
+                            "to-nowhere " + APP + " " + dev.sluice.observe.UpstreamOutcome.of(200) + " 200",
+                            "to-nowhere gone "
+                                    + dev.sluice.observe.UpstreamOutcome.of(dev.sluice.http.UpstreamFailure.REFUSED)
+                                    + " 0");
+        }
+    }
+
+    /**
+     * A copy the mirror's breakers refuse (every one open: nothing is sent) is reported as a proxied
+     * call refused so is, {@code circuit_open}: the reactive engine dropped it unreported. Four copies
+     * answered {@code 503} open the breaker (the gateway's clock stands still, so it stays open).
+     */
+    @Test
+    void aCopyTheMirrorsBreakerRefusesIsReportedCircuitOpen() throws Exception {
+        ObserverContract.Recorder recorder = new ObserverContract.Recorder();
+        var breaker = new dev.sluice.config.UpstreamResilience.CircuitBreaker(
+                50, 100, Duration.ofSeconds(10), 4, 4, Duration.ofSeconds(30), 1);
+        var guarded = new dev.sluice.config.UpstreamResilience(
+                List.of(upstream.url()),
+                dev.sluice.config.UpstreamResilience.Balance.ROUND_ROBIN,
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(breaker));
+        try (TestGateway gw = gateway()
+                .ticker(new ManualTicker())
+                .upstream(Routes.upstream(SHADOW, upstream.url()).resilience(guarded))
+                .observer(recorder)
+                .route("mirrored", on("/m/**"), proxy(APP).stripPrefix("/m").mirror(SHADOW, 100, 16))
+                .start()) {
+            for (int i = 0; i < 4; i++) {
+                assertThat(gw.wire().get("/m/json/10?status=503").status()).isEqualTo(503);
+                dev.sluice.observe.UpstreamEvent copy = nextCallTo(recorder, SHADOW);
+                assertThat(copy.status()).as("copy %d", i + 1).isEqualTo(503);
+            }
+            assertThat(gw.wire().get("/m/json/10").status()).isEqualTo(200);
+            dev.sluice.observe.UpstreamEvent refused = nextCallTo(recorder, SHADOW);
+            assertThat(refused.outcome())
+                    .isEqualTo(dev.sluice.observe.UpstreamOutcome.of(dev.sluice.http.UpstreamFailure.CIRCUIT_OPEN));
+            assertThat(refused.route()).isEqualTo("mirrored");
+        }
+    }
+
+    /** The next upstream event of a call to {@code upstream}, others passed over. */
+    private static dev.sluice.observe.UpstreamEvent nextCallTo(ObserverContract.Recorder recorder, String upstream)
+            throws InterruptedException {
+        while (true) {
+            dev.sluice.observe.UpstreamEvent event = recorder.nextCall();
+            if (event.upstream().equals(upstream)) {
+                return event;
+            }
+        }
+    }
+
     @Test
     void anHttp2UploadWithoutALengthReachesTheMirrorByteForByte() throws Exception {
         GeneratedBody body = GeneratedBody.binary(100_000); // several DATA frames

@@ -178,6 +178,56 @@ public abstract class UpstreamResponseContract extends ContractFixture {
                         "an empty reason phrase", "HTTP/1.1 200 \r\nContent-Length: 4\r\n\r\n\"ok\"", 200, "\"ok\""));
     }
 
+    /**
+     * Whether a connection carries another request after a response is the core's reading of the
+     * response's {@code Connection} tokens ({@code ResponseHeadCheck.reusable}, RFC 9112 section
+     * 9.3), the same in every engine. The upstream answers the first request on each connection and
+     * closes it, unanswered, when a second one arrives there: two requests in a row make two heads
+     * when the gateway opened a new connection, three when it reused the first (the reused one, then
+     * its resend on a fresh connection). Both requests are answered either way.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("reuse")
+    void aConnectionIsReusedOnlyWhenItsResponseLetsIt(String what, String response, boolean reused) {
+        try (RawUpstream raw = RawUpstream.answeringOnceThenClosingOnTheNextRequest(response);
+                TestGateway gw = gateway()
+                        .upstream(Routes.upstream("raw", raw.url()).pool(1, java.time.Duration.ofSeconds(5), 10))
+                        .route("r", on("/r/**"), proxy("raw").stripPrefix("/r"))
+                        .start()) {
+            for (String path : new String[] {"/r/first", "/r/second"}) {
+                WireResponse answer = gw.wire().get(path);
+                assertThat(answer.status()).as("%s, %s: %s", what, path, answer).isEqualTo(200);
+                assertThat(answer.bodyText()).as("%s, %s", what, path).isEqualTo("\"ok\"");
+            }
+            assertThat(raw.heads())
+                    .as("%s: request heads the upstream read (3: the first connection was reused)", what)
+                    .isEqualTo(reused ? 3 : 2);
+        }
+    }
+
+    static Stream<Arguments> reuse() {
+        String ok = "Content-Type: application/json\r\nContent-Length: 4\r\n";
+        return Stream.of(
+                Arguments.of("HTTP/1.1, no Connection field", "HTTP/1.1 200 OK\r\n" + ok + "\r\n\"ok\"", true),
+                Arguments.of(
+                        "HTTP/1.1, Connection: close",
+                        "HTTP/1.1 200 OK\r\n" + ok + "Connection: close\r\n\r\n\"ok\"",
+                        false),
+                Arguments.of("HTTP/1.0, no Connection field", "HTTP/1.0 200 OK\r\n" + ok + "\r\n\"ok\"", false),
+                Arguments.of(
+                        "HTTP/1.0, Connection: keep-alive",
+                        "HTTP/1.0 200 OK\r\n" + ok + "Connection: Keep-Alive\r\n\r\n\"ok\"",
+                        true),
+                Arguments.of(
+                        "HTTP/1.0, Connection: keep-alive, close (close wins)",
+                        "HTTP/1.0 200 OK\r\n" + ok + "Connection: keep-alive, close\r\n\r\n\"ok\"",
+                        false),
+                Arguments.of(
+                        "HTTP/1.0, keep-alive and close in two Connection fields",
+                        "HTTP/1.0 200 OK\r\n" + ok + "Connection: keep-alive\r\nConnection: close\r\n\r\n\"ok\"",
+                        false));
+    }
+
     /** {@code GET /r/x} through a proxy route to an upstream that answers {@code response} raw. */
     private WireResponse proxied(String response) {
         return proxied(response, false);

@@ -2,7 +2,6 @@ package dev.sluice.engine.blocking;
 
 import dev.sluice.policy.ResponseEdits;
 import java.nio.ByteBuffer;
-import java.util.List;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -27,17 +26,7 @@ final class EditedResponse extends Response.Wrapper {
     public void write(boolean last, ByteBuffer content, Callback callback) {
         if (!isCommitted()) {
             HttpFields.Mutable headers = getHeaders();
-            edits.applyTo(new ResponseEdits.Head() {
-                @Override
-                public List<String> values(String name) {
-                    return headers.getValuesList(name);
-                }
-
-                @Override
-                public void set(String name, String value) {
-                    headers.put(name, value);
-                }
-            });
+            edits.applyTo(headers::getValuesList, headers::put);
         }
         super.write(last, content, callback);
     }

@@ -90,11 +90,11 @@ final class GatewayHandler extends Handler.Abstract {
 
     private GatewaySnapshot<BlockingRoute> compile(GatewayConfig config, Map<String, UpstreamClient> clients) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
-            case ProxyTarget proxy ->
-                TrafficRoute.of(
+            case ProxyTarget proxy -> // the core decides how backends and a mirror nest
+                dev.sluice.upstream.TrafficPlan.<BlockingRoute>of(
                         route,
                         proxy,
-                        clients,
+                        observer,
                         p -> new ProxyRoute(
                                 route,
                                 p,
@@ -103,7 +103,9 @@ final class GatewayHandler extends Handler.Abstract {
                                 BodyLimit.of(route, config.server().limits()),
                                 observer,
                                 buffers),
-                        observer);
+                        WeightedRoute::new,
+                        (mirror, upstream, sides) -> new MirroredRoute(
+                                mirror, sides, proxy, clients.get(upstream), dev.sluice.http.HeaderRules.of(route)));
             case ComposeTarget compose ->
                 new ComposeRoute(
                         route,

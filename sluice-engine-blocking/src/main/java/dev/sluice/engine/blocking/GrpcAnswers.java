@@ -19,25 +19,18 @@ final class GrpcAnswers {
 
     /** Whether {@code request} is a gRPC or gRPC-Web call, answered with a gRPC status instead of a JSON error. */
     static boolean isGrpc(Request request) {
-        String type = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
-        return GrpcStatus.isGrpc(type) || dev.sluice.http.GrpcWeb.is(type);
+        return GrpcStatus.answeredWithStatus(request.getHeaders().get(HttpHeader.CONTENT_TYPE));
     }
 
     /** Answers the call as the gateway's HTTP answer {@code status} maps to, and ends the exchange. */
     static void answer(Request request, Response response, int status, String message, Callback callback) {
-        int code = GrpcStatus.of(status);
-        if (Requests.tally(request) instanceof dev.sluice.observe.ExchangeTally tally) {
-            tally.grpcStatus(Integer.toString(code));
-        }
         response.setStatus(200);
         HttpFields.Mutable fields = response.getHeaders();
         fields.remove(HttpHeader.CONTENT_LENGTH);
-        fields.put( // gRPC-Web's type to a gRPC-Web call
-                HttpHeader.CONTENT_TYPE,
-                dev.sluice.http.GrpcWeb.answerContentType(request.getHeaders().get(HttpHeader.CONTENT_TYPE)));
-        fields.put(GrpcStatus.STATUS_HEADER, Integer.toString(code));
-        if (!message.isEmpty()) {
-            fields.put(GrpcStatus.MESSAGE_HEADER, GrpcStatus.message(message));
+        int code = GrpcStatus.answerHead( // the core decides the head
+                status, message, request.getHeaders().get(HttpHeader.CONTENT_TYPE), fields::put);
+        if (Requests.tally(request) instanceof dev.sluice.observe.ExchangeTally tally) {
+            tally.grpcStatus(Integer.toString(code));
         }
         response.write(true, ByteBuffer.allocate(0), callback);
     }

@@ -7,9 +7,6 @@ import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.engine.blocking.upstream.UpstreamResponse;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
-import dev.sluice.observe.GatewayObserver;
-import dev.sluice.observe.UpstreamEvent;
-import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
@@ -42,24 +39,13 @@ final class MirroredRoute implements BlockingRoute {
     private final ProxyTarget target;
     private final UpstreamClient client;
     private final HeaderRules rules;
-    private final String id;
-    private final GatewayObserver observer;
 
-    MirroredRoute(
-            Mirror mirror,
-            BlockingRoute route,
-            ProxyTarget target,
-            UpstreamClient client,
-            HeaderRules rules,
-            String id,
-            GatewayObserver observer) {
+    MirroredRoute(Mirror mirror, BlockingRoute route, ProxyTarget target, UpstreamClient client, HeaderRules rules) {
         this.mirror = mirror;
         this.route = route;
         this.target = target;
         this.client = client;
         this.rules = rules;
-        this.id = id;
-        this.observer = observer;
     }
 
     @Override
@@ -240,23 +226,13 @@ final class MirroredRoute implements BlockingRoute {
     private void send(UpstreamRequest copy) {
         long began = System.nanoTime();
         try (UpstreamResponse answer = client.send(copy)) {
-            if (observer.listens()) {
-                observer.upstream(new UpstreamEvent(
-                        id,
-                        client.config().name(),
-                        UpstreamOutcome.of(answer.status()),
-                        answer.status(),
-                        System.nanoTime() - began));
-            }
+            mirror.answered(answer.status(), System.nanoTime() - began);
             byte[] discard = new byte[8192];
             while (answer.read(discard, 0, discard.length) >= 0) {
                 // the answer is read so that its connection can be used again
             }
         } catch (UpstreamException e) {
-            if (observer.listens()) {
-                observer.upstream(new UpstreamEvent(
-                        id, client.config().name(), UpstreamOutcome.of(e.failure()), 0, System.nanoTime() - began));
-            }
+            mirror.failed(e.failure(), System.nanoTime() - began);
         } catch (RuntimeException e) {
             // a copy's failure is never the client's
         } finally {

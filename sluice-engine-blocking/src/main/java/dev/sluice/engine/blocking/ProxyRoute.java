@@ -12,9 +12,7 @@ import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
 import dev.sluice.http.ResponseHeadCheck;
 import dev.sluice.http.UpstreamFailure;
-import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
-import dev.sluice.observe.UpstreamEvent;
 import dev.sluice.policy.UpstreamEdits;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
@@ -43,8 +41,7 @@ final class ProxyRoute implements BlockingRoute {
     private final String basePath;
     private final ScheduledExecutorService timer;
     private final long maxBody;
-    private final String id;
-    private final GatewayObserver observer;
+    private final dev.sluice.observe.CallReport report; // the core makes and tells the call's event
     private final ByteBufferPool buffers; // the server's: what a response is relayed through
 
     /**
@@ -61,8 +58,8 @@ final class ProxyRoute implements BlockingRoute {
             ByteBufferPool buffers) {
         this.maxBody = maxBody;
         this.buffers = buffers;
-        this.id = route.id();
-        this.observer = observer;
+        this.report =
+                new dev.sluice.observe.CallReport(route.id(), client.config().name(), observer);
         this.target = target;
         this.client = client;
         this.rules = HeaderRules.of(route);
@@ -134,12 +131,12 @@ final class ProxyRoute implements BlockingRoute {
                                 target.timeout(), headers.get(dev.sluice.http.GrpcStatus.TIMEOUT_HEADER))
                         : target.timeout();
         CallDeadline deadline = CallDeadline.start(timer, out, timeout);
-        long began = observer.listens() ? System.nanoTime() : 0;
+        long began = report.listens() ? System.nanoTime() : 0;
         boolean answered = false;
         try (deadline;
                 UpstreamResponse upstream = send(out)) {
             answered = true;
-            if (observer.listens()) {
+            if (report.listens()) {
                 answered(request, upstream.status(), System.nanoTime() - began);
             }
             if (web != null) {
@@ -149,19 +146,12 @@ final class ProxyRoute implements BlockingRoute {
             TrailerRelay.attach(request, upstream, response); // an HTTP/2 upstream's trailers (gRPC's status)
             relay(upstream, response);
         } catch (UpstreamException e) {
-            if (observer.listens()) {
-                UpstreamEvent event = UpstreamEvent.ofFailedCall(
-                        id,
-                        client.config().name(),
-                        e.failure(),
-                        answered,
-                        body != null && (body.tooLarge() != null || body.broken() != null),
-                        out.isCancelled(),
-                        System.nanoTime() - began);
-                if (event != null) {
-                    observer.upstream(event);
-                }
-            }
+            report.failed(
+                    e.failure(),
+                    answered,
+                    body != null && (body.tooLarge() != null || body.broken() != null),
+                    out.isCancelled(),
+                    System.nanoTime() - began);
             if (body != null && body.tooLarge() != null) { // the body passed the route's limit
                 RequestFraming.Rejection tooLarge = body.tooLarge().rejection();
                 throw new GatewayError(tooLarge.status(), tooLarge.code(), tooLarge.reason(), true);
@@ -176,21 +166,17 @@ final class ProxyRoute implements BlockingRoute {
 
     /** Whether an observer listens, so that {@link #answered} and {@link #failed} are worth a clock. */
     boolean observed() {
-        return observer.listens();
+        return report.listens();
     }
 
     /** The upstream call failed before its status line: the observer is told. */
     void failed(UpstreamFailure failure, long nanos) {
-        observer.upstream(UpstreamEvent.failed(id, client.config().name(), failure, nanos));
+        report.failed(failure, false, false, false, nanos);
     }
 
     /** The upstream's status line came {@code nanos} after the call began: the observer and the tally are told. */
     void answered(Request request, int status, long nanos) {
-        observer.upstream(UpstreamEvent.answered(id, client.config().name(), status, nanos));
-        ExchangeTally tally = Requests.tally(request);
-        if (tally != null) {
-            tally.answered(nanos);
-        }
+        report.answered(status, nanos, Requests.tally(request));
     }
 
     private UpstreamResponse send(UpstreamRequest out) throws UpstreamException {

@@ -51,15 +51,9 @@ final class TrailerRelay {
         });
     }
 
-    private static boolean takesTrailers(Request request) {
-        if (request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_2) {
-            return true;
-        }
-        for (String te : request.getHeaders().getValuesList(HttpHeader.TE)) {
-            if (te.toLowerCase(java.util.Locale.ROOT).contains("trailers")) {
-                return true;
-            }
-        }
-        return false;
+    private static boolean takesTrailers(Request request) { // the core decides
+        return dev.sluice.http.ClientTrailers.accepted(
+                request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_2,
+                request.getHeaders().getValuesList(HttpHeader.TE));
     }
 }

@@ -12,9 +12,9 @@ final class WeightedRoute implements BlockingRoute {
     private final WeightedChoice choice;
     private final BlockingRoute[] sides; // in the order of the backends
 
-    WeightedRoute(WeightedChoice choice, BlockingRoute[] sides) {
+    WeightedRoute(WeightedChoice choice, java.util.List<BlockingRoute> sides) {
         this.choice = choice;
-        this.sides = sides;
+        this.sides = sides.toArray(BlockingRoute[]::new);
     }
 
     @Override

@@ -8,10 +8,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.handler.timeout.ReadTimeoutException;
 import java.io.IOException;
-import java.net.ConnectException;
-import java.nio.channels.ClosedChannelException;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLHandshakeException;
 
 /** Which {@link UpstreamFailure} an exception from the upstream client ({@link Lane}, {@link UpstreamConnection}) stands for. */
 final class Failures {
@@ -74,11 +71,10 @@ final class Failures {
     }
 
     private static UpstreamFailure direct(Throwable t) {
-        if (t instanceof SslHandshakeTimeoutException) {
-            return UpstreamFailure.CONNECT_TIMEOUT;
+        if (t instanceof SslHandshakeTimeoutException || t instanceof ConnectTimeoutException) {
+            return UpstreamFailure.CONNECT_TIMEOUT; // Netty's, before the JDK's types they extend
         }
-        if (t instanceof Lane.TlsHandshakeFailed || t instanceof SSLHandshakeException) {
-            // the second: a TLS 1.3 server refuses a client certificate after the client's handshake is done
+        if (t instanceof Lane.TlsHandshakeFailed) {
             return UpstreamFailure.TLS_HANDSHAKE;
         }
         if (t instanceof DecoderException && t.getCause() instanceof SSLException) {
@@ -93,20 +89,12 @@ final class Failures {
         if (t instanceof Lane.Exhausted) {
             return UpstreamFailure.POOL_EXHAUSTED;
         }
-        if (t instanceof ConnectTimeoutException) {
-            return UpstreamFailure.CONNECT_TIMEOUT;
-        }
-        if (t instanceof java.net.UnknownHostException) { // Netty's resolver: no address for the name
-            return UpstreamFailure.UNRESOLVED;
-        }
-        if (t instanceof ConnectException) {
-            return UpstreamFailure.REFUSED;
-        }
         if (t instanceof ReadTimeoutException) {
             return UpstreamFailure.READ_TIMEOUT;
         }
-        if (t instanceof ClosedChannelException) {
-            return UpstreamFailure.RESET;
+        UpstreamFailure jdk = UpstreamFailure.ofJdk(t); // the core's reading of the JDK's types
+        if (jdk != null) {
+            return jdk;
         }
         if (t instanceof DecoderException || t instanceof IllegalArgumentException) {
             return UpstreamFailure.BAD_RESPONSE;

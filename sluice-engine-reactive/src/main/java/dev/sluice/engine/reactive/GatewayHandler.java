@@ -91,7 +91,15 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
             ReadAheadBudget budget,
             dev.sluice.compose.PartCache partCache) {
         return GatewaySnapshot.compile(config, resources, route -> switch (route.target()) {
-            case ProxyTarget proxy -> TrafficRoute.of(route, proxy, upstreams, observer);
+            case ProxyTarget proxy -> // the core decides how backends and a mirror nest
+                dev.sluice.upstream.TrafficPlan.<ReactiveRoute>of(
+                        route,
+                        proxy,
+                        observer,
+                        p -> new ProxyRoute(route, p, upstreams.get(p.upstream()), observer)::handle,
+                        WeightedRoute::new,
+                        (mirror, upstream, sides) -> new MirroredRoute(
+                                mirror, sides, proxy, upstreams.get(upstream), dev.sluice.http.HeaderRules.of(route)));
             case ComposeTarget compose ->
                 new ComposeRoute(route, compose, upstreams, config.server().readAhead(), budget, observer, partCache)
                         ::handle;

@@ -17,25 +17,20 @@ final class GrpcAnswers {
 
     /** Whether the request is a gRPC call, answered with a gRPC status instead of a JSON error. */
     static boolean isGrpc(ClientRequest in) {
-        String type = in.request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE);
-        return GrpcStatus.isGrpc(type) || dev.sluice.http.GrpcWeb.is(type); // gRPC-Web's clients read it too
+        return GrpcStatus.answeredWithStatus(in.request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE));
     }
 
     /** Answers the call as the gateway's HTTP answer {@code status} maps to. */
     static Mono<Void> answer(ClientRequest in, HttpServerResponse response, int status, String message) {
-        int code = GrpcStatus.of(status);
-        if (in.tally() != null) {
-            in.tally().grpcStatus(Integer.toString(code));
-        }
         response.status(HttpResponseStatus.OK);
         response.responseHeaders().remove(HttpHeaderNames.CONTENT_LENGTH);
-        response.header( // gRPC-Web's type to a gRPC-Web call
-                HttpHeaderNames.CONTENT_TYPE,
-                dev.sluice.http.GrpcWeb.answerContentType(
-                        in.request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE)));
-        response.header(GrpcStatus.STATUS_HEADER, Integer.toString(code));
-        if (!message.isEmpty()) {
-            response.header(GrpcStatus.MESSAGE_HEADER, GrpcStatus.message(message));
+        int code = GrpcStatus.answerHead( // the core decides the head
+                status,
+                message,
+                in.request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE),
+                response.responseHeaders()::set);
+        if (in.tally() != null) {
+            in.tally().grpcStatus(Integer.toString(code));
         }
         return response.send().then();
     }

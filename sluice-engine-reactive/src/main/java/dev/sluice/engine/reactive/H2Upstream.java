@@ -229,9 +229,9 @@ final class H2Upstream {
                 .doOnCancel(call::abandoned);
     }
 
-    private static boolean takesTrailers(ClientRequest in) {
-        String te = in.request.requestHeaders().get(HttpHeaderNames.TE);
-        return te != null && te.toLowerCase(java.util.Locale.ROOT).contains("trailers");
+    private static boolean takesTrailers(ClientRequest in) { // the core decides (HTTP/1.x here)
+        return dev.sluice.http.ClientTrailers.accepted(
+                false, in.request.requestHeaders().getAll(HttpHeaderNames.TE));
     }
 
     /** The signal of an answer the call tries again: no stack, never seen outside this class. */

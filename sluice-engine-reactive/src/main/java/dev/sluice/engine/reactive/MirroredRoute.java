@@ -3,9 +3,6 @@ package dev.sluice.engine.reactive;
 import dev.sluice.config.ProxyTarget;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.RequestFraming;
-import dev.sluice.observe.GatewayObserver;
-import dev.sluice.observe.UpstreamEvent;
-import dev.sluice.observe.UpstreamOutcome;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import dev.sluice.upstream.Attempt;
@@ -42,24 +39,18 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
     private final ProxyTarget target;
     private final Upstream upstream;
     private final HeaderRules rules;
-    private final String id;
-    private final GatewayObserver observer;
 
     MirroredRoute(
             Mirror mirror,
             GatewayHandler.ReactiveRoute route,
             ProxyTarget target,
             Upstream upstream,
-            HeaderRules rules,
-            String id,
-            GatewayObserver observer) {
+            HeaderRules rules) {
         this.mirror = mirror;
         this.route = route;
         this.target = target;
         this.upstream = upstream;
         this.rules = rules;
-        this.id = id;
-        this.observer = observer;
     }
 
     @Override
@@ -88,7 +79,8 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
         try {
             String uri = ProxyPath.target(target, upstream.basePath(), match, in.query(), in.upstreamQuery());
             attempt = upstream.guard().begin(null); // the endpoint; its breaker's permission taken
-            if (attempt == null) { // every endpoint's breaker is open: no copy
+            if (attempt == null) { // every endpoint's breaker is open: no copy, reported as a proxied call is
+                mirror.failed(dev.sluice.http.UpstreamFailure.CIRCUIT_OPEN, 0);
                 mirror.ended();
                 return false;
             }
@@ -277,10 +269,7 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
         public void onHead(HttpResponse head, UpstreamConnection c) {
             int status = head.status().code();
             attempt.answered(status);
-            if (observer.listens()) {
-                observer.upstream(new UpstreamEvent(
-                        id, upstream.name(), UpstreamOutcome.of(status), status, System.nanoTime() - began));
-            }
+            mirror.answered(status, System.nanoTime() - began);
             connection = c;
             c.read();
         }
@@ -306,10 +295,7 @@ final class MirroredRoute implements GatewayHandler.ReactiveRoute {
             }
             dev.sluice.http.UpstreamFailure failure = Failures.classify(error);
             attempt.failed(failure);
-            if (observer.listens()) {
-                observer.upstream(new UpstreamEvent(
-                        id, upstream.name(), UpstreamOutcome.of(failure), 0, System.nanoTime() - began));
-            }
+            mirror.failed(failure, System.nanoTime() - began);
             end();
         }
 

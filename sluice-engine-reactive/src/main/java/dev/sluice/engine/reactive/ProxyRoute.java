@@ -8,7 +8,6 @@ import dev.sluice.http.RequestFraming;
 import dev.sluice.http.ResponseHeadCheck;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
-import dev.sluice.observe.UpstreamEvent;
 import dev.sluice.routing.ProxyPath;
 import dev.sluice.routing.RouteTable;
 import dev.sluice.upstream.Attempt;
@@ -57,13 +56,11 @@ final class ProxyRoute {
     private final Upstream upstream;
     private final HeaderRules rules;
     private final long timeoutNanos; // 0 when the route has none
-    private final String id;
-    private final GatewayObserver observer;
+    private final dev.sluice.observe.CallReport report; // the core makes and tells the call's event
 
     /** @param observer told of the upstream call ({@link GatewayObserver#NONE}: nobody is) */
     ProxyRoute(RouteConfig route, ProxyTarget target, Upstream upstream, GatewayObserver observer) {
-        this.id = route.id();
-        this.observer = observer;
+        this.report = new dev.sluice.observe.CallReport(route.id(), upstream.name(), observer);
         this.target = target;
         this.upstream = upstream;
         this.rules = HeaderRules.of(route);
@@ -77,22 +74,17 @@ final class ProxyRoute {
     Mono<Void> handle(ClientRequest in, HttpServerResponse response, RouteTable.Result.Matched match, Channel channel) {
         String uri = upstreamTarget(in, match);
         EventLoop home = channel.eventLoop();
-        long began = observer.listens() ? System.nanoTime() : 0;
+        long began = report.listens() ? System.nanoTime() : 0;
         if (in.websocketIdle() != null) {
-            return new WebSocketRelay(id, upstream, rules, observer)
+            return new WebSocketRelay(report, upstream, rules)
                     .relay(in, response, channel, uri)
                     .onErrorResume(error -> failed(error, in, response, channel, began));
         }
         if (upstream.h2() != null) { // protocol: h2 or h2c
-            java.util.function.IntConsumer answered = !observer.listens()
+            java.util.function.IntConsumer answered = !report.listens()
                     ? status -> {}
-                    : status -> { // the answer's head: the upstream call's event, as over HTTP/1.1
-                        long nanos = System.nanoTime() - began;
-                        observer.upstream(UpstreamEvent.answered(id, upstream.name(), status, nanos));
-                        if (in.tally() != null) {
-                            in.tally().answered(nanos);
-                        }
-                    };
+                    : status -> // the answer's head: the upstream call's event, as over HTTP/1.1
+                    report.answered(status, System.nanoTime() - began, in.tally());
             Mono<Void> exchange = target.transcode().isPresent() // JSON to a gRPC method (TranscodeCall)
                     ? TranscodeRelay.relay(
                             upstream.h2(),
@@ -458,13 +450,8 @@ final class ProxyRoute {
             cancelTryTimer();
             answered = true;
             releaseHeld(); // the last try: nothing is sent again
-            if (observer.listens()) {
-                long nanos = System.nanoTime() - began;
-                observer.upstream(UpstreamEvent.answered(
-                        id, upstream.name(), head.status().code(), nanos));
-                if (in.tally() != null) {
-                    in.tally().answered(nanos);
-                }
+            if (report.listens()) {
+                report.answered(head.status().code(), System.nanoTime() - began, in.tally());
             }
             response.status(head.status());
             HttpHeaders from = head.headers();
@@ -617,17 +604,12 @@ final class ProxyRoute {
         }
         ExchangeTally tally = in.tally();
         if (tally != null) { // an observer listens
-            UpstreamEvent event = UpstreamEvent.ofFailedCall(
-                    id,
-                    upstream.name(),
+            report.failed(
                     Failures.classify(error),
                     tally.upstreamNanos() >= 0,
                     false, // the client's body's failures are not the upstream's (above)
                     false, // the route's deadline is classified TIMEOUT already
                     System.nanoTime() - began);
-            if (event != null) {
-                observer.upstream(event);
-            }
         }
         if (response.hasSentHeaders()) {
             Responses.abort(channel);

@@ -4,6 +4,7 @@ import dev.sluice.config.ServerLimits;
 import dev.sluice.http.ErrorBody;
 import dev.sluice.http.H2cUpgrade;
 import dev.sluice.http.RequestFraming;
+import dev.sluice.http.ResponseHeadCheck;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.observe.RefusedHead;
 import io.netty.buffer.Unpooled;
@@ -25,7 +26,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerUpgradeHandler;
-import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -144,7 +144,7 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (msg instanceof HttpResponse response) {
-            informational = response.status().codeClass() == HttpStatusClass.INFORMATIONAL;
+            informational = ResponseHeadCheck.interim(response.status().code());
             if (closeAfterLast && !informational && unanswered == 1) {
                 response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
             }

@@ -3,6 +3,7 @@ package dev.sluice.engine.reactive;
 import dev.sluice.compress.Coding;
 import dev.sluice.compress.Compression;
 import dev.sluice.compress.ResponseEncoder;
+import dev.sluice.http.ResponseHeadCheck;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -14,7 +15,6 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.nio.ByteBuffer;
@@ -62,7 +62,8 @@ final class ResponseCompressor extends ChannelOutboundHandlerAdapter {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (msg instanceof HttpResponse head && head.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
+        if (msg instanceof HttpResponse head
+                && !ResponseHeadCheck.interim(head.status().code())) {
             Compression armed = compression;
             compression = Compression.NONE;
             end();

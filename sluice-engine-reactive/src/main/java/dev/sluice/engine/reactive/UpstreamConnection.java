@@ -19,7 +19,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -215,18 +214,27 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         if (msg instanceof HttpResponse head) {
+            // the core tells an interim head (skipped: the real one follows) from a final one, and
+            // whether the connection may carry another request after it (ResponseHeadCheck)
             int code = head.status().code();
-            if (code >= 100 && code < 200 && code != 101) {
-                informational = true; // 100 Continue and friends: the real head follows
+            ResponseHeadCheck check = new ResponseHeadCheck();
+            String problem = ResponseHeadCheck.statusProblem(code);
+            boolean interim = problem == null && ResponseHeadCheck.interim(code);
+            if (interim) {
+                problem = ResponseHeadCheck.interimProblem(code);
+            } else if (problem == null) {
+                problem = check(head, check);
+            }
+            if (problem != null) {
+                ReferenceCountUtil.release(msg);
+                fail(new DecoderException(problem));
+                return;
+            }
+            if (interim) {
+                informational = true;
             } else {
-                String problem = check(head);
-                if (problem != null) {
-                    ReferenceCountUtil.release(msg);
-                    fail(new DecoderException(problem));
-                    return;
-                }
                 answered = true;
-                keepAlive = HttpUtil.isKeepAlive(head);
+                keepAlive = check.keepsAlive(head.protocolVersion().minorVersion());
                 current.onHead(head, this);
             }
         }
@@ -260,7 +268,11 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     /** The core's verdict on a final response head: null when it may be relayed. */
     static String check(HttpResponse head) {
-        ResponseHeadCheck check = new ResponseHeadCheck();
+        return check(head, new ResponseHeadCheck());
+    }
+
+    /** {@link #check(HttpResponse)}, fed into {@code check}, which then knows the head's framing and keep-alive. */
+    private static String check(HttpResponse head, ResponseHeadCheck check) {
         Iterator<Map.Entry<CharSequence, CharSequence>> headers = head.headers().iteratorCharSequence();
         while (headers.hasNext()) {
             Map.Entry<CharSequence, CharSequence> header = headers.next();

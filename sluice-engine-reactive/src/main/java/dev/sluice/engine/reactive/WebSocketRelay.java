@@ -5,8 +5,6 @@ import dev.sluice.http.RequestId;
 import dev.sluice.http.ResponseHeadCheck;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.http.WebSocketUpgrade;
-import dev.sluice.observe.GatewayObserver;
-import dev.sluice.observe.UpstreamEvent;
 import dev.sluice.upstream.Attempt;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -60,16 +58,14 @@ final class WebSocketRelay {
     private static final String CODEC = "sluice.websocket.codec";
     private static final String TIMEOUT = "sluice.websocket.timeout";
 
-    private final String route;
+    private final dev.sluice.observe.CallReport report;
     private final Upstream upstream;
     private final HeaderRules rules;
-    private final GatewayObserver observer;
 
-    WebSocketRelay(String route, Upstream upstream, HeaderRules rules, GatewayObserver observer) {
-        this.route = route;
+    WebSocketRelay(dev.sluice.observe.CallReport report, Upstream upstream, HeaderRules rules) {
+        this.report = report;
         this.upstream = upstream;
         this.rules = rules;
-        this.observer = observer;
     }
 
     /** Completes when the tunnel or the relayed refusal ended; fails when the upstream gave no answer. */
@@ -295,13 +291,7 @@ final class WebSocketRelay {
 
         /** The upstream's status line came: the observer and the tally are told. */
         private void told(int status) {
-            long nanos = System.nanoTime() - began;
-            if (observer.listens()) {
-                observer.upstream(UpstreamEvent.answered(route, upstream.name(), status, nanos));
-            }
-            if (in.tally() != null) {
-                in.tally().answered(nanos);
-            }
+            report.answered(status, System.nanoTime() - began, in.tally());
         }
 
         private void switchOver(ChannelHandlerContext ctx, HttpResponse head) {

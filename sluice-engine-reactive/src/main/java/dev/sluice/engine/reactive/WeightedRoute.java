@@ -12,9 +12,9 @@ final class WeightedRoute implements GatewayHandler.ReactiveRoute {
     private final WeightedChoice choice;
     private final GatewayHandler.ReactiveRoute[] sides; // in the order of the backends
 
-    WeightedRoute(WeightedChoice choice, GatewayHandler.ReactiveRoute[] sides) {
+    WeightedRoute(WeightedChoice choice, java.util.List<GatewayHandler.ReactiveRoute> sides) {
         this.choice = choice;
-        this.sides = sides;
+        this.sides = sides.toArray(GatewayHandler.ReactiveRoute[]::new);
     }
 
     @Override

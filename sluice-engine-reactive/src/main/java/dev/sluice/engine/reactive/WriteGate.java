@@ -1,5 +1,6 @@
 package dev.sluice.engine.reactive;
 
+import dev.sluice.http.ResponseHeadCheck;
 import dev.sluice.policy.ResponseEdits;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
@@ -9,11 +10,8 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
-import java.util.List;
 
 /**
  * Sits in every client connection's pipeline for the {@link Composition}s that write to it
@@ -109,8 +107,8 @@ final class WriteGate extends ChannelDuplexHandler {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         if (edits != null
                 && msg instanceof HttpResponse edited
-                && edited.status().codeClass() != HttpStatusClass.INFORMATIONAL) {
-            apply(edits, edited.headers());
+                && !ResponseHeadCheck.interim(edited.status().code())) {
+            edits.applyTo(edited.headers()::getAll, edited.headers()::set);
             edits = null;
         }
         if (msg instanceof HttpResponse && !(msg instanceof FullHttpResponse)) {
@@ -132,20 +130,6 @@ final class WriteGate extends ChannelDuplexHandler {
             headOnly = false;
         }
         ctx.write(msg, promise);
-    }
-
-    private static void apply(ResponseEdits edits, HttpHeaders headers) {
-        edits.applyTo(new ResponseEdits.Head() {
-            @Override
-            public List<String> values(String name) {
-                return headers.getAll(name);
-            }
-
-            @Override
-            public void set(String name, String value) {
-                headers.set(name, value);
-            }
-        });
     }
 
     @Override

@@ -63,7 +63,7 @@ final class H2Exchange implements Stream.Listener, UpstreamResponse {
     public void onHeaders(Stream stream, HeadersFrame frame) {
         MetaData meta = frame.getMetaData();
         if (meta instanceof MetaData.Response response && !head.isDone()) {
-            if (response.getStatus() >= 100 && response.getStatus() < 200) {
+            if (dev.sluice.http.ResponseHeadCheck.interim(response.getStatus())) {
                 stream.demand(); // an interim answer: the real one follows
                 return;
             }

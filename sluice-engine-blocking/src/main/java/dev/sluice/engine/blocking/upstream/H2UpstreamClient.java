@@ -8,12 +8,10 @@ import dev.sluice.http.UpstreamFailure;
 import dev.sluice.tls.UpstreamTls;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
-import java.nio.channels.UnresolvedAddressException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -366,26 +364,12 @@ public final class H2UpstreamClient implements UpstreamClient {
 
     private static UpstreamFailure connectFailure(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            switch (t) {
-                case ConnectException e -> {
-                    return UpstreamFailure.REFUSED;
-                }
-                case SocketTimeoutException e -> {
-                    return UpstreamFailure.CONNECT_TIMEOUT;
-                }
-                case TimeoutException e -> {
-                    return UpstreamFailure.CONNECT_TIMEOUT;
-                }
-                case UnresolvedAddressException e -> {
-                    return UpstreamFailure.UNRESOLVED;
-                }
-                case UnknownHostException e -> {
-                    return UpstreamFailure.UNRESOLVED;
-                }
-                case SSLException e -> {
-                    return UpstreamFailure.TLS_HANDSHAKE;
-                }
-                default -> {}
+            // connecting: a timeout is the connect's, any TLS failure the handshake's; then the core's reading
+            UpstreamFailure found = t instanceof SocketTimeoutException || t instanceof TimeoutException
+                    ? UpstreamFailure.CONNECT_TIMEOUT
+                    : t instanceof SSLException ? UpstreamFailure.TLS_HANDSHAKE : UpstreamFailure.ofJdk(t);
+            if (found != null) {
+                return found;
             }
         }
         return UpstreamFailure.REFUSED;

@@ -9,10 +9,6 @@ import dev.sluice.upstream.Pacer;
 import dev.sluice.upstream.UpstreamCall;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingDeque;
@@ -20,7 +16,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLHandshakeException;
 
 /**
  * Sluice's own HTTP/1.1 client for one upstream: blocking socket I/O (on a virtual thread it parks,
@@ -286,24 +281,14 @@ public final class Http1UpstreamClient implements UpstreamClient {
         if (request.isCancelled()) {
             return cancelled(e);
         }
-        UpstreamFailure failure;
-        if (e instanceof Http1Connection.ConnectTimeout) {
-            failure = UpstreamFailure.CONNECT_TIMEOUT;
-        } else if (e instanceof ConnectException
-                || e instanceof NoRouteToHostException
-                || e instanceof UnknownHostException) {
-            failure = e instanceof UnknownHostException ? UpstreamFailure.UNRESOLVED : UpstreamFailure.REFUSED;
-        } else if (e instanceof SocketTimeoutException) {
-            failure = UpstreamFailure.READ_TIMEOUT;
-        } else if (e instanceof Http1Connection.TlsHandshakeFailed || e instanceof SSLHandshakeException) {
-            // the second: a TLS 1.3 server refuses a client certificate after the client's handshake is done
-            failure = UpstreamFailure.TLS_HANDSHAKE;
-        } else if (e instanceof Http1Connection.BadResponse) {
-            failure = UpstreamFailure.BAD_RESPONSE;
-        } else if (e instanceof InterruptedIOException) {
-            failure = UpstreamFailure.TIMEOUT;
-        } else {
-            failure = UpstreamFailure.RESET;
+        UpstreamFailure failure = switch (e) { // this client's own types, then the core's reading of the JDK's
+            case Http1Connection.ConnectTimeout t -> UpstreamFailure.CONNECT_TIMEOUT;
+            case Http1Connection.TlsHandshakeFailed t -> UpstreamFailure.TLS_HANDSHAKE;
+            case Http1Connection.BadResponse t -> UpstreamFailure.BAD_RESPONSE;
+            default -> UpstreamFailure.ofJdk(e);
+        };
+        if (failure == null) {
+            failure = e instanceof InterruptedIOException ? UpstreamFailure.TIMEOUT : UpstreamFailure.RESET;
         }
         return new UpstreamException(failure, name, e);
     }

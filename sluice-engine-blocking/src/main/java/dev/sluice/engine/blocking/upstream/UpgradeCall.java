@@ -7,12 +7,9 @@ import dev.sluice.http.WebSocketUpgrade;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
-import java.net.NoRouteToHostException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -80,19 +77,11 @@ public final class UpgradeCall implements UpstreamResponse {
     }
 
     private static UpstreamFailure classify(Exception e) {
-        if (e instanceof UnknownHostException) {
-            return UpstreamFailure.UNRESOLVED;
-        }
-        if (e instanceof ConnectException || e instanceof NoRouteToHostException) {
-            return UpstreamFailure.REFUSED;
-        }
-        if (e instanceof SocketTimeoutException) {
-            return UpstreamFailure.READ_TIMEOUT;
-        }
         if (e instanceof Http1Connection.BadResponse) {
             return UpstreamFailure.BAD_RESPONSE;
         }
-        return UpstreamFailure.RESET;
+        UpstreamFailure failure = UpstreamFailure.ofJdk(e); // the core's reading of the JDK's types
+        return failure != null ? failure : UpstreamFailure.RESET;
     }
 
     private void readHead() throws IOException {
