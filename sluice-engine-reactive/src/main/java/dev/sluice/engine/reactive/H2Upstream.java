@@ -40,7 +40,8 @@ final class H2Upstream {
     private final HttpClient[] clients; // by endpoint index
     private final ConnectionProvider[] pools;
 
-    H2Upstream(Upstream upstream, LoopResources loops) {
+    /** {@code nativeIo}: the server's transport ({@code server.transport}), so calls stay on its loops. */
+    H2Upstream(Upstream upstream, LoopResources loops, boolean nativeIo) {
         this.upstream = upstream;
         UpstreamConfig config = upstream.config();
         int count = config.resilience().endpoints().size();
@@ -63,7 +64,7 @@ final class H2Upstream {
                             .maxConcurrentStreams(config.maxStreamsPerConnection())
                             .build())
                     .build();
-            HttpClient client = HttpClient.create(pools[e]).runOn(loops);
+            HttpClient client = HttpClient.create(pools[e]).runOn(loops, nativeIo);
             if (tls != null) { // h2 chosen by ALPN, on the core's context and parameters (SNI, verification)
                 String host = endpoint.host();
                 client = client.protocol(HttpProtocol.H2)
