@@ -119,7 +119,16 @@ fi
 GATEWAY=$!
 BENCH_PIDS+=("$GATEWAY")
 URL=http://127.0.0.1:$PORT$TARGET
-bench_wait_ready profile "$URL" "$GATEWAY" "$WORK/gateway.log"
+if [[ ${#HEADERS[@]} -gt 0 ]]; then # a route that wants the header refuses a request without it
+  for _ in $(seq 1 300); do
+    curl -sfk -o /dev/null "${HEADERS[@]}" "$URL" && break
+    kill -0 "$GATEWAY" 2>/dev/null || { echo "profile: the gateway exited; see $WORK/gateway.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  curl -sfk -o /dev/null "${HEADERS[@]}" "$URL" || { echo "profile: $URL does not answer" >&2; exit 1; }
+else
+  bench_wait_ready profile "$URL" "$GATEWAY" "$WORK/gateway.log"
+fi
 echo "profile: $(head -1 "$WORK/gateway.log"); flags: $DEFAULT_JAVA_OPTS $MORE_FLAGS"
 
 # jcmd reads name=value pairs itself, so the agent's option string goes in quotes of its own.
