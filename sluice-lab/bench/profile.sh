@@ -17,9 +17,13 @@
 #                   [--flags "JVM flags after the launcher's"] [--jar sluice-app/target/sluice.jar]
 #                   [--out /tmp/sluice-profile.txt] [--match "ResourceLeak ChunkAllocator"] [--top 30]
 #                   [--port 18581] [--upstream-port-base 19181] [--nginx-port 18190] [--config FILE]
-#                   [--event cpu|alloc]
+#                   [--event cpu|alloc] [--header "Name: value"]... [--script FILE.lua]
 # --config runs FILE instead of the bundled routes: a gateway YAML with @PORT@, @PRODUCTS@, @CUSTOMERS@,
 # @REVIEWS@ and @WEB@ as in interleave.sh (sluice-lab/bench/ab/*.yaml: where a feature's cost goes).
+# A config with @OTLP@ gets the URL of an OTLP/HTTP sink started here (python3, answering 200 to
+# every POST, counting spans' bytes): exports succeed, as against a collector, and cost the gateway
+# what they cost it in production. --header adds a header to every wrk request (a bearer token);
+# --script gives wrk a Lua script (ab/traceparent-1pct.lua: a client sampling 1 % of its traces).
 # Installs nginx and wrk from Debian when missing (as root). Loopback only, bounded in time.
 set -euo pipefail
 
@@ -41,6 +45,8 @@ BASE=19181
 NGINX_PORT=18190
 CONFIG=
 EVENT=cpu
+HEADERS=()
+SCRIPT=()
 PROFILER_VERSION=4.1
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -59,6 +65,8 @@ while [[ $# -gt 0 ]]; do
     --nginx-port) NGINX_PORT=$2; shift 2 ;;
     --config) CONFIG=$2; shift 2 ;;
     --event) EVENT=$2; shift 2 ;;
+    --header) HEADERS+=(-H "$2"); shift 2 ;;
+    --script) SCRIPT=(-s "$2"); shift 2 ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
@@ -79,7 +87,27 @@ cp "$JAR" "$WORK/sluice.jar"
 bench_upstreams "$WORK" "$JDK/bin/java" "$WORK/sluice.jar" "$BASE" "$NGINX_PORT"
 if [[ -n $CONFIG ]]; then
   [[ -f $CONFIG ]] || { echo "profile: $CONFIG is missing" >&2; exit 1; }
-  sed -e "s|@PORT@|$PORT|g" -e "s|@PRODUCTS@|http://127.0.0.1:$BASE|g" \
+  OTLP_PORT=$((BASE + 50))
+  if grep -q @OTLP@ "$CONFIG"; then
+    python3 - "$OTLP_PORT" >"$WORK/otlp.log" 2>&1 <<'PY' &
+import http.server, sys
+class Sink(http.server.BaseHTTPRequestHandler):
+    posts = 0
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get('Content-Length') or 0))
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/x-protobuf')
+        self.send_header('Content-Length', '0')
+        self.end_headers()
+        Sink.posts += 1
+        print(f"otlp: {Sink.posts} posts", flush=True)
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), Sink).serve_forever()
+PY
+    BENCH_PIDS+=($!)
+  fi
+  sed -e "s|@OTLP@|http://127.0.0.1:$OTLP_PORT/v1/traces|g" -e "s|@PORT@|$PORT|g" -e "s|@PRODUCTS@|http://127.0.0.1:$BASE|g" \
     -e "s|@CUSTOMERS@|http://127.0.0.1:$((BASE + 1))|g" -e "s|@REVIEWS@|http://127.0.0.1:$((BASE + 2))|g" \
     -e "s|@WEB@|http://127.0.0.1:$NGINX_PORT|g" "$CONFIG" >"$WORK/gateway.yaml"
 else
@@ -91,18 +119,27 @@ fi
 GATEWAY=$!
 BENCH_PIDS+=("$GATEWAY")
 URL=http://127.0.0.1:$PORT$TARGET
-bench_wait_ready profile "$URL" "$GATEWAY" "$WORK/gateway.log"
+if [[ ${#HEADERS[@]} -gt 0 ]]; then # a route that wants the header refuses a request without it
+  for _ in $(seq 1 300); do
+    curl -sfk -o /dev/null "${HEADERS[@]}" "$URL" && break
+    kill -0 "$GATEWAY" 2>/dev/null || { echo "profile: the gateway exited; see $WORK/gateway.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  curl -sfk -o /dev/null "${HEADERS[@]}" "$URL" || { echo "profile: $URL does not answer" >&2; exit 1; }
+else
+  bench_wait_ready profile "$URL" "$GATEWAY" "$WORK/gateway.log"
+fi
 echo "profile: $(head -1 "$WORK/gateway.log"); flags: $DEFAULT_JAVA_OPTS $MORE_FLAGS"
 
 # jcmd reads name=value pairs itself, so the agent's option string goes in quotes of its own.
 agent() { "$JDK/bin/jcmd" "$GATEWAY" JVMTI.agent_load "$AGENT" "\"$1\"" >/dev/null; }
-wrk -t2 -c100 -d"${WARMUP}s" "$URL" | awk '/Requests\/sec/ { print "profile: warm-up " $2 " req/s" }'
+wrk -t2 -c100 -d"${WARMUP}s" "${HEADERS[@]}" "${SCRIPT[@]}" "$URL" | awk '/Requests\/sec/ { print "profile: warm-up " $2 " req/s" }'
 case $EVENT in
   cpu) agent "start,event=cpu,interval=$INTERVAL" ;;
   alloc) agent "start,event=alloc,alloc=64k,total" ;;
   *) echo "profile: --event is cpu or alloc" >&2; exit 2 ;;
 esac
-LOAD=$(wrk -t2 -c100 -d"${SECONDS_PROFILED}s" "$URL")
+LOAD=$(wrk -t2 -c100 -d"${SECONDS_PROFILED}s" "${HEADERS[@]}" "${SCRIPT[@]}" "$URL")
 awk '/Requests\/sec/ { print "profile: profiled " $2 " req/s" } /Non-2xx|errors/' <<<"$LOAD"
 REQUESTS=$(awk '/requests in/ { print $1 }' <<<"$LOAD")
 if [[ $EVENT == alloc ]]; then
@@ -145,4 +182,5 @@ if words:
     for frame, n in inclusive.most_common(top):
         print(f"  {100 * n / total:5.1f} %  {frame[:140]}")
 EOF
+[[ -f $WORK/otlp.log ]] && echo "profile: OTLP sink: $(tail -1 "$WORK/otlp.log")"
 echo "profile: collapsed stacks in $OUT"

@@ -134,6 +134,7 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
      */
     private void write() {
         StringBuilder line = new StringBuilder(256);
+        char[] chars = new char[512];
         Timestamps times = new Timestamps();
         List<Line> batch = new ArrayList<>(BATCH);
         try {
@@ -154,7 +155,12 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
                     } else {
                         format(next, line, times);
                     }
-                    out.append(line);
+                    // Writer.append(CharSequence) would copy the line into a new String first
+                    if (chars.length < line.length()) {
+                        chars = new char[Math.max(line.length(), 2 * chars.length)];
+                    }
+                    line.getChars(0, line.length(), chars, 0);
+                    out.write(chars, 0, line.length());
                     written.increment();
                 }
                 batch.clear();

@@ -17,6 +17,7 @@ import dev.sluice.tls.ServerCertificates;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -270,7 +271,8 @@ public final class Cli {
         config = commandLine.apply(config);
         LogBackend.configure(config.logging(), err);
         Optional<PrometheusMeterRegistry> registry = config.admin().isPresent()
-                ? Optional.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT))
+                ? Optional.of(new PrometheusMeterRegistry(
+                        PrometheusConfig.DEFAULT, new PrometheusRegistry(), MetricsClock.INSTANCE))
                 : Optional.empty();
         Optional<AccessLog> access;
         try {

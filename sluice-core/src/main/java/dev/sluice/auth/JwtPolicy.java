@@ -161,7 +161,7 @@ public final class JwtPolicy implements InboundPolicy {
         }
         Verified known = verified.getIfPresent(token);
         if (known != null) {
-            long now = clock.instant().getEpochSecond();
+            long now = Math.floorDiv(clock.millis(), 1000); // no Instant made
             if (now <= known.exp() + skewSeconds && now + skewSeconds >= known.nbf()) {
                 return known.decision();
             }
@@ -255,7 +255,7 @@ public final class JwtPolicy implements InboundPolicy {
         } catch (ParseException e) {
             return invalid("the token's claims are not a JSON object");
         }
-        long now = clock.instant().getEpochSecond();
+        long now = Math.floorDiv(clock.millis(), 1000); // no Instant made
         Date exp = claims.getExpirationTime();
         if (exp == null) {
             return invalid("the token has no expiry (exp)");
