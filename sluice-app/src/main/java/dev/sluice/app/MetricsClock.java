@@ -6,12 +6,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The metrics registry's clock: wall time read from a field a daemon thread refreshes every
- * {@link #TICK_MILLIS} ms, monotonic time from {@link System#nanoTime()}. Micrometer reads the wall
- * clock twice per timer record (its histogram's and its max's time windows, which rotate every
- * 40 s or so); a gateway records seven timers per composed request, so fourteen {@code
- * clock_gettime} calls per request went to deciding that no window had to turn yet (0.5 % of the
- * gateway's CPU samples on /compose, session 26). The windows now turn within {@code TICK_MILLIS}
- * of when they would have; every duration recorded is the caller's own, not this clock's.
+ * {@link #TICK_MILLIS} ms, monotonic time from {@link System#nanoTime()}: Micrometer reads the wall
+ * clock twice per timer record only to decide whether a histogram's time window turns, and a
+ * composed request records several timers (the profile is in docs/MEASUREMENTS.md, session 26).
+ * The windows turn within {@code TICK_MILLIS} of when they would have; every duration recorded is
+ * the caller's own, not this clock's.
  */
 final class MetricsClock implements Clock {
 
