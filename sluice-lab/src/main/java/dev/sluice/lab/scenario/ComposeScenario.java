@@ -56,7 +56,8 @@ public final class ComposeScenario {
     record Point(SubjectRun run, Probe.Medians probe) {}
 
     public static int run(List<String> args) throws UsageException, LabFailure {
-        LabOptions o = LabOptions.parse(args, FLAGS, Set.of("--pin"));
+        LabOptions o = LabOptions.parse(args, FLAGS, Set.of("--pin", "--memory-only"));
+        boolean memoryOnly = o.flag("--memory-only");
         int seconds = (int) o.duration("--duration", Duration.ofSeconds(10)).toSeconds();
         int warmup = (int) o.duration("--warmup", Duration.ofSeconds(5)).toSeconds();
         List<Integer> sizes =
@@ -115,7 +116,8 @@ public final class ComposeScenario {
             }
             Bench bench = lab.bench(up.urls());
             for (Subject s : subjects) {
-                List<String> subjectKinds = s.name().equals(TREE) ? ComposeRoutes.KINDS : kinds;
+                List<String> subjectKinds =
+                        memoryOnly ? List.of() : s.name().equals(TREE) ? ComposeRoutes.KINDS : kinds;
                 String first = "/compose/plain/" + sizes.getFirst();
                 try (RunningSubject running = s.name().equals(TREE)
                         ? startTree(lab, s, sizesUrl, first)
