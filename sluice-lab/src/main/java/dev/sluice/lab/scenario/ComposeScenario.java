@@ -45,8 +45,8 @@ import java.util.regex.Pattern;
  */
 public final class ComposeScenario {
 
-    static final Set<String> FLAGS =
-            LabOptions.common("--sizes", "--subjects", "--concurrency", "--probes", "--memory-size", "--memory-users");
+    static final Set<String> FLAGS = LabOptions.common(
+            "--sizes", "--subjects", "--concurrency", "--probes", "--memory-size", "--memory-users", "--memory-only");
 
     static final String TREE = "tree";
 
