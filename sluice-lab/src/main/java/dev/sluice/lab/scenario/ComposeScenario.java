@@ -50,6 +50,10 @@ public final class ComposeScenario {
 
     static final String TREE = "tree";
 
+    /** The `sluice` launcher's default JVM flags (its DEFAULT_JAVA_OPTS), named in the memory table's caution. */
+    public static final String LAUNCHER_FLAGS = "-XX:+UseParallelGC -Xms32m -Xmx96m -XX:TrimNativeHeapInterval=2000 "
+            + "-XX:-OmitStackTraceInFastThrow --sun-misc-unsafe-memory-access=allow";
+
     private ComposeScenario() {}
 
     /** One measured point: a load and the probe's medians. */
@@ -288,6 +292,15 @@ public final class ComposeScenario {
                 + "first load costs once (the JIT's compiled code and its compiler's arenas, class data) is not "
                 + "charged to the concurrent compositions. The target is read against the warm idle; the cold "
                 + "figure is beside it.");
+        if (lab.jvmFlags().isEmpty()) {
+            // session 26: without the launcher's heap cap the JVM's defaults (G1, a quarter of the RAM as
+            // heap) let the heap's young pages grow under the load, and that alone read +40 to +64 MiB
+            doc.caution("The subjects ran on the JVM's default flags (G1, a quarter of the RAM as the heap), not "
+                    + "the `sluice` launcher's: RSS over idle then includes heap pages the launcher's `-Xmx96m` "
+                    + "never lets the JVM touch. For what users run pass `--jvm-flags \"" + LAUNCHER_FLAGS + "\"`.");
+        } else {
+            doc.paragraph("Subject JVM flags: `" + String.join(" ", lab.jvmFlags()) + "`.");
+        }
         double[] tree = memory.get(TREE);
         List<List<String>> mem = new ArrayList<>();
         memory.forEach((subject, m) -> {
