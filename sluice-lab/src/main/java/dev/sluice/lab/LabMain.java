@@ -38,7 +38,7 @@ public final class LabMain {
                  baseline (tree: Jackson trees, as KrakenD); req/s, CPU per request, RSS, time to first byte;
                  shaped/plain CPU, chain latency against its parts', RSS of concurrent shaped compositions over idle
                  --duration 10s --warmup 5s --sizes 16384,1048576,8388608 --concurrency 10 --probes 11
-                 --subjects virtual,reactive,platform,tree --memory-size 8388608 --memory-users 10
+                 --subjects virtual,reactive,platform,tree --memory-size 8388608 --memory-users 10 [--memory-only]
         grpc     issue 32: unary and server-streaming gRPC calls direct and through Sluice (h2c), per engine:
                  calls/s, gateway CPU ms per call, added latency p50/p99
                  --duration 10s --warmup 20s (C2 settles) --subjects virtual,reactive,platform --concurrency 8

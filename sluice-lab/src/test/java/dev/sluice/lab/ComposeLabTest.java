@@ -24,6 +24,13 @@ class ComposeLabTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
+    void theMemoryTablesCautionNamesTheLaunchersFlagsAsTheLauncherHasThem() throws Exception {
+        String launcher = java.nio.file.Files.readString(java.nio.file.Path.of("..", "sluice"));
+        assertThat(launcher)
+                .contains("DEFAULT_JAVA_OPTS=\"" + dev.sluice.lab.scenario.ComposeScenario.LAUNCHER_FLAGS + "\"");
+    }
+
+    @Test
     void aDocumentIsExactlyNBytesOfJsonWithTheProductsFields() throws Exception {
         for (int n : List.of(Documents.MIN, 700, 16_384, 1_048_576, 8_388_608)) {
             byte[] doc = Documents.doc(n);

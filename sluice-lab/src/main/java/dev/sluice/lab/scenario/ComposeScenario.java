@@ -45,10 +45,14 @@ import java.util.regex.Pattern;
  */
 public final class ComposeScenario {
 
-    static final Set<String> FLAGS =
-            LabOptions.common("--sizes", "--subjects", "--concurrency", "--probes", "--memory-size", "--memory-users");
+    static final Set<String> FLAGS = LabOptions.common(
+            "--sizes", "--subjects", "--concurrency", "--probes", "--memory-size", "--memory-users", "--memory-only");
 
     static final String TREE = "tree";
+
+    /** The `sluice` launcher's default JVM flags (its DEFAULT_JAVA_OPTS), named in the memory table's caution. */
+    public static final String LAUNCHER_FLAGS = "-XX:+UseParallelGC -Xms32m -Xmx96m -XX:TrimNativeHeapInterval=2000 "
+            + "-XX:-OmitStackTraceInFastThrow --sun-misc-unsafe-memory-access=allow";
 
     private ComposeScenario() {}
 
@@ -56,7 +60,8 @@ public final class ComposeScenario {
     record Point(SubjectRun run, Probe.Medians probe) {}
 
     public static int run(List<String> args) throws UsageException, LabFailure {
-        LabOptions o = LabOptions.parse(args, FLAGS, Set.of("--pin"));
+        LabOptions o = LabOptions.parse(args, FLAGS, Set.of("--pin", "--memory-only"));
+        boolean memoryOnly = o.flag("--memory-only");
         int seconds = (int) o.duration("--duration", Duration.ofSeconds(10)).toSeconds();
         int warmup = (int) o.duration("--warmup", Duration.ofSeconds(5)).toSeconds();
         List<Integer> sizes =
@@ -115,7 +120,8 @@ public final class ComposeScenario {
             }
             Bench bench = lab.bench(up.urls());
             for (Subject s : subjects) {
-                List<String> subjectKinds = s.name().equals(TREE) ? ComposeRoutes.KINDS : kinds;
+                List<String> subjectKinds =
+                        memoryOnly ? List.of() : s.name().equals(TREE) ? ComposeRoutes.KINDS : kinds;
                 String first = "/compose/plain/" + sizes.getFirst();
                 try (RunningSubject running = s.name().equals(TREE)
                         ? startTree(lab, s, sizesUrl, first)
@@ -286,6 +292,15 @@ public final class ComposeScenario {
                 + "first load costs once (the JIT's compiled code and its compiler's arenas, class data) is not "
                 + "charged to the concurrent compositions. The target is read against the warm idle; the cold "
                 + "figure is beside it.");
+        if (lab.jvmFlags().isEmpty()) {
+            // session 26: without the launcher's heap cap the JVM's defaults (G1, a quarter of the RAM as
+            // heap) let the heap's young pages grow under the load, and that alone read +40 to +64 MiB
+            doc.caution("The subjects ran on the JVM's default flags (G1, a quarter of the RAM as the heap), not "
+                    + "the `sluice` launcher's: RSS over idle then includes heap pages the launcher's `-Xmx96m` "
+                    + "never lets the JVM touch. For what users run pass `--jvm-flags \"" + LAUNCHER_FLAGS + "\"`.");
+        } else {
+            doc.paragraph("Subject JVM flags: `" + String.join(" ", lab.jvmFlags()) + "`.");
+        }
         double[] tree = memory.get(TREE);
         List<List<String>> mem = new ArrayList<>();
         memory.forEach((subject, m) -> {
