@@ -5,6 +5,7 @@ import static dev.sluice.tck.Routes.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.config.FilterConfig;
+import dev.sluice.config.ServerLimits;
 import dev.sluice.config.UpstreamProtocol;
 import dev.sluice.config.UpstreamResilience;
 import dev.sluice.config.UpstreamTlsConfig;
@@ -483,7 +484,8 @@ public abstract class GrpcContract extends ContractFixture {
      * gateway has read them, and must not be discarded. Each round is a new client connection, while
      * the gateway's connection to the upstream carries stream after stream (the upstream keeps the
      * connection's window, which the earlier streams' answers leave below 48 KiB until the gateway
-     * updates it).
+     * updates it). Once the clients are gone, the gateway's close is prompt (well within 5 s): no
+     * connection those calls used is left for it to wait out.
      */
     @Test
     void anUpstreamsResetAfterItsWholeAnswerLeavesTheClientTheWholeAnswer() throws Exception {
@@ -500,12 +502,39 @@ public abstract class GrpcContract extends ContractFixture {
         wholeAnswersThenResets(256 * 1024);
     }
 
+    /**
+     * As {@link #anUpstreamsResetAfterItsWholeAnswerLeavesTheClientTheWholeAnswer}, at {@code
+     * max-connections: 1}: a client that leaves once it has its answer (its request body never ended)
+     * frees its connection then, so the next client, on a connection of its own, is served. The
+     * reactive engine kept such a connection open, half-closed, until the gateway closed.
+     */
+    @Test
+    void aClientThatLeavesAfterAnAnswerWhoseRequestTheUpstreamResetFreesItsConnection() throws Exception {
+        ServerLimits d = ServerLimits.defaults();
+        wholeAnswersThenResets(
+                new ServerLimits(
+                        d.maxRequestLine(),
+                        d.maxHeaderBytes(),
+                        d.maxHeaders(),
+                        d.maxBody(),
+                        d.headerTimeout(),
+                        d.idleTimeout(),
+                        1,
+                        d.maxRequests()),
+                4 * 1024);
+    }
+
     private void wholeAnswersThenResets(int... sizes) throws Exception {
+        wholeAnswersThenResets(ServerLimits.defaults(), sizes);
+    }
+
+    private void wholeAnswersThenResets(ServerLimits limits, int... sizes) throws Exception {
         for (int size : sizes) {
             for (boolean withTrailers : new boolean[] {false, true}) {
                 byte[] expected = GeneratedBody.binary(size).bytes();
                 try (AnswerThenResetUpstream upstream = AnswerThenResetUpstream.start(size, withTrailers);
                         TestGateway gw = gateway()
+                                .limits(limits)
                                 .upstream(Routes.upstream("resets", upstream.url())
                                         .protocol(UpstreamProtocol.H2C))
                                 .route("resets", on("/upload"), proxy("resets"))
@@ -559,6 +588,11 @@ public abstract class GrpcContract extends ContractFixture {
                             }
                         }
                     }
+                    long closing = System.nanoTime();
+                    gw.close(); // the clients are gone: nothing is left for the close to wait for
+                    assertThat(Duration.ofNanos(System.nanoTime() - closing))
+                            .as("the gateway's close after %d-byte answers the upstream reset", size)
+                            .isLessThan(Duration.ofSeconds(5));
                 }
             }
         }

@@ -102,6 +102,21 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * The client's FIN ends an h2 connection at once, as Jetty's session does (the connection is
+     * half-closable for HTTP/1.1's sake, {@link RequestHeadCheck}): an h2 client that sent it can
+     * send no more (no WINDOW_UPDATE, no end to a request body), so a stream still waiting for it
+     * would never end, and the connection would stay open until the gateway closes. The close starts
+     * below the codec, whose own graceful close would wait for those streams.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+            ctx.pipeline().context(ClosedStreams.NAME).close();
+        }
+        super.userEventTriggered(ctx, event);
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof Http2ResetFrame frame && frame.stream() != null) {

@@ -384,13 +384,35 @@ final class ReactiveGateway implements RunningGateway {
             // whatever is still open closes now, on its loops, before they stop: a loop that stops
             // under an open channel logs its close as a rejected task (seen on listeners offering h2c,
             // whose idle HTTP/1.1 connections could still be open after disposeNow)
-            connections.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
+            closeAll(connections, RESOURCE_TIMEOUT);
             handler.close();
             if (tls != null) {
                 tls.close();
             }
             retired.closeAll(); // disposed: their lanes close on the loops, before release stops them
             release(new ArrayList<>(upstreams.values()), upstreamChannels, loops, resolver);
+        }
+    }
+
+    /**
+     * Closes every channel of the group and waits, up to {@code timeout} in all, until each one has
+     * closed: on the channels' own close futures, not on the promises {@code close()} returns. An h2
+     * connection's close promise is held by Netty's {@code Http2ConnectionHandler} for a graceful
+     * shutdown (a GOAWAY, then its streams' ends) and completed only when a stream it ends itself
+     * closes, or when its graceful timeout passes: a connection that closes another way (the GOAWAY's
+     * write failing on a socket the client already closed, its streams then dropped) is closed at once,
+     * while its promise waited out the timeout (the 10 s seen after h2 calls whose request half the
+     * upstream reset, their client gone).
+     */
+    static void closeAll(ChannelGroup group, Duration timeout) {
+        List<io.netty.channel.Channel> open = new ArrayList<>(group);
+        group.close();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (io.netty.channel.Channel channel : open) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !channel.closeFuture().awaitUninterruptibly(left, TimeUnit.NANOSECONDS)) {
+                return; // the loops' own shutdown closes what is left
+            }
         }
     }
 
@@ -406,7 +428,7 @@ final class ReactiveGateway implements RunningGateway {
         // its close (on io_uring, a completion the loop waits for) is done before the loops stop: a
         // channel whose close or deregistration was still queued when its loop stopped logged
         // "Can't invoke task later as EventLoop rejected it" with a stack trace
-        upstreamChannels.close().awaitUninterruptibly(RESOURCE_TIMEOUT.toMillis());
+        closeAll(upstreamChannels, RESOURCE_TIMEOUT);
         Duration quiet = Duration.ZERO;
         if (resolver != null) {
             resolver.close(); // closes its datagram channels on their loops:
