@@ -46,8 +46,13 @@ bench_nginx_files() {
   local work=$1 port=$2
   mkdir -p "$work/www"
   chmod 755 "$work" "$work/www" # nginx's workers run as another user
-  head -c 12288 /dev/urandom | base64 -w 100 | head -c 16384 >"$work/www/16k"
-  head -c 786432 /dev/urandom | base64 -w 100 | head -c 1048576 >"$work/www/1m"
+  # base64 writes more than the cut keeps: through a file, so that no early close of the pipe
+  # (SIGPIPE, exit 141 under pipefail) stops the bench
+  head -c 12288 /dev/urandom | base64 -w 100 >"$work/www/b64"
+  head -c 16384 "$work/www/b64" >"$work/www/16k"
+  head -c 786432 /dev/urandom | base64 -w 100 >"$work/www/b64"
+  head -c 1048576 "$work/www/b64" >"$work/www/1m"
+  rm -f "$work/www/b64"
   chmod 644 "$work/www/16k" "$work/www/1m"
   cat >"$work/nginx.conf" <<EOF
 worker_processes 1;
