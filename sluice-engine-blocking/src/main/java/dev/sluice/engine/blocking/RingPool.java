@@ -1,7 +1,6 @@
 package dev.sluice.engine.blocking;
 
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ArrayBlockingQueue;
 
 /**
  * Recycles the composition parts' ring buffers, so that a composition allocates no body-sized
@@ -14,46 +13,15 @@ final class RingPool {
     private static final int MIN_SHIFT = 10;
     private static final int MAX_SHIFT = 20;
 
-    private final SizeClass[] classes;
+    private final ArrayBlockingQueue<byte[]>[] classes;
 
+    @SuppressWarnings("unchecked")
     RingPool(long maxRetainedBytes) {
         int count = MAX_SHIFT - MIN_SHIFT + 1;
-        classes = new SizeClass[count];
+        classes = new ArrayBlockingQueue[count];
         for (int i = 0; i < count; i++) {
             long perClass = maxRetainedBytes / count;
-            classes[i] = new SizeClass((int) Math.max(2, Math.min(4096, perClass >> (MIN_SHIFT + i))));
-        }
-    }
-
-    /**
-     * The kept rings of one size, oldest first, at most {@code capacity} of them. Lock-free: every
-     * composition on every carrier takes and gives rings here, and a lock (the ArrayBlockingQueue
-     * this was) made virtual threads park on each other and be woken under load (issue 33).
-     */
-    private static final class SizeClass {
-        private final ConcurrentLinkedQueue<byte[]> rings = new ConcurrentLinkedQueue<>();
-        private final AtomicInteger count = new AtomicInteger();
-        private final int capacity;
-
-        SizeClass(int capacity) {
-            this.capacity = capacity;
-        }
-
-        byte[] poll() {
-            byte[] ring = rings.poll();
-            if (ring != null) {
-                count.decrementAndGet();
-            }
-            return ring;
-        }
-
-        /** Keeps {@code ring} unless {@code capacity} are kept (or about to be): then it is dropped. */
-        void offer(byte[] ring) {
-            if (count.incrementAndGet() > capacity) {
-                count.decrementAndGet();
-                return;
-            }
-            rings.offer(ring);
+            classes[i] = new ArrayBlockingQueue<>((int) Math.max(2, Math.min(4096, perClass >> (MIN_SHIFT + i))));
         }
     }
 
