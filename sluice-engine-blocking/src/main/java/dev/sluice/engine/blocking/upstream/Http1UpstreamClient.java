@@ -10,8 +10,8 @@ import dev.sluice.upstream.UpstreamCall;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
@@ -47,12 +47,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
     private final UpstreamConfig config;
     private final String name;
     private final Semaphore admission;
-    // The free slots, most recently used first, and one permit per slot in them. A permit is taken
-    // before a slot is taken out and given back after one is put in, so a caller holding a permit
-    // always finds a slot. Neither takes a lock when slots are free: a lock shared by every call
-    // to this upstream made callers park on each other under load (issue 33, MEASUREMENTS.md).
-    private final ConcurrentLinkedDeque<Http1Connection> slots = new ConcurrentLinkedDeque<>();
-    private final Semaphore free;
+    private final LinkedBlockingDeque<Http1Connection> slots;
     private final Pacer pacer;
     private final long acquireNanos;
     private final long idleNanos;
@@ -80,14 +75,14 @@ public final class Http1UpstreamClient implements UpstreamClient {
         this.name = config.name();
         this.authority = config.authority();
         this.admission = new Semaphore(config.maxConnections() + config.maxPending());
-        this.free = new Semaphore(0);
+        this.slots = new LinkedBlockingDeque<>(config.maxConnections());
         UpstreamTls tls = config.tls()
                 .map(t -> UpstreamTls.create(t, "upstreams." + name + ".tls"))
                 .orElse(null);
         this.connections = new Http1Connection[config.maxConnections()];
         for (int i = 0; i < connections.length; i++) {
             connections[i] = new Http1Connection(config, tls);
-            putLast(connections[i]);
+            slots.addLast(connections[i]);
         }
         this.maxLifetimeNanos = config.maxLifetime().map(Duration::toNanos).orElse(Long.MAX_VALUE);
         this.pacer = config.pace().map(Pacer::new).orElse(null);
@@ -131,14 +126,14 @@ public final class Http1UpstreamClient implements UpstreamClient {
      */
     @Override
     public java.util.Optional<dev.sluice.engine.PoolStats> pool() {
-        int freeSlots = slots.size();
+        int free = slots.size();
         int idle = 0;
         for (Http1Connection slot : slots) {
             if (slot.isOpen()) {
                 idle++;
             }
         }
-        int inUse = Math.max(0, config.maxConnections() - freeSlots);
+        int inUse = Math.max(0, config.maxConnections() - free);
         int admitted = config.maxConnections() + config.maxPending() - admission.availablePermits();
         return java.util.Optional.of(new dev.sluice.engine.PoolStats(name, inUse, idle, Math.max(0, admitted - inUse)));
     }
@@ -174,7 +169,7 @@ public final class Http1UpstreamClient implements UpstreamClient {
                     // closed or reset before any byte of an answer: a pooled connection the upstream closed
                     // while idle, or a fresh one it dropped (an overflowing accept queue)
                     connection.close();
-                    putLast(connection);
+                    slots.addLast(connection);
                     connection = null;
                     if (request.isStopped()
                             || !(request.call().failed(UpstreamFailure.RESET, false)
@@ -187,10 +182,10 @@ public final class Http1UpstreamClient implements UpstreamClient {
         } catch (UpstreamException | IOException | RuntimeException e) {
             if (connection != null && e instanceof RequestWriter.RefusedHead && connection.isOpen()) {
                 connection.markIdle(); // nothing was written: the connection is as good as before
-                putFirst(connection);
+                slots.addFirst(connection);
             } else if (connection != null) {
                 connection.close();
-                putLast(connection);
+                slots.addLast(connection);
             }
             admission.release();
             throw e instanceof UpstreamException u ? u : classify(e, request);
@@ -204,23 +199,21 @@ public final class Http1UpstreamClient implements UpstreamClient {
             if (closed) {
                 throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, name, null);
             }
-            Http1Connection slot = free.tryAcquire() ? slots.pollFirst() : null;
+            Http1Connection slot = slots.pollFirst();
             if (slot == null) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new UpstreamException(UpstreamFailure.POOL_EXHAUSTED, name, null);
                 }
                 try {
-                    slot = free.tryAcquire(Math.min(left, CANCEL_POLL_NANOS), TimeUnit.NANOSECONDS)
-                            ? slots.pollFirst()
-                            : null;
+                    slot = slots.pollFirst(Math.min(left, CANCEL_POLL_NANOS), TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw cancelled(e);
                 }
                 if (request.isCancelled()) {
                     if (slot != null) {
-                        putFirst(slot);
+                        slots.addFirst(slot);
                     }
                     throw cancelled(null);
                 }
@@ -243,38 +236,14 @@ public final class Http1UpstreamClient implements UpstreamClient {
         try {
             if (reusable && !closed && !draining && !tooOld(connection)) {
                 connection.markIdle();
-                putFirst(connection);
+                slots.addFirst(connection);
             } else {
                 connection.close();
-                putLast(connection);
+                slots.addLast(connection);
             }
         } finally {
             admission.release();
         }
-    }
-
-    /** Puts a slot back first in line (a live connection: the next caller takes it). */
-    private void putFirst(Http1Connection slot) {
-        slots.addFirst(slot);
-        free.release();
-    }
-
-    /** Puts a slot back last in line (a closed one: opened again only when every live one is busy). */
-    private void putLast(Http1Connection slot) {
-        slots.addLast(slot);
-        free.release();
-    }
-
-    /** Takes {@code slot} out of the free ones, if it is still there (the sweeper's and drain's way). */
-    private boolean take(Http1Connection slot) {
-        if (!free.tryAcquire()) {
-            return false;
-        }
-        if (slots.removeFirstOccurrence(slot)) {
-            return true;
-        }
-        free.release();
-        return false;
     }
 
     /** Whether {@code connection} is older than {@code max-lifetime}: closed instead of reused. */
@@ -285,9 +254,11 @@ public final class Http1UpstreamClient implements UpstreamClient {
     private void closeIdle() {
         long now = System.nanoTime();
         for (Http1Connection slot : slots) {
-            if (slot.isOpen() && (now - slot.idleSince() > idleNanos || tooOld(slot)) && take(slot)) {
+            if (slot.isOpen()
+                    && (now - slot.idleSince() > idleNanos || tooOld(slot))
+                    && slots.removeFirstOccurrence(slot)) {
                 slot.close();
-                putLast(slot);
+                slots.addLast(slot);
             }
         }
     }
@@ -326,9 +297,9 @@ public final class Http1UpstreamClient implements UpstreamClient {
     public void drain() {
         draining = true;
         for (Http1Connection slot : slots) {
-            if (slot.isOpen() && take(slot)) {
+            if (slot.isOpen() && slots.removeFirstOccurrence(slot)) {
                 slot.close();
-                putLast(slot);
+                slots.addLast(slot);
             }
         }
     }
