@@ -33,6 +33,30 @@ public final class ShopDescriptors {
 
     private ShopDescriptors() {}
 
+    /** The shop service's schema, as the transcoding tests compile it. */
+    public static TranscodeSchema schema() {
+        return TranscodeSchema.of(set(), java.util.List.of("shop.Shop"));
+    }
+
+    /** A {@code grpc-transcode} section over {@code schema}: every shop method, 1 KiB messages. */
+    public static dev.sluice.config.TranscodeConfig config(TranscodeSchema schema) {
+        return new dev.sluice.config.TranscodeConfig(
+                java.nio.file.Path.of("shop.pb"),
+                java.util.List.of("shop.Shop"),
+                java.util.Optional.empty(),
+                1024,
+                schema);
+    }
+
+    /** A {@code GetBook} answer message of book {@code id}, framed as on the wire. */
+    public static byte[] book(TranscodeSchema schema, long id) {
+        var type = schema.method("shop.Shop/GetBook").orElseThrow().getOutputType();
+        return TranscodeRequest.frame(com.google.protobuf.DynamicMessage.newBuilder(type)
+                .setField(type.findFieldByName("id"), id)
+                .build()
+                .toByteArray());
+    }
+
     public static FileDescriptorSet set() {
         return set("/v1/shelves/{shelf}/books/{id}");
     }

@@ -3,7 +3,6 @@ package dev.sluice.transcode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.protobuf.DynamicMessage;
 import dev.sluice.config.TranscodeConfig;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -14,16 +13,11 @@ import org.junit.jupiter.api.Test;
 
 class TranscodeCallTest {
 
-    private final TranscodeSchema schema = TranscodeSchema.of(ShopDescriptors.set(), List.of("shop.Shop"));
-    private final TranscodeConfig config =
-            new TranscodeConfig(Path.of("shop.pb"), List.of("shop.Shop"), Optional.empty(), 1024, schema);
+    private final TranscodeSchema schema = ShopDescriptors.schema();
+    private final TranscodeConfig config = ShopDescriptors.config(schema);
 
     private byte[] book(long id) {
-        var type = schema.method("shop.Shop/GetBook").orElseThrow().getOutputType();
-        return TranscodeRequest.frame(DynamicMessage.newBuilder(type)
-                .setField(type.findFieldByName("id"), id)
-                .build()
-                .toByteArray());
+        return ShopDescriptors.book(schema, id);
     }
 
     private static String text(TranscodeCall.Step step) {

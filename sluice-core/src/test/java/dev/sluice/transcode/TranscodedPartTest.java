@@ -14,16 +14,11 @@ import org.junit.jupiter.api.Test;
 
 class TranscodedPartTest {
 
-    private final TranscodeSchema schema = TranscodeSchema.of(ShopDescriptors.set(), List.of("shop.Shop"));
-    private final TranscodeConfig config =
-            new TranscodeConfig(Path.of("shop.pb"), List.of("shop.Shop"), Optional.empty(), 1024, schema);
+    private final TranscodeSchema schema = ShopDescriptors.schema();
+    private final TranscodeConfig config = ShopDescriptors.config(schema);
 
     private byte[] book(long id) {
-        var type = schema.method("shop.Shop/GetBook").orElseThrow().getOutputType();
-        return TranscodeRequest.frame(DynamicMessage.newBuilder(type)
-                .setField(type.findFieldByName("id"), id)
-                .build()
-                .toByteArray());
+        return ShopDescriptors.book(schema, id);
     }
 
     private static String text(TranscodedPart.Step step) {
