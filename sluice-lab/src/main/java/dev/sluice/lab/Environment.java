@@ -21,7 +21,8 @@ public final class Environment {
 
     private Environment() {}
 
-    public static Map<String, Object> describe(Workspace ws, CpuPlan cpus, LabOptions options, List<String> jvmFlags) {
+    public static Map<String, Object> describe(
+            Workspace ws, CpuPlan cpus, LabOptions options, List<String> gatewayFlags, List<String> baselineFlags) {
         Map<String, Object> env = new LinkedHashMap<>();
         env.put("date", OffsetDateTime.now().toString());
         env.put("scenario", options.scenario());
@@ -42,7 +43,8 @@ public final class Environment {
         jdk.put(
                 "java_version_output",
                 output(List.of(ws.java().toString(), "-version")).orElse("unknown"));
-        jdk.put("subject_jvm_flags", jvmFlags);
+        jdk.put("subject_jvm_flags", gatewayFlags);
+        jdk.put("baseline_jvm_flags", baselineFlags);
         jdk.put("lab_jvm", Runtime.version().toString());
         env.put("jdk", jdk);
         Map<String, Object> versions = new LinkedHashMap<>();

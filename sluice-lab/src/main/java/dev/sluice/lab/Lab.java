@@ -33,7 +33,8 @@ public final class Lab {
     private final Workspace workspace;
     private final CpuPlan cpus;
     private final ResultsDir results;
-    private final List<String> jvmFlags;
+    private final List<String> gatewayFlags;
+    private final List<String> baselineFlags;
     private final int wrkThreads;
     private final Map<String, Object> env;
     private final List<Object> subjectRecords = new ArrayList<>();
@@ -45,15 +46,17 @@ public final class Lab {
             Workspace workspace,
             CpuPlan cpus,
             ResultsDir results,
-            List<String> jvmFlags,
+            List<String> gatewayFlags,
+            List<String> baselineFlags,
             int wrkThreads) {
         this.options = options;
         this.workspace = workspace;
         this.cpus = cpus;
         this.results = results;
-        this.jvmFlags = jvmFlags;
+        this.gatewayFlags = gatewayFlags;
+        this.baselineFlags = baselineFlags;
         this.wrkThreads = wrkThreads;
-        this.env = Environment.describe(workspace, cpus, options, jvmFlags);
+        this.env = Environment.describe(workspace, cpus, options, gatewayFlags, baselineFlags);
         env.put("subjects", subjectRecords);
     }
 
@@ -61,12 +64,24 @@ public final class Lab {
         Workspace ws = Workspace.locate(options.text("--project"), options.text("--jdk"));
         CpuPlan cpus = CpuPlan.of(options.flag("--pin"));
         ResultsDir results = ResultsDir.create(ws.projectDir(), options.scenario(), options.text("--out"));
-        List<String> flags = options.text("--jvm-flags")
+        List<String> given = options.text("--jvm-flags")
                 .map(s -> List.of(s.trim().split("\\s+")))
                 .filter(l -> !l.getFirst().isEmpty())
-                .orElse(List.of());
+                .orElse(null);
         int threads = options.integer("--wrk-threads", cpus.pinned() ? 1 : 2, 1, 64);
-        return new Lab(options, ws, cpus, results, flags, threads);
+        // what users run: Sluice on its launcher's flags, each baseline on the JVM's own defaults, as its
+        // project ships it; --jvm-flags gives every subject the same flags instead
+        return given == null
+                ? new Lab(options, ws, cpus, results, launcherFlags(), List.of(), threads)
+                : new Lab(options, ws, cpus, results, given, given, threads);
+    }
+
+    /** The `sluice` launcher's default JVM flags (its DEFAULT_JAVA_OPTS; {@code ComposeLabTest} holds the two equal). */
+    public static final String LAUNCHER_FLAGS = "-XX:+UseParallelGC -Xms32m -Xmx96m -XX:TrimNativeHeapInterval=2000 "
+            + "-XX:-OmitStackTraceInFastThrow --sun-misc-unsafe-memory-access=allow";
+
+    static List<String> launcherFlags() {
+        return List.of(LAUNCHER_FLAGS.split(" "));
     }
 
     public LabOptions options() {
@@ -85,8 +100,19 @@ public final class Lab {
         return results;
     }
 
-    public List<String> jvmFlags() {
-        return jvmFlags;
+    /** The JVM flags of the Sluice subjects (and of the AOT cache's training run). */
+    public List<String> gatewayFlags() {
+        return gatewayFlags;
+    }
+
+    /** The JVM flags of the baselines ({@code tree} included): none, the JVM's defaults, unless --jvm-flags. */
+    public List<String> baselineFlags() {
+        return baselineFlags;
+    }
+
+    /** Whether the Sluice subjects run on the launcher's flags, as users run them. */
+    public boolean gatewayOnLauncherFlags() {
+        return gatewayFlags.equals(launcherFlags());
     }
 
     public int wrkThreads() {
@@ -105,7 +131,10 @@ public final class Lab {
         return m.get("cpu_model") + ", " + m.get("cores") + " CPUs, " + memory(String.valueOf(m.get("memory_total")))
                 + ", Linux " + m.get("kernel")
                 + "; JDK " + j.get("version") + " (" + j.get("implementor") + ")"
-                + (jvmFlags.isEmpty() ? "" : ", flags " + String.join(" ", jvmFlags)) + "; " + cpus.describe()
+                + "; Sluice's flags " + (gatewayFlags.isEmpty() ? "the JVM's defaults" : String.join(" ", gatewayFlags))
+                + ", the baselines' "
+                + (baselineFlags.isEmpty() ? "the JVM's defaults" : String.join(" ", baselineFlags))
+                + "; " + cpus.describe()
                 + "; load generator " + ((Map<String, Object>) env.get("versions")).get("load_generator");
     }
 
@@ -155,8 +184,8 @@ public final class Lab {
     }
 
     public Bench bench(Map<String, URI> upstreams) throws LabFailure {
-        SubjectLauncher launcher =
-                new SubjectLauncher(workspace, cpus, jvmFlags, results.logs(), upstreams, this::aotCache);
+        SubjectLauncher launcher = new SubjectLauncher(
+                workspace, cpus, gatewayFlags, baselineFlags, results.logs(), upstreams, this::aotCache);
         return new Bench(launcher, wrk(), cpus, results.raw());
     }
 
@@ -180,7 +209,7 @@ public final class Lab {
         int port = Ports.free();
         int base = Ports.freeBlock(6);
         List<String> command = new ArrayList<>(List.of(workspace.java().toString(), "-XX:AOTCacheOutput=" + cache));
-        command.addAll(jvmFlags);
+        command.addAll(gatewayFlags);
         command.addAll(List.of(
                 "-jar",
                 workspace.gatewayJar().toString(),

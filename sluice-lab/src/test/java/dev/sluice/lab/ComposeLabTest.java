@@ -26,8 +26,7 @@ class ComposeLabTest {
     @Test
     void theMemoryTablesCautionNamesTheLaunchersFlagsAsTheLauncherHasThem() throws Exception {
         String launcher = java.nio.file.Files.readString(java.nio.file.Path.of("..", "sluice"));
-        assertThat(launcher)
-                .contains("DEFAULT_JAVA_OPTS=\"" + dev.sluice.lab.scenario.ComposeScenario.LAUNCHER_FLAGS + "\"");
+        assertThat(launcher).contains("DEFAULT_JAVA_OPTS=\"" + dev.sluice.lab.Lab.LAUNCHER_FLAGS + "\"");
     }
 
     @Test

@@ -30,7 +30,8 @@ public final class SubjectLauncher {
 
     private final Workspace workspace;
     private final CpuPlan cpus;
-    private final List<String> jvmFlags;
+    private final List<String> gatewayFlags;
+    private final List<String> baselineFlags;
     private final Path logDir;
     private final Map<String, URI> upstreams;
     private final Function<String, Path> aotCache;
@@ -47,13 +48,15 @@ public final class SubjectLauncher {
     public SubjectLauncher(
             Workspace workspace,
             CpuPlan cpus,
-            List<String> jvmFlags,
+            List<String> gatewayFlags,
+            List<String> baselineFlags,
             Path logDir,
             Map<String, URI> upstreams,
             Function<String, Path> aotCache) {
         this.workspace = requireNonNull(workspace, "workspace");
         this.cpus = requireNonNull(cpus, "cpus");
-        this.jvmFlags = List.copyOf(jvmFlags);
+        this.gatewayFlags = List.copyOf(gatewayFlags);
+        this.baselineFlags = List.copyOf(baselineFlags);
         this.logDir = requireNonNull(logDir, "logDir");
         this.upstreams = Map.copyOf(upstreams);
         this.aotCache = requireNonNull(aotCache, "aotCache");
@@ -70,7 +73,7 @@ public final class SubjectLauncher {
                                 + "sluice-lab/baselines/pom.xml package -DskipTests`)");
             }
             c.add(workspace.java().toString());
-            c.addAll(jvmFlags);
+            c.addAll(baselineFlags);
             c.addAll(List.of("-jar", jar.toString(), "--server.port=" + port, "--server.address=127.0.0.1"));
             for (String name : List.of("products", "customers", "reviews", "delay", "blocking")) {
                 URI u = upstreams.get(name);
@@ -85,7 +88,7 @@ public final class SubjectLauncher {
         switch (subject.runtime()) {
             case "jvm" -> {
                 c.add(workspace.java().toString());
-                c.addAll(jvmFlags);
+                c.addAll(gatewayFlags);
                 c.addAll(List.of("-jar", jar.toString()));
             }
             case "aot" -> {
@@ -93,7 +96,7 @@ public final class SubjectLauncher {
                 // AOTMode=on: fail rather than silently run without the cache
                 c.add("-XX:AOTMode=on");
                 c.add("-XX:AOTCache=" + aotCache.apply(subject.engine()));
-                c.addAll(jvmFlags);
+                c.addAll(gatewayFlags);
                 c.addAll(List.of("-jar", jar.toString()));
             }
             case "native" ->

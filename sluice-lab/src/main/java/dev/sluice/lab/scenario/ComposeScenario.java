@@ -50,10 +50,6 @@ public final class ComposeScenario {
 
     static final String TREE = "tree";
 
-    /** The `sluice` launcher's default JVM flags (its DEFAULT_JAVA_OPTS), named in the memory table's caution. */
-    public static final String LAUNCHER_FLAGS = "-XX:+UseParallelGC -Xms32m -Xmx96m -XX:TrimNativeHeapInterval=2000 "
-            + "-XX:-OmitStackTraceInFastThrow --sun-misc-unsafe-memory-access=allow";
-
     private ComposeScenario() {}
 
     /** One measured point: a load and the probe's medians. */
@@ -292,15 +288,19 @@ public final class ComposeScenario {
                 + "first load costs once (the JIT's compiled code and its compiler's arenas, class data) is not "
                 + "charged to the concurrent compositions. The target is read against the warm idle; the cold "
                 + "figure is beside it.");
-        if (lab.jvmFlags().isEmpty()) {
-            // session 26: without the launcher's heap cap the JVM's defaults (G1, a quarter of the RAM as
-            // heap) let the heap's young pages grow under the load, and that alone read +40 to +64 MiB
-            doc.caution("The subjects ran on the JVM's default flags (G1, a quarter of the RAM as the heap), not "
-                    + "the `sluice` launcher's: RSS over idle then includes heap pages the launcher's `-Xmx96m` "
-                    + "never lets the JVM touch. For what users run pass `--jvm-flags \"" + LAUNCHER_FLAGS + "\"`.");
+        if (!lab.gatewayOnLauncherFlags()) {
+            // without the launcher's heap cap the JVM's defaults (G1, a quarter of the RAM as heap) let the
+            // heap's young pages grow under the load
+            doc.caution("The Sluice subjects ran on `" + String.join(" ", lab.gatewayFlags()) + "`, not the `sluice` "
+                    + "launcher's flags: RSS over idle then measures those flags, not what users run (`"
+                    + Lab.LAUNCHER_FLAGS + "`, the default when no `--jvm-flags` is given).");
         } else {
-            doc.paragraph("Subject JVM flags: `" + String.join(" ", lab.jvmFlags()) + "`.");
+            doc.paragraph("Sluice's JVM flags: the launcher's, `" + Lab.LAUNCHER_FLAGS + "`.");
         }
+        doc.paragraph("`tree`'s JVM flags: "
+                + (lab.baselineFlags().isEmpty()
+                        ? "the JVM's defaults (a tree of an 8 MB part does not fit the gateway's 96 MB heap)."
+                        : "`" + String.join(" ", lab.baselineFlags()) + "`."));
         double[] tree = memory.get(TREE);
         List<List<String>> mem = new ArrayList<>();
         memory.forEach((subject, m) -> {
@@ -395,7 +395,7 @@ public final class ComposeScenario {
     private static RunningSubject startTree(Lab lab, Subject s, URI upstream, String probe) throws LabFailure {
         int port = Ports.free();
         List<String> command = new ArrayList<>(List.of(lab.workspace().java().toString()));
-        command.addAll(lab.jvmFlags());
+        command.addAll(lab.baselineFlags());
         command.addAll(List.of(
                 "-cp",
                 Workspace.labClasspath(),

@@ -71,7 +71,13 @@ public final class GrpcScenario {
             Path config = lab.gatewayConfig("gateway.yaml", yaml(service.getPort(), sizesPort, size, messages));
             writeDescriptors(config.resolveSibling(DESCRIPTORS));
             SubjectLauncher launcher = new SubjectLauncher(
-                    lab.workspace(), lab.cpus(), lab.jvmFlags(), lab.results().logs(), Map.of(), lab::aotCache);
+                    lab.workspace(),
+                    lab.cpus(),
+                    lab.gatewayFlags(),
+                    lab.baselineFlags(),
+                    lab.results().logs(),
+                    Map.of(),
+                    lab::aotCache);
             for (String kind : List.of("unary", "stream")) {
                 load("direct", service.getPort(), kind, users, warmup, size, messages); // the service's JIT
                 rows.add(new Row(
