@@ -22,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * and WINDOW_UPDATE): what the windows allow goes at once, in one write with the reset when the whole
  * answer fits; the rest as WINDOW_UPDATEs come. It never reads the request's body, and never grants it
  * window. {@link #incomplete} sends only part of the answer (no END_STREAM, no trailers) before the reset;
+ * {@link #connectionError} part of it before a connection error of its own;
  * {@link #grpcIncomplete} part of a gRPC answer ({@code content-type: application/grpc}, given bytes).
  */
 public final class AnswerThenResetUpstream implements AutoCloseable {
@@ -39,10 +40,21 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
     private final boolean withTrailers;
     private final int sentBytes;
     private final int resetCode;
+    private final boolean connectionError; // ends with a connection error of its own, not a reset
     private final List<Socket> connections = new CopyOnWriteArrayList<>();
 
     private AnswerThenResetUpstream(
             byte[] body, String contentType, boolean withTrailers, int sentBytes, int resetCode) {
+        this(body, contentType, withTrailers, sentBytes, resetCode, false);
+    }
+
+    private AnswerThenResetUpstream(
+            byte[] body,
+            String contentType,
+            boolean withTrailers,
+            int sentBytes,
+            int resetCode,
+            boolean connectionError) {
         try {
             server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         } catch (IOException e) {
@@ -54,6 +66,7 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
         this.withTrailers = withTrailers;
         this.sentBytes = sentBytes;
         this.resetCode = resetCode;
+        this.connectionError = connectionError;
         Thread.ofVirtual().start(this::accept);
     }
 
@@ -84,6 +97,18 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
             throw new IllegalArgumentException("an incomplete answer sends less than its body");
         }
         return new AnswerThenResetUpstream(answer.clone(), "application/grpc", false, sentBytes, resetCode);
+    }
+
+    /**
+     * Sends the head and the first {@code sentBytes} of a {@code bodyBytes} answer (no END_STREAM), then
+     * breaks HTTP/2 itself: a WINDOW_UPDATE of 0 on the connection, which the receiver must treat as a
+     * connection error (RFC 9113 §6.9, PROTOCOL_ERROR). An upstream whose answer ends in a connection error.
+     */
+    public static AnswerThenResetUpstream connectionError(int bodyBytes, int sentBytes) {
+        if (sentBytes >= bodyBytes) {
+            throw new IllegalArgumentException("an incomplete answer sends less than its body");
+        }
+        return new AnswerThenResetUpstream(GeneratedBody.binary(bodyBytes).bytes(), OCTETS, false, sentBytes, 0, true);
     }
 
     public URI url() {
@@ -222,6 +247,10 @@ public final class AnswerThenResetUpstream implements AutoCloseable {
             trailers.writeBytes(H2Wire.literalField("x-trailer", "yes"));
             write.writeBytes(H2Wire.frameBytes(
                     H2Wire.HEADERS, END_HEADERS | H2Wire.END_STREAM, answer.stream, trailers.toByteArray()));
+        }
+        if (connectionError) { // a WINDOW_UPDATE of 0 on the connection: PROTOCOL_ERROR
+            write.writeBytes(H2Wire.frameBytes(H2Wire.WINDOW_UPDATE, 0, 0, new byte[4]));
+            return true;
         }
         byte[] code = java.nio.ByteBuffer.allocate(4).putInt(resetCode).array();
         write.writeBytes(H2Wire.frameBytes(H2Wire.RST_STREAM, 0, answer.stream, code));

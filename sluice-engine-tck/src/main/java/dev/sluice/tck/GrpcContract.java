@@ -677,6 +677,48 @@ public abstract class GrpcContract extends ContractFixture {
         }
     }
 
+    /**
+     * An upstream that breaks HTTP/2 fails the call as any upstream failure does, and leaves no stack
+     * trace in the gateway's log (logs are an attack surface; the failure is the call's event and its
+     * 5xx): an {@code h2c} upstream that speaks HTTP/1.1 (a misconfiguration) is 502 with a JSON reason;
+     * one that commits a connection error mid-answer (a WINDOW_UPDATE of 0 on the connection) is a cut
+     * answer, never a whole one. The log is read after the gateway closed, so late lines count too.
+     */
+    @Test
+    void anUpstreamThatBreaksHttp2FailsTheCallAndLogsNoStackTrace() throws Exception {
+        int size = 48 * 1024;
+        try (LogCapture log = LogCapture.start()) {
+            try (AnswerThenResetUpstream broken = AnswerThenResetUpstream.connectionError(size, 20 * 1024);
+                    TestGateway gw = gateway()
+                            .upstream(
+                                    Routes.upstream("speaks-h1", upstream.url()).protocol(UpstreamProtocol.H2C))
+                            .upstream(Routes.upstream("breaks-h2", broken.url()).protocol(UpstreamProtocol.H2C))
+                            .route("h1", on("/h1/**"), proxy("speaks-h1").stripPrefix("/h1"))
+                            .route("broken", on("/broken"), proxy("breaks-h2"))
+                            .start()) {
+                for (int round = 0; round < 3; round++) {
+                    HttpResponse<byte[]> misconfigured = get(gw, "/h1/json/2");
+                    assertThat(misconfigured.statusCode()).as("round %d", round).isEqualTo(502);
+                    assertThat(misconfigured.headers().firstValue("content-type"))
+                            .hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+                    WireResponse cut = WireClient.to(gw.port())
+                            .timeout(Duration.ofSeconds(10))
+                            .send(WireRequest.get("/broken"));
+                    assertThat(!cut.complete() || cut.status() >= 500)
+                            .as(
+                                    "round %d: status %d, framing %s, complete %s, %d of %d body bytes",
+                                    round, cut.status(), cut.framing(), cut.complete(), cut.length(), size)
+                            .isTrue();
+                }
+            }
+            for (var event : log.events()) {
+                assertThat(event.getThrowableProxy())
+                        .as("a stack trace in the log: %s %s", event.getLoggerName(), event.getFormattedMessage())
+                        .isNull();
+            }
+        }
+    }
+
     @Test
     void anHttpsUpstreamIsSpokenToOverH2ChosenByAlpnItsCertificateVerified() throws Exception {
         TestCertificates ca = TestCertificates.authority("sluice h2 upstream CA");

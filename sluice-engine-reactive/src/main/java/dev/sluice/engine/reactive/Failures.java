@@ -96,7 +96,10 @@ final class Failures {
         if (jdk != null) {
             return jdk;
         }
-        if (t instanceof DecoderException || t instanceof IllegalArgumentException) {
+        if (t instanceof DecoderException
+                || t instanceof IllegalArgumentException
+                || t instanceof io.netty.handler.codec.http2.Http2Exception) {
+            // an upstream that breaks HTTP/2 (an h2c upstream speaking HTTP/1.1, a connection error)
             return UpstreamFailure.BAD_RESPONSE;
         }
         if (t instanceof IOException) {

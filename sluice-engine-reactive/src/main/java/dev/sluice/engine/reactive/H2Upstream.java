@@ -64,7 +64,11 @@ final class H2Upstream {
                             .maxConcurrentStreams(config.maxStreamsPerConnection())
                             .build())
                     .build();
-            HttpClient client = HttpClient.create(pools[e]).runOn(loops, nativeIo);
+            HttpClient client = HttpClient.create(pools[e])
+                    .runOn(loops, nativeIo)
+                    // after Reactor Netty's own handlers: a connection's error ends here, not at the tail's WARN
+                    .doOnChannelInit((observer, channel, remote) ->
+                            channel.pipeline().addLast(H2ConnectionErrors.NAME, H2ConnectionErrors.INSTANCE));
             if (tls != null) { // h2 chosen by ALPN, on the core's context and parameters (SNI, verification)
                 String host = endpoint.host();
                 client = client.protocol(HttpProtocol.H2)
