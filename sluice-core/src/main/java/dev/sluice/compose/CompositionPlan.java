@@ -876,6 +876,15 @@ public final class CompositionPlan {
         return anyDeadline ? Math.max(0, earliest - clock.getAsLong()) : Long.MAX_VALUE;
     }
 
+    /**
+     * How long part {@code i} has left before its deadline (the route's timeout or its own, the
+     * sooner), in nanoseconds, at least 1: a gRPC part's {@code grpc-timeout}. Reads only what the
+     * plan fixed when it was made, and the clock, so any thread may ask.
+     */
+    public long nanosLeft(int i) {
+        return Math.max(1, parts[i].deadline - clock.getAsLong());
+    }
+
     /** The time on the plan's clock. */
     public long now() {
         return clock.getAsLong();

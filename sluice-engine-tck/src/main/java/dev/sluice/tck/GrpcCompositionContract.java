@@ -318,6 +318,34 @@ public abstract class GrpcCompositionContract extends ShopFixture {
         }
     }
 
+    /**
+     * A gRPC part's call carries what the part has left of its deadline as {@code grpc-timeout}: its own
+     * timeout when it has one (sooner than the route's 20 s), else the route's; the service sees it.
+     */
+    @Test
+    void aGrpcPartsDeadlineGoesUpstreamAsGrpcTimeout() throws Exception {
+        try (TestGateway gw = shopGateway(compose()
+                        .part(grpcPart("book", "/v1/shelves/s/books/{id}", Optional.of(Duration.ofMillis(1500)))))
+                .start()) {
+            HttpResponse<String> response = call(gw, "/page/3");
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(status(body(response), "book")).isEqualTo(200);
+            assertThat(service.lastDeadline())
+                    .as("the part's own 1.5 s")
+                    .hasValueSatisfying(
+                            left -> assertThat(left).isPositive().isLessThanOrEqualTo(Duration.ofMillis(1500)));
+        }
+        try (TestGateway gw = shopGateway(compose().part(grpcPart("book", "/v1/shelves/s/books/{id}")))
+                .start()) {
+            assertThat(status(body(call(gw, "/page/3")), "book")).isEqualTo(200);
+            assertThat(service.lastDeadline())
+                    .as("the route's 20 s")
+                    .hasValueSatisfying(left -> assertThat(left)
+                            .isGreaterThan(Duration.ofMillis(1500))
+                            .isLessThanOrEqualTo(Duration.ofSeconds(20)));
+        }
+    }
+
     private List<Problem> check(String protocol, String part) throws IOException {
         ShopService.write(dir.resolve("shop.pb"));
         Path file = dir.resolve("sluice.yaml");

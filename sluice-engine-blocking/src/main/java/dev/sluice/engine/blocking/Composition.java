@@ -94,6 +94,11 @@ final class Composition {
         return plan.tap(i);
     }
 
+    /** How long part {@code i} has left before its deadline ({@link CompositionPlan#nanosLeft}): no lock needed. */
+    long nanosLeft(int i) {
+        return plan.nanosLeft(i);
+    }
+
     void add(PartFetch part) {
         parts[part.index] = part;
     }

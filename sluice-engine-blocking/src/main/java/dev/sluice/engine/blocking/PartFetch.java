@@ -124,8 +124,10 @@ final class PartFetch implements Runnable {
         for (String header : TranscodeCall.CLIENT_HEADERS_DROPPED) {
             out.removeHeader(header);
         }
-        for (int i = 0; i < TranscodeCall.REQUEST_HEADERS.size(); i += 2) {
-            out.header(TranscodeCall.REQUEST_HEADERS.get(i), TranscodeCall.REQUEST_HEADERS.get(i + 1));
+        // what the part has left of its deadline goes as grpc-timeout, so the service knows it
+        java.util.List<String> headers = TranscodeCall.requestHeaders(composition.nanosLeft(index));
+        for (int i = 0; i < headers.size(); i += 2) {
+            out.header(headers.get(i), headers.get(i + 1));
         }
         byte[] frame = grpc.requestFrame();
         return out.body(new ByteArrayInputStream(frame), frame.length);

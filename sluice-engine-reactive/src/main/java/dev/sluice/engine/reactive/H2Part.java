@@ -36,10 +36,10 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
 
     /**
      * A gRPC part's call: {@link TranscodedPart}'s request frame POSTed to {@code base} + its method's
-     * path; each step it makes of the head, the data and the trailers goes to the part ({@link
+     * path, with what the part has left of its deadline ({@code nanosLeft}) as {@code grpc-timeout}; each step it makes of the head, the data and the trailers goes to the part ({@link
      * Part#grpcStep}) in place of the raw bytes.
      */
-    void sendGrpc(HttpClient client, String base, HttpHeaders headers) {
+    void sendGrpc(HttpClient client, String base, HttpHeaders headers, long nanosLeft) {
         for (String name : PseudoHeaders.CONNECTION_SPECIFIC) {
             headers.remove(name);
         }
@@ -47,8 +47,9 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
         for (String name : TranscodeCall.CLIENT_HEADERS_DROPPED) {
             headers.remove(name);
         }
-        for (int i = 0; i < TranscodeCall.REQUEST_HEADERS.size(); i += 2) {
-            headers.set(TranscodeCall.REQUEST_HEADERS.get(i), TranscodeCall.REQUEST_HEADERS.get(i + 1));
+        java.util.List<String> call = TranscodeCall.requestHeaders(nanosLeft); // with grpc-timeout
+        for (int i = 0; i < call.size(); i += 2) {
+            headers.set(call.get(i), call.get(i + 1));
         }
         byte[] frame = grpc.requestFrame();
         client.headers(h -> h.set(headers))

@@ -239,7 +239,8 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         stream.sendGrpc(
                 upstream.h2().client(attempt.endpoint()),
                 upstream.config().basePath(),
-                requestHeaders(upstream.authority(attempt.endpoint())));
+                requestHeaders(upstream.authority(attempt.endpoint())),
+                plan.nanosLeft(index));
     }
 
     /**
