@@ -16,6 +16,9 @@ import java.util.Map;
  */
 public final class ComposedHead {
 
+    /** The head's status, which the engine writes: 200 (see above for why never another). */
+    public static final int STATUS = 200;
+
     private ComposedHead() {}
 
     /** Whether the request asks for the head alone: the engine answers {@link #headers} and calls no part. */

@@ -93,7 +93,7 @@ final class ComposeRoute implements BlockingRoute {
             return;
         }
         if (ComposedHead.asked(request.getMethod())) { // the head alone: no part is called
-            response.setStatus(200);
+            response.setStatus(ComposedHead.STATUS);
             ComposedHead.headers(target, delivery, rules).forEach(response.getHeaders()::put);
             ClientOutput.send(response, false, ByteBuffer.allocate(0)); // committed unsized, as a GET's would be
             ClientOutput.send(response, true, ByteBuffer.allocate(0));

@@ -109,7 +109,7 @@ final class ComposeRoute {
         }
         if (ComposedHead.asked(in.method)) { // the head alone: no part is called
             ComposedHead.headers(target, delivery, rules).forEach(response::header);
-            return Responses.empty(response, 200);
+            return Responses.empty(response, ComposedHead.STATUS);
         }
         PartRequest.Targets targets = requests.expand(match.variables(), in.query(), match.remainder());
         return new Composition(this, in, response, channel, targets, delivery).run();
