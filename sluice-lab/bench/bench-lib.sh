@@ -70,6 +70,83 @@ http {
 EOF
 }
 
+# bench_nginx_gateway DIR PORT UPSTREAM_PORT_BASE NGINX_PORT WORKERS [CERT KEY]: DIR/nginx-gateway.conf,
+# nginx as the gateway on PORT with WORKERS worker processes (a number or auto), on the routes the
+# gateways serve: /16k and /1m reverse-proxied (keep-alive) from the nginx on NGINX_PORT, and /compose,
+# the demo's three APIs composed into the same JSON object by SSI subrequests (issued in parallel,
+# spliced in declared order, never parsed). With CERT and KEY it listens over TLS (1.2 and 1.3).
+bench_nginx_gateway() {
+  local dir=$1 port=$2 base=$3 nginx_port=$4 workers=$5 cert=${6:-} key=${7:-} listen
+  mkdir -p "$dir/www"
+  chmod 755 "$dir" "$dir/www" # nginx's workers run as another user
+  printf '%s' '{"products":<!--# include virtual="/part/products/products" -->,"customer":<!--# include virtual="/part/customers/customers/42" -->,"reviews":<!--# include virtual="/part/reviews/reviews" -->}' \
+    >"$dir/www/compose.json"
+  chmod 644 "$dir/www/compose.json"
+  listen="listen 127.0.0.1:$port;"
+  if [[ -n $cert ]]; then
+    listen="listen 127.0.0.1:$port ssl; ssl_certificate $cert; ssl_certificate_key $key; ssl_protocols TLSv1.2 TLSv1.3;"
+  fi
+  cat >"$dir/nginx-gateway.conf" <<EOF
+worker_processes $workers;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  keepalive_timeout 60s;
+  client_body_temp_path $dir/t1; proxy_temp_path $dir/t2; fastcgi_temp_path $dir/t3;
+  uwsgi_temp_path $dir/t4; scgi_temp_path $dir/t5;
+  proxy_http_version 1.1;
+  proxy_set_header Connection "";
+  upstream web { server 127.0.0.1:$nginx_port; keepalive 256; }
+  upstream products { server 127.0.0.1:$base; keepalive 256; }
+  upstream customers { server 127.0.0.1:$((base + 1)); keepalive 256; }
+  upstream reviews { server 127.0.0.1:$((base + 2)); keepalive 256; }
+  server {
+    $listen
+    root $dir/www;
+    location = /16k { proxy_pass http://web; }
+    location = /1m { proxy_pass http://web; }
+    location = /compose { ssi on; ssi_types *; default_type application/json; try_files /compose.json =404; }
+    location /part/products/ { internal; proxy_pass http://products/; }
+    location /part/customers/ { internal; proxy_pass http://customers/; }
+    location /part/reviews/ { internal; proxy_pass http://reviews/; }
+  }
+}
+EOF
+}
+
+# bench_haproxy DIR PORT NGINX_PORT [CERT KEY]: DIR/haproxy.cfg, HAProxy with one thread as a keep-alive
+# reverse proxy of the nginx on NGINX_PORT (every path: /16k and /1m are the gateways' routes), over TLS
+# with CERT and KEY.
+bench_haproxy() {
+  local dir=$1 port=$2 nginx_port=$3 cert=${4:-} key=${5:-} bind
+  mkdir -p "$dir"
+  bind="bind 127.0.0.1:$port"
+  if [[ -n $cert ]]; then
+    cat "$cert" "$key" >"$dir/certificate.pem"
+    bind="$bind ssl crt $dir/certificate.pem"
+  fi
+  cat >"$dir/haproxy.cfg" <<EOF
+global
+  nbthread 1
+  maxconn 4096
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 60s
+  timeout server 60s
+  option http-keep-alive
+  http-reuse always
+frontend gateway
+  $bind
+  default_backend web
+backend web
+  server nginx 127.0.0.1:$nginx_port
+EOF
+}
+
 # bench_gateway_yaml FILE PORT UPSTREAM_PORT_BASE NGINX_PORT: GET /compose of the demo's products,
 # customers and reviews APIs, and GET /16k and /1m proxied from nginx.
 bench_gateway_yaml() {

@@ -71,7 +71,7 @@ cleanup() {
     nginx -c "$WORK/nginx.conf" -p "$WORK" -s stop 2>/dev/null || true
   fi
   if [[ $NGINX_GATEWAY_STARTED == 1 ]]; then
-    nginx -c "$WORK/nginx-gateway.conf" -p "$WORK/gw" -s stop 2>/dev/null || true
+    nginx -c "$WORK/gw/nginx-gateway.conf" -p "$WORK/gw" -s stop 2>/dev/null || true
   fi
   wait 2>/dev/null || true
 }
@@ -209,40 +209,8 @@ for path in $PATHS; do
 done
 if [[ $REFERENCES == 1 ]]; then
   # nginx as the gateway, with as many workers as cores (the JVM gateways use every core too).
-  mkdir -p "$WORK/gw/www"
-  chmod 755 "$WORK/gw" "$WORK/gw/www"
-  printf '%s' '{"products":<!--# include virtual="/part/products/products" -->,"customer":<!--# include virtual="/part/customers/customers/42" -->,"reviews":<!--# include virtual="/part/reviews/reviews" -->}' \
-    >"$WORK/gw/www/compose.json"
-  chmod 644 "$WORK/gw/www/compose.json"
-  cat >"$WORK/nginx-gateway.conf" <<EOF
-worker_processes auto;
-pid $WORK/gw/nginx.pid;
-error_log $WORK/gw/nginx-error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  keepalive_timeout 60s;
-  client_body_temp_path $WORK/gw/t1; proxy_temp_path $WORK/gw/t2; fastcgi_temp_path $WORK/gw/t3;
-  uwsgi_temp_path $WORK/gw/t4; scgi_temp_path $WORK/gw/t5;
-  proxy_http_version 1.1;
-  proxy_set_header Connection "";
-  upstream web { server 127.0.0.1:$NGINX_PORT; keepalive 256; }
-  upstream products { server 127.0.0.1:$BASE; keepalive 256; }
-  upstream customers { server 127.0.0.1:$((BASE + 1)); keepalive 256; }
-  upstream reviews { server 127.0.0.1:$((BASE + 2)); keepalive 256; }
-  server {
-    listen 127.0.0.1:$NGINX_GATEWAY_PORT;
-    root $WORK/gw/www;
-    location = /16k { proxy_pass http://web; }
-    location = /compose { ssi on; ssi_types *; default_type application/json; try_files /compose.json =404; }
-    location /part/products/ { internal; proxy_pass http://products/; }
-    location /part/customers/ { internal; proxy_pass http://customers/; }
-    location /part/reviews/ { internal; proxy_pass http://reviews/; }
-  }
-}
-EOF
-  nginx -c "$WORK/nginx-gateway.conf" -p "$WORK/gw" 2>/dev/null
+  bench_nginx_gateway "$WORK/gw" "$NGINX_GATEWAY_PORT" "$BASE" "$NGINX_PORT" auto
+  nginx -c "$WORK/gw/nginx-gateway.conf" -p "$WORK/gw" 2>/dev/null
   NGINX_GATEWAY_STARTED=1
   for _ in $(seq 1 50); do
     [[ -s $WORK/gw/nginx.pid ]] && break
@@ -253,7 +221,7 @@ EOF
   [[ $composed == '{"products":{' ]] ||
     { echo "cpu-floor: nginx's SSI composition does not answer the JSON object ('$composed'; see $WORK/gw/nginx-error.log)" >&2; exit 1; }
   measure_paths "nginx as gateway" "$NGINX_GATEWAY_PORT" "$NGINX_GATEWAY"
-  nginx -c "$WORK/nginx-gateway.conf" -p "$WORK/gw" -s stop 2>/dev/null || true
+  nginx -c "$WORK/gw/nginx-gateway.conf" -p "$WORK/gw" -s stop 2>/dev/null || true
   NGINX_GATEWAY_STARTED=0
 fi
 for engine in $ENGINES; do

@@ -18,6 +18,11 @@
 #                       and its key, made once per run with openssl (A/B of TLS termination)
 #   webflux             the Spring WebFlux baseline of the lab (sluice-lab/baselines/spring-reactive;
 #                       build it with `./sluice lab paper` once, or mvn -f sluice-lab/baselines)
+#   nginx, nginx-tls    nginx as the gateway, one worker: /16k and /1m reverse-proxied (keep-alive),
+#                       /compose by SSI subrequests into the same JSON object; -tls: over https with
+#                       the same certificate as the --tls subjects (issue 33's HTTPS comparison)
+#   haproxy, haproxy-tls  HAProxy (Debian's), one thread, reverse-proxying /16k and /1m (no /compose)
+# The CPU of nginx is its master's and its worker's; the ratios compare any two subjects.
 # Paths: /compose (the demo's 16/5/7 KB APIs composed), /16k and /1m (a 16 KB and a 1 MiB file
 # proxied from nginx; the WebFlux baseline has no such route); --paths defaults to the first two.
 #
@@ -34,7 +39,7 @@
 # requests it served meanwhile, so that profiles of two builds are compared per request, sampled in
 # the same sitting (a profile taken minutes after another can differ by the machine's drift alone).
 #
-# usage: interleave.sh --subject NAME=JAR[:ENGINE] [--subject webflux] ... [--flags NAME=FLAGS] ...
+# usage: interleave.sh --subject NAME=JAR[:ENGINE] [--subject webflux|nginx|nginx-tls|haproxy|haproxy-tls] ... [--flags NAME=FLAGS] ...
 #                      [--config NAME=FILE] ... [--header NAME=H] ... [--tls NAME] ... [--paths "/compose /16k"]
 #                      [--rounds 8] [--seconds 10] [--warmup 45] [--skip 0] [--profile DIR]
 #                      [--ratio NAME=BASE] ...
@@ -79,6 +84,9 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ ${#SUBJECTS[@]} -ge 1 ]] || { echo "interleave: name at least one --subject" >&2; exit 2; }
+for s in "${SUBJECTS[@]}"; do # the C peers speak TLS with the --tls subjects' certificate
+  [[ $s == nginx-tls || $s == haproxy-tls ]] && TLS[$s]=1
+done
 
 # shellcheck source=/dev/null
 source <(sed -n 's/^\(DEFAULT_JAVA_OPTS=.*\)$/\1/p' "$ROOT/sluice")
@@ -91,6 +99,7 @@ WORK=$(mktemp -d /tmp/interleave.XXXXXX)
 bench_need interleave wrk wrk
 bench_need interleave nginx nginx
 export PATH=$PATH:/usr/sbin
+if printf '%s\n' "${SUBJECTS[@]}" | grep -q '^haproxy'; then bench_need interleave haproxy haproxy; fi
 
 if [[ ${#TLS[@]} -gt 0 ]]; then # one certificate for every TLS subject: P-256, as most sites serve
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
@@ -110,7 +119,21 @@ declare -A PID URL
 port=$PORT
 for s in "${SUBJECTS[@]}"; do
   name=${s%%=*}
-  if [[ $s == webflux ]]; then
+  if [[ $s == nginx || $s == nginx-tls ]]; then
+    if [[ $s == nginx-tls ]]; then
+      bench_nginx_gateway "$WORK/$name" "$port" "$BASE" "$NGINX_PORT" 1 "$WORK/cert.pem" "$WORK/key.pem"
+    else
+      bench_nginx_gateway "$WORK/$name" "$port" "$BASE" "$NGINX_PORT" 1
+    fi
+    nginx -c "$WORK/$name/nginx-gateway.conf" -p "$WORK/$name" -g 'daemon off;' >"$WORK/$name.log" 2>&1 &
+  elif [[ $s == haproxy || $s == haproxy-tls ]]; then
+    if [[ $s == haproxy-tls ]]; then
+      bench_haproxy "$WORK/$name" "$port" "$NGINX_PORT" "$WORK/cert.pem" "$WORK/key.pem"
+    else
+      bench_haproxy "$WORK/$name" "$port" "$NGINX_PORT"
+    fi
+    haproxy -db -f "$WORK/$name/haproxy.cfg" >"$WORK/$name.log" 2>&1 &
+  elif [[ $s == webflux ]]; then
     [[ -f $WEBFLUX_JAR ]] || { echo "interleave: $WEBFLUX_JAR is missing (./sluice lab paper builds it)" >&2; exit 1; }
     # shellcheck disable=SC2086 # DEFAULT_JAVA_OPTS is a list of flags
     "$JAVA" $DEFAULT_JAVA_OPTS ${FLAGS[$name]:-} -jar "$WEBFLUX_JAR" --server.port=$port --server.address=127.0.0.1 \
@@ -145,6 +168,7 @@ done
 
 # wrk's arguments for subject NAME: its header, if any
 wrk_for() { if [[ -n ${HEADERS[$1]:-} ]]; then printf '%s\0%s\0' -H "${HEADERS[$1]}"; fi; }
+ready_path() { if [[ $1 == haproxy* ]]; then echo /16k; else echo /compose; fi; }
 for name in "${!URL[@]}"; do
   if [[ -n ${HEADERS[$name]:-} ]]; then
     for _ in $(seq 1 300); do
@@ -153,12 +177,15 @@ for name in "${!URL[@]}"; do
       sleep 0.1
     done
   else
-    bench_wait_ready interleave "${URL[$name]}/compose" "${PID[$name]}" "$WORK/$name.log"
+    bench_wait_ready interleave "${URL[$name]}$(ready_path "$name")" "${PID[$name]}" "$WORK/$name.log"
   fi
 done
 
 names=("${!URL[@]}")
-applies() { [[ $1 != webflux || $2 == /compose ]]; } # the WebFlux baseline has no /16k
+applies() { # the WebFlux baseline has no /16k, HAProxy no /compose
+  [[ $1 != webflux || $2 == /compose ]] && [[ $1 != haproxy* || $2 != /compose ]]
+}
+java_subject() { [[ $1 != nginx* && $1 != haproxy* ]]; }
 echo "interleave: wrk -t2 -c100, warm-up ${WARMUP}s per subject and path, $ROUNDS rounds of ${SECONDS_PER_RUN}s; flags: $DEFAULT_JAVA_OPTS; $(nproc) CPUs; logs in $WORK"
 for name in "${names[@]}"; do
   head -1 "$WORK/$name.log" | grep -o '(engine [^)]*)' | sed "s/^/  $name: /" || true
@@ -176,11 +203,18 @@ if [[ -n $PROFILE_DIR ]]; then
   mkdir -p "$PROFILE_DIR"
   AGENT=$(bench_profiler "$WORK" "$JDK" "$PROFILER_VERSION")
   for name in "${names[@]}"; do
+    java_subject "$name" || continue
     "$JDK/bin/jcmd" "${PID[$name]}" JVMTI.agent_load "$AGENT" '"start,event=cpu,interval=1ms"' >/dev/null
   done
 fi
 declare -A SERVED
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cpu_ticks() { # the process's and its children's (nginx's worker): user + system
+  local q t=0
+  for q in "$1" $(pgrep -P "$1" || true); do
+    t=$((t + $(awk '{print $14 + $15}' "/proc/$q/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$t"
+}
 TICK=$(getconf CLK_TCK)
 declare -A RATES CPUS ROUND_RATE ROUND_CPU
 for r in $(seq 1 "$ROUNDS"); do
@@ -218,7 +252,9 @@ for name in "${names[@]}"; do
 done
 echo "resident memory at the end (peak):"
 for name in "${names[@]}"; do
-  awk -v n="$name" '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 } END { printf "  %-10s %4.0f MiB (%4.0f MiB)\n", n, r / 1024, h / 1024 }' "/proc/${PID[$name]}/status"
+  # shellcheck disable=SC2046 # the process and its children (nginx's worker)
+  cat $(for q in "${PID[$name]}" $(pgrep -P "${PID[$name]}" || true); do echo "/proc/$q/status"; done) 2>/dev/null |
+    awk -v n="$name" '/^VmRSS/ { r += $2 } /^VmHWM/ { h += $2 } END { printf "  %-10s %4.0f MiB (%4.0f MiB)\n", n, r / 1024, h / 1024 }'
 done
 if [[ ${#RATIOS[@]} -eq 0 ]]; then
   for name in "${names[@]}"; do
@@ -250,6 +286,7 @@ fi
 if [[ -n $PROFILE_DIR ]]; then
   echo "profiles (from the first round on):"
   for name in "${names[@]}"; do
+    java_subject "$name" || continue
     "$JDK/bin/jcmd" "${PID[$name]}" JVMTI.agent_load "$AGENT" "\"stop,file=$PROFILE_DIR/$name.collapsed,collapsed\"" >/dev/null
     echo "${SERVED[$name]:-0}" >"$PROFILE_DIR/$name.requests"
     samples=$(awk '{ s += $NF } END { print s + 0 }' "$PROFILE_DIR/$name.collapsed")
