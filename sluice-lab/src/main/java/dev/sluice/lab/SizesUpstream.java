@@ -50,6 +50,9 @@ public final class SizesUpstream {
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
         connector.setPort(port);
+        // as the demo upstreams: 256 users open as many upstream connections at once, and the JDK's
+        // backlog of 50 dropped SYNs whose 1 s retransmit met the gateway's 1 s connect timeout (504s)
+        connector.setAcceptQueueSize(1024);
         server.addConnector(connector);
         server.setHandler(new Handler.Abstract.NonBlocking() {
             @Override
