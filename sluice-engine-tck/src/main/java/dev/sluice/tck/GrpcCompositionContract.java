@@ -225,6 +225,14 @@ public abstract class GrpcCompositionContract extends ShopFixture {
                                         .part("info", APP, "/json/20"))
                         .start()) {
             HttpResponse<InputStream> response = stream(gw, HttpRequest.newBuilder(gw.uri("/page/1")));
+            if (response.statusCode() == 502) { // the reset came after the first element was relayed,
+                // before the response left the gateway's buffer: the composition failed as a whole
+                try (InputStream body = response.body()) {
+                    assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8))
+                            .contains("\"part_failed\"");
+                }
+                return;
+            }
             assertThat(response.statusCode()).isEqualTo(200);
             ByteArrayOutputStream seen = new ByteArrayOutputStream();
             boolean cut = false;
@@ -311,7 +319,7 @@ public abstract class GrpcCompositionContract extends ShopFixture {
                     .as("the part's timeout ended it, not the service's 20 s hold")
                     .isLessThan(Duration.ofSeconds(10));
             assertThat(service.awaitCancelled())
-                    .as("the call cancelled upstream")
+                    .as("the call ended upstream: reset, or the deadline the gateway sent")
                     .isTrue();
         } finally {
             service.firstSeen();

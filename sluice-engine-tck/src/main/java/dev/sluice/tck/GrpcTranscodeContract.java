@@ -362,7 +362,7 @@ public abstract class GrpcTranscodeContract extends ShopFixture {
                         .isInstanceOf(IOException.class);
             }
             assertThat(service.awaitCancelled())
-                    .as("the call cancelled upstream")
+                    .as("the call ended upstream: reset, or the deadline the gateway sent")
                     .isTrue();
         } finally {
             service.firstSeen();

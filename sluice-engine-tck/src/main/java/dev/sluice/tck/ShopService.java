@@ -166,10 +166,17 @@ public final class ShopService implements AutoCloseable {
                             String shelf = (String) field(request, "shelf");
                             io.grpc.Context.current()
                                     .addListener(
-                                            context -> { // by its client, not the call's own end or error
-                                                if (Status.fromThrowable(context.cancellationCause())
-                                                                .getCode()
-                                                        == Status.Code.CANCELLED) {
+                                            context -> { // not the call's own end or error
+                                                // by its client's reset, or by the deadline that client
+                                                // sent (grpc-timeout), whichever comes first: the two
+                                                // fall due together when the gateway's timeout ends it
+                                                Throwable cause = context.cancellationCause();
+                                                Status.Code code = cause == null
+                                                        ? Status.Code.OK
+                                                        : Status.fromThrowable(cause)
+                                                                .getCode();
+                                                if (code == Status.Code.CANCELLED
+                                                        || code == Status.Code.DEADLINE_EXCEEDED) {
                                                     self[0].cancelled.countDown();
                                                 }
                                             },
@@ -251,7 +258,10 @@ public final class ShopService implements AutoCloseable {
         cancelled = new CountDownLatch(1);
     }
 
-    /** Waits (at most 10 s) until a ListBooks call since the last {@link #rearm()} was cancelled by its client. */
+    /**
+     * Waits (at most 10 s) until a ListBooks call since the last {@link #rearm()} was cancelled by its
+     * client: reset, or ended by the deadline the client gave it ({@code grpc-timeout}).
+     */
     public boolean awaitCancelled() throws InterruptedException {
         return cancelled.await(10, TimeUnit.SECONDS);
     }

@@ -521,10 +521,25 @@ final class Composition {
         }
     }
 
-    /** A part broke after some of its bytes reached the client: the response must be aborted. */
-    static final class AbortedPart extends Exception {
+    /**
+     * A part broke after some of its bytes were relayed: the response must be aborted. An upstream's
+     * failure, not the gateway's: a response already on the wire is cut (no last chunk); one still in
+     * the output buffer (not committed yet) becomes 502 {@code part_failed} with the part's reason,
+     * never a 500 {@code internal_error} and an ERROR with a stack trace.
+     */
+    static final class AbortedPart extends Exception implements dev.sluice.http.FailureAnswer.Decided {
         AbortedPart(String reason) {
             super(reason, null, false, false);
+        }
+
+        @Override
+        public int status() {
+            return 502;
+        }
+
+        @Override
+        public String code() {
+            return "part_failed";
         }
     }
 }
