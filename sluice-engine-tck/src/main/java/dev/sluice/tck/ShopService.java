@@ -176,7 +176,10 @@ public final class ShopService implements AutoCloseable {
                                                         : Status.fromThrowable(cause)
                                                                 .getCode();
                                                 if (code == Status.Code.CANCELLED
-                                                        || code == Status.Code.DEADLINE_EXCEEDED) {
+                                                        || code == Status.Code.DEADLINE_EXCEEDED
+                                                        // the server's own deadline cancels the context
+                                                        // with a TimeoutException, which no status names
+                                                        || cause instanceof java.util.concurrent.TimeoutException) {
                                                     self[0].cancelled.countDown();
                                                 }
                                             },
