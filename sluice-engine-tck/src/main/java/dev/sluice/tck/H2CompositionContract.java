@@ -158,6 +158,19 @@ public abstract class H2CompositionContract extends ContractFixture {
     /** A part's retry on an h2c upstream: each composition's part is answered 503, then tried again. */
     @Test
     void anH2cPartAnswering503IsTriedAgain() {
+        triedAgain("/flakyjson");
+    }
+
+    /**
+     * The dropped 503's body comes late, after its retry was sent (the upstream holds it until then):
+     * none of it is the part's. In reactive it was once spliced before the retry's answer (CI, session 27).
+     */
+    @Test
+    void aRetriedH2cPartsLateBodyIsNeverSpliced() {
+        triedAgain("/flakyheld");
+    }
+
+    private void triedAgain(String target) {
         dev.sluice.config.UpstreamResilience resilience = new dev.sluice.config.UpstreamResilience(
                 List.of(h2c.url()),
                 dev.sluice.config.UpstreamResilience.Balance.ROUND_ROBIN,
@@ -178,7 +191,7 @@ public abstract class H2CompositionContract extends ContractFixture {
                 .upstream(Routes.upstream("flaky", h2c.url())
                         .resilience(resilience)
                         .protocol(UpstreamProtocol.H2C))
-                .route("page", on("/page"), compose().order(Order.DECLARED).part("f", "flaky", "/flakyjson"))
+                .route("page", on("/page"), compose().order(Order.DECLARED).part("f", "flaky", target))
                 .start()) {
             for (int i = 0; i < 3; i++) {
                 Composed composed = Composed.of(gw.wire().get("/page"))

@@ -27,6 +27,8 @@ import org.eclipse.jetty.util.Callback;
  *   GET  /trailers   "body" and the trailer x-trailer: yes
  *   any  /stall      never answered (until the upstream closes)
  *   GET  /flaky      503 on every other call (the first of each pair), 200 "recovered" on the next
+ *   GET  /flakyheld  the same as JSON, but the 503's body ("unavailable") is held back until the next
+ *                    call (the retry) arrives, and the retry is answered only once that body was written
  *   GET  /big?n      n bytes of GeneratedBody.binary, 16 KiB a write, each write waited for and counted
  *   GET  /bigjson?n  the same of GeneratedBody.json, as application/json
  *   GET  /json?n     n bytes of GeneratedBody.json (application/json), 16 KiB a write
@@ -40,6 +42,8 @@ public final class H2cUpstream implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger flaky = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicInteger jsonCalls = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong bigWritten = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile Runnable heldBody; // the held 503's body write, waiting for the retry
 
     private H2cUpstream(javax.net.ssl.SSLContext tls) {
         server = new Server();
@@ -103,6 +107,25 @@ public final class H2cUpstream implements AutoCloseable {
                                 true,
                                 ByteBuffer.wrap((json ? '"' + body + '"' : body).getBytes(StandardCharsets.US_ASCII)),
                                 callback);
+                    }
+                    case "/flakyheld" -> {
+                        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+                        if (held.getAndIncrement() % 2 == 0) {
+                            response.setStatus(503);
+                            ByteBuffer body = ByteBuffer.wrap("\"unavailable\"".getBytes(StandardCharsets.US_ASCII));
+                            heldBody = () -> response.write(true, body, callback);
+                            response.write(false, null, Callback.NOOP); // the head alone, flushed
+                        } else {
+                            Runnable late = heldBody;
+                            heldBody = null;
+                            ByteBuffer body = ByteBuffer.wrap("\"recovered\"".getBytes(StandardCharsets.US_ASCII));
+                            if (late == null) {
+                                response.write(true, body, callback);
+                            } else {
+                                late.run(); // the 503's body goes out before this answer's head
+                                response.write(true, body, callback);
+                            }
+                        }
                     }
                     case "/fail" -> {
                         response.setStatus(500);

@@ -60,6 +60,7 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
                     head = response;
                     HttpHeaders h = response.responseHeaders();
                     part.grpcStep(
+                            this,
                             grpc.head(response.status().code(), h.get(GrpcStatus.STATUS_HEADER), h.get("grpc-message")),
                             response.status().code());
                     return body.retain();
@@ -78,6 +79,7 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
                 .uri(path)
                 .response((head, body) -> {
                     part.h2Head(
+                            this,
                             head.status().code(),
                             head.responseHeaders().get(HttpHeaderNames.CONTENT_TYPE),
                             head.responseHeaders());
@@ -99,7 +101,7 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
     @Override
     protected void hookOnNext(ByteBuf chunk) {
         if (grpc == null) {
-            part.onContent(chunk);
+            part.h2Content(this, chunk);
         } else {
             TranscodedPart.Step step;
             try {
@@ -107,26 +109,26 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
             } finally {
                 chunk.release();
             }
-            part.grpcStep(step, 0);
+            part.grpcStep(this, step, 0);
         }
-        part.onReadComplete(); // one buffer per request(1): this read is whole, the next may be asked
+        part.h2ReadComplete(this); // one buffer per request(1): this read is whole, the next may be asked
     }
 
     @Override
     protected void hookOnComplete() {
         if (grpc == null) {
-            part.onEnd();
+            part.h2End(this);
             return;
         }
         if (head == null) {
-            part.grpcStep(grpc.cut("the upstream's answer ended before its head"), 0);
+            part.grpcStep(this, grpc.cut("the upstream's answer ended before its head"), 0);
             return;
         }
         head.trailerHeaders()
                 .subscribe(
-                        t -> part.grpcStep(grpc.end(t.get(GrpcStatus.STATUS_HEADER), t.get("grpc-message")), 0),
-                        e -> part.grpcStep(grpc.cut("the upstream's trailers did not come"), 0),
-                        () -> part.grpcStep(grpc.end(null, null), 0)); // no trailers: NOTHING if ended
+                        t -> part.grpcStep(this, grpc.end(t.get(GrpcStatus.STATUS_HEADER), t.get("grpc-message")), 0),
+                        e -> part.grpcStep(this, grpc.cut("the upstream's trailers did not come"), 0),
+                        () -> part.grpcStep(this, grpc.end(null, null), 0)); // no trailers: NOTHING if ended
     }
 
     @Override
@@ -136,10 +138,10 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
                 && Failures.isUpstreams(error)
                 && !Failures.classify(error).isTimeout()) {
             // the answer broke off after its head (a reset stream, a lost connection): a failed part, never a whole one
-            part.grpcStep(grpc.cut(Failures.classify(error).reason()), 0);
+            part.grpcStep(this, grpc.cut(Failures.classify(error).reason()), 0);
             return;
         }
-        part.onError(error);
+        part.h2Error(this, error);
     }
 
     /** The part stops, or drops the try: the stream is reset, nothing more is signalled. */

@@ -248,8 +248,12 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
      * is the upstream's HTTP status when the step is the head's (the try loop, breaker and outlier
      * ejection learn it as a proxied call's), else 0.
      */
-    void grpcStep(TranscodedPart.Step step, int headStatus) {
-        composition.onLoop(() -> stepped(step, headStatus));
+    void grpcStep(H2Part from, TranscodedPart.Step step, int headStatus) {
+        composition.onLoop(() -> {
+            if (from == stream) { // else a dropped try's late step
+                stepped(step, headStatus);
+            }
+        });
     }
 
     private void stepped(TranscodedPart.Step step, int headStatus) {
@@ -305,10 +309,60 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         }
     }
 
-    /** An h2 stream's answer head: on the stream's loop. */
-    void h2Head(int code, String contentType, HttpHeaders responseHeaders) {
+    /*
+     * An h2 stream's signals, each from the stream's loop, name their stream: a dropped try's stream is
+     * reset from the home loop (H2Part.abandon), but a signal its loop had begun meanwhile still comes,
+     * maybe after the next try began (a retry's backoff is 1 ms at least, a preempted loop can be late by
+     * more). Only the current stream's count; an HTTP/1.1 try needs no such check, as its next try begins
+     * only once its connection has let it go (UpstreamConnection.abandonThen).
+     */
+
+    /** An h2 stream's answer head. */
+    void h2Head(H2Part from, int code, String contentType, HttpHeaders responseHeaders) {
         HttpHeaders headers = cache == null ? null : responseHeaders;
-        composition.onLoop(() -> answered(code, contentType, headers));
+        composition.onLoop(() -> {
+            if (from == stream) {
+                answered(code, contentType, headers);
+            }
+        });
+    }
+
+    /** An h2 stream's body buffer. */
+    void h2Content(H2Part from, ByteBuf chunk) {
+        composition.onLoop(() -> {
+            if (from == stream) {
+                received(chunk);
+            } else {
+                chunk.release(); // a dropped try's
+            }
+        });
+    }
+
+    /** An h2 stream's read is whole ({@link #onReadComplete}). */
+    void h2ReadComplete(H2Part from) {
+        composition.onLoop(() -> {
+            if (from == stream) {
+                readComplete();
+            }
+        });
+    }
+
+    /** An h2 stream's answer ended. */
+    void h2End(H2Part from) {
+        composition.onLoop(() -> {
+            if (from == stream) {
+                completed();
+            }
+        });
+    }
+
+    /** An h2 stream failed. */
+    void h2Error(H2Part from, Throwable error) {
+        composition.onLoop(() -> {
+            if (from == stream) {
+                failedOnLoop(error);
+            }
+        });
     }
 
     /** The try's per-try timeout passed before its answer: it fails, and may be tried again. */
@@ -414,23 +468,25 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
 
     @Override
     public void onError(Throwable error) {
-        composition.onLoop(() -> {
-            if (closed || ended || done || between) {
-                return;
-            }
-            connection = null;
-            stream = null;
-            UpstreamFailure failure = Failures.classify(error);
-            if (!Failures.isUpstreams(error)) { // not the upstream's doing: a bug, never silent
-                LOG.error(
-                        "composition part '{}' (upstream {}) failed inside the gateway; reported as {}",
-                        config.name(),
-                        config.upstream(),
-                        failure.code(),
-                        error);
-            }
-            carry(tries.failed(failure, status != 0));
-        });
+        composition.onLoop(() -> failedOnLoop(error));
+    }
+
+    private void failedOnLoop(Throwable error) {
+        if (closed || ended || done || between) {
+            return;
+        }
+        connection = null;
+        stream = null;
+        UpstreamFailure failure = Failures.classify(error);
+        if (!Failures.isUpstreams(error)) { // not the upstream's doing: a bug, never silent
+            LOG.error(
+                    "composition part '{}' (upstream {}) failed inside the gateway; reported as {}",
+                    config.name(),
+                    config.upstream(),
+                    failure.code(),
+                    error);
+        }
+        carry(tries.failed(failure, status != 0));
     }
 
     private void answered(int code, String contentType, HttpHeaders headers) {
