@@ -9,8 +9,8 @@
 #   --flags NAME=FLAGS  more JVM flags for subject NAME, after the launcher's defaults (A/B of a
 #                       setting on one jar: --subject a=X.jar --subject b=X.jar --flags b=-Dk=v)
 #   --config NAME=FILE  subject NAME runs FILE instead of the bundled routes: a gateway YAML in
-#                       which @PORT@, @PRODUCTS@, @CUSTOMERS@, @REVIEWS@ and @WEB@ stand for its
-#                       port and the upstreams' URLs; it must serve the --paths (A/B of a feature:
+#                       which @PORT@, @PRODUCTS@, @CUSTOMERS@, @REVIEWS@, @DELAY@ (seed 004's 30 ms
+#                       API) and @WEB@ stand for its port and the upstreams' URLs; it must serve the --paths (A/B of a feature:
 #                       the same routes with and without a filter, metrics or an access log)
 #   --header NAME=H     wrk sends header H ("Authorization: Bearer ...") to subject NAME
 #   --tls NAME          subject NAME is spoken to over https (wrk's TLS, HTTP/1.1): its --config
@@ -151,6 +151,7 @@ for s in "${SUBJECTS[@]}"; do
       [[ -f ${CONFIGS[$name]} ]] || { echo "interleave: ${CONFIGS[$name]} is missing" >&2; exit 1; }
       sed -e "s|@PORT@|$port|g" -e "s|@PRODUCTS@|http://127.0.0.1:$BASE|g" \
         -e "s|@CUSTOMERS@|http://127.0.0.1:$((BASE + 1))|g" -e "s|@REVIEWS@|http://127.0.0.1:$((BASE + 2))|g" \
+        -e "s|@DELAY@|http://127.0.0.1:$((BASE + 3))|g" \
         -e "s|@WEB@|http://127.0.0.1:$NGINX_PORT|g" -e "s|@CERT@|$WORK/cert.pem|g" -e "s|@KEY@|$WORK/key.pem|g" \
         "${CONFIGS[$name]}" >"$WORK/$name.yaml"
     else

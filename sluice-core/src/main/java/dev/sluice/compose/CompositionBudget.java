@@ -29,8 +29,9 @@ package dev.sluice.compose;
  * the gateway holds stays within the budget's capacity (floors included), except bytes a read gave
  * beyond its share ({@link Reader#arrived}) or that shaping added.
  *
- * <p>Engines: the reactive engine reserves a read's share before each socket read and hands the
- * bytes on as they are written; the blocking engines read a part into one ring, so they reserve a
+ * <p>Engines: the reactive engine reserves a read's share before each socket read ({@link
+ * Reader#reserveUpTo}: a small one for the read that brings the answer's head, a whole socket read's
+ * for the body), caps the read to what it reserved and hands the bytes on as they are written; the blocking engines read a part into one ring, so they reserve a
  * whole ring once ({@code reserve(ring, need)}) before the part is handed to a fetch thread (a part
  * without room waits unstarted, holding no thread), {@link Reader#shrink} it to the ring's size once
  * the status line tells it, and give it back with {@link Reader#free} once neither the fetch nor the
@@ -205,6 +206,27 @@ public final class CompositionBudget {
                 return true;
             }
             return false;
+        }
+
+        /**
+         * {@link #reserve}, but the part the plan waits on ({@link Need#ANY}) takes what is left of the
+         * floor when neither the floor nor the pool has the whole share: it reads less, and never
+         * waits while its floor has a byte. For an engine that can bound each read by {@link #reserved()}
+         * (the reactive engine caps its socket reads), so a floor smaller than a whole read still lets
+         * the awaited part go on.
+         *
+         * @return whether any share is reserved ({@link #reserved()} bytes may be read)
+         */
+        public boolean reserveUpTo(long share, Need need) {
+            if (reserve(share, need)) {
+                return true;
+            }
+            if (need == Need.ANY && state == ADMITTED && floorFree > 0) {
+                reservedFloor += floorFree;
+                floorFree = 0;
+                return true;
+            }
+            return reserved() > 0;
         }
 
         /**

@@ -32,6 +32,8 @@ class CompositionBudgetTest {
         final long[] buffered = new long[3];
         final ArrayDeque<long[]> inFlight = new ArrayDeque<>(); // written to the client, not yet taken by it
         final boolean reads;
+        long bodyShare =
+                SHARE; // with more, a read reserves up to it (reserveUpTo) and reads what it got: reactive's rule
         boolean granted;
         boolean finished;
         long relayed;
@@ -114,11 +116,14 @@ class CompositionBudgetTest {
                 if (!started[i] || left[i] == 0) {
                     continue;
                 }
-                if (!readers[i].reserve(SHARE, plan.need(i))) {
+                boolean upTo = bodyShare > SHARE;
+                if (upTo
+                        ? !readers[i].reserveUpTo(left[i] == BODY ? SHARE : bodyShare, plan.need(i))
+                        : !readers[i].reserve(SHARE, plan.need(i))) {
                     continue;
                 }
                 moved = true;
-                long n = Math.min(SHARE, left[i]);
+                long n = Math.min(upTo ? readers[i].reserved() : SHARE, left[i]);
                 if (left[i] == BODY) {
                     plan.answered(i, 200, CompositionPlanTest.JSON);
                 }
@@ -201,6 +206,32 @@ class CompositionBudgetTest {
      * A blocking part reserves a whole ring before its request and keeps only what its ring needs:
      * the rest goes back, the pool's bytes first, the floor's refilling the floor.
      */
+    /**
+     * Reactive's rule: the floor counts a head read's share, a body read asks for more (here three
+     * shares: three quarters of the budget) with {@code reserveUpTo} and reads only what it got. The
+     * awaited part takes what is left of its floor when the pool has nothing, so every composition still
+     * completes, and the budget is never passed.
+     */
+    @Test
+    void bodyReadsLargerThanTheFloorsShareStillLetEveryCompositionComplete() {
+        for (Order order : Order.values()) {
+            ReadAheadBudget pool = new ReadAheadBudget(CAPACITY);
+            List<Run> runs = new ArrayList<>();
+            for (int c = 0; c < 12; c++) {
+                Run run = new Run(pool, order, OnError.PARTIAL, true);
+                run.bodyShare = 3 * SHARE;
+                runs.add(run);
+            }
+            turnAll(pool, runs);
+            for (Run r : runs) {
+                assertThat(r.finished).as("%s: %s %s", order, runs, pool).isTrue();
+                assertThat(r.relayed).isEqualTo(3 * BODY);
+            }
+            assertThat(pool.held()).as("%s", pool).isZero();
+            assertThat(pool.waiting()).isZero();
+        }
+    }
+
     @Test
     void aShrunkReserveGivesThePoolsBytesBackFirstAndTheFloorRefills() {
         ReadAheadBudget pool = new ReadAheadBudget(CAPACITY);

@@ -214,6 +214,50 @@ public abstract class ReadAheadBudgetContract extends ContractFixture {
         }
     }
 
+    /**
+     * A part waiting for its answer holds little of the budget: four compositions of three parts each,
+     * on the smallest budget (256 KiB), all reach their upstream at once. The upstream answers only
+     * when all twelve part requests are in ({@code /rendezvous}, else {"met":false} after 5 s). In
+     * reactive each waiting part took a whole socket read's 64 KiB and each composition a floor of two
+     * more: one composition at a time fitted, the others waited for the first's answers, which never
+     * came (seed 004's ceiling of about 2,100 compositions a second on {@code auto}'s budget).
+     */
+    @Test
+    void compositionsWaitingForTheirAnswersHoldLittleOfTheBudget() throws Exception {
+        long capacity = dev.sluice.config.ServerLimits.MIN_READ_AHEAD;
+        int compositions = 4;
+        String meet = "/rendezvous/budget-" + mode().key() + "-" + transport().key() + "/" + (3 * compositions);
+        try (TestGateway gateway = gateway()
+                        .limits(dev.sluice.config.ServerLimits.defaults().withMaxReadAhead(capacity))
+                        .route(
+                                "meet",
+                                Routes.on("/meet"),
+                                Routes.compose()
+                                        .timeout(Duration.ofSeconds(20))
+                                        .part("a", APP, meet)
+                                        .part("b", APP, meet)
+                                        .part("c", APP, meet))
+                        .start();
+                java.util.concurrent.ExecutorService clients =
+                        java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            List<java.util.concurrent.Future<WireResponse>> answers = new ArrayList<>();
+            for (int i = 0; i < compositions; i++) {
+                answers.add(clients.submit(() -> WireClient.to(gateway.port())
+                        .timeout(Duration.ofSeconds(30))
+                        .get("/meet")));
+            }
+            for (java.util.concurrent.Future<WireResponse> answer : answers) {
+                WireResponse response = answer.get(60, TimeUnit.SECONDS);
+                assertThat(response.status()).as("%s", response).isEqualTo(200);
+                assertThat(response.complete()).as("%s", response).isTrue();
+                assertThat(response.bodyText())
+                        .as("every part met the others upstream: %s", gateway.readAheadBudget())
+                        .doesNotContain("\"met\":false")
+                        .contains("\"met\":true");
+            }
+        }
+    }
+
     /** A client that asks for {@code target} and never reads past the response head; a small receive buffer. */
     private static Socket stalledClient(int port, String target) throws IOException {
         Socket socket = new Socket();

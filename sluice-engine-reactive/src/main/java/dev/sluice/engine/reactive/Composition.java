@@ -125,7 +125,7 @@ final class Composition {
                 targets);
         this.flatten = plan.flattensRelayed();
         int n = plan.slots(); // a collection part's elements after the parts
-        this.account = new CompositionBudget(route.budget, plan.floorShares(), Part.READ_SHARE, this::roomMade);
+        this.account = new CompositionBudget(route.budget, plan.floorShares(), Part.HEAD_SHARE, this::roomMade);
         this.deferred = new String[n];
         this.parts = new Part[n];
         ClientRequest.Forwarding forwarding = in.forwarding();

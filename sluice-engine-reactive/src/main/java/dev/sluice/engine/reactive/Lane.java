@@ -163,6 +163,8 @@ final class Lane {
                             channels.add(channel);
                         }
                         ReadStall stall = new ReadStall(readTimeoutNanos);
+                        CappedReads reads = new CappedReads();
+                        channel.config().setRecvByteBufAllocator(reads);
                         if (tls != null) {
                             SslHandler ssl = new SslHandler(tls.engine(host, address.getPort()));
                             ssl.setHandshakeTimeoutMillis(connectTimeoutMillis);
@@ -171,7 +173,9 @@ final class Lane {
                         channel.pipeline()
                                 .addLast(new HttpClientCodec(decoding, false, false))
                                 .addLast(ReadStall.NAME, stall)
-                                .addLast(UpstreamConnection.NAME, new UpstreamConnection(Lane.this, channel, stall));
+                                .addLast(
+                                        UpstreamConnection.NAME,
+                                        new UpstreamConnection(Lane.this, channel, stall, reads));
                     }
                 });
         if (resolver != null) { // an IP literal keeps Bootstrap's default, which it never needs
@@ -313,7 +317,7 @@ final class Lane {
         idle.addFirst(connection);
         // its read stays armed while idle: an upstream's close is seen at once (the connection leaves the
         // pool), and the next exchange's first read needs no re-arming (with NIO, two epoll_ctl calls)
-        connection.channel.read();
+        connection.readWhileIdle();
         if (!sweeping) {
             sweeping = true;
             loop.schedule(this::sweep, idleTimeoutNanos, TimeUnit.NANOSECONDS);

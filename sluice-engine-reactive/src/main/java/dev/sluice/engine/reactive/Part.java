@@ -41,11 +41,14 @@ import java.util.concurrent.TimeUnit;
  * waiting for its turn is never timed out.
  *
  * <p>Every byte it reads is the gateway's {@link ReadAheadBudget}'s, through its composition's
- * {@link CompositionBudget}: before each socket read it reserves a read's worth ({@link #READ_SHARE},
- * the most one read allocates), from its composition's floor when the plan waits on it ({@link
- * CompositionPlan#need}), else from the pool if that gives it without waiting; when it cannot, it
- * reads nothing (its upstream connection holds the rest) and tries again when its composition is
- * told of room ({@link #roomMade}). The bytes that arrive stay taken while they are buffered here and
+ * {@link CompositionBudget}: before each socket read it reserves a read's worth ({@link #HEAD_SHARE}
+ * for the read that brings the answer's head, {@link #READ_SHARE} for each body read), from its
+ * composition's floor when the plan waits on it ({@link CompositionPlan#need}), else from the pool if
+ * that gives it without waiting, and the read is capped to what it reserved ({@link CappedReads}); when
+ * it cannot, it reads nothing (its upstream connection holds the rest) and tries again when its
+ * composition is told of room ({@link #roomMade}). A part waiting for its answer so holds 16 KiB of
+ * the budget, not a whole read's 64 KiB: with slow upstreams, the waiting parts alone once filled
+ * {@code auto}'s budget at about 2,100 compositions a second (seed 004, docs/MEASUREMENTS.md). The bytes that arrive stay taken while they are buffered here and
  * until the composition has written them to the client; what a read did not fill goes back once the
  * part stops reading.
  */
@@ -60,7 +63,15 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
      * allocator grows a read's buffer to 64 KiB at most, and the response decoder hands body bytes on
      * in pieces of at most {@code Lane.MAX_CHUNK}, the same.
      */
-    static final int READ_SHARE = 64 * 1024;
+    static final int READ_SHARE = CappedReads.MAX;
+
+    /**
+     * The share of the read that brings the answer's head, and a composition's floor per share
+     * ({@link CompositionBudget}): enough for a head and the start of a small body. An h2 part's reads
+     * are DATA frames of at most 16 KiB (the default SETTINGS_MAX_FRAME_SIZE), so each of its reads
+     * takes this share.
+     */
+    static final int HEAD_SHARE = 16 * 1024;
 
     final int index;
     final PartConfig config;
@@ -148,7 +159,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (closed || done) {
             return;
         }
-        if (!reserveRead(this::call)) {
+        if (!reserveRead(HEAD_SHARE, this::call)) {
             return; // waiting for the budget is not the try's time: its timer starts once it is granted
         }
         carry(tries.next());
@@ -193,7 +204,7 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
      * body bytes with it.
      */
     private void acquire(boolean fresh) {
-        if (!reserveRead(() -> acquire(fresh))) {
+        if (!reserveRead(HEAD_SHARE, () -> acquire(fresh))) {
             return; // the budget is spent: asks again when granted
         }
         if (upstream.h2() != null) {
@@ -440,7 +451,11 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
         if (cache != null) {
             sent = headers;
         }
-        c.send(this, METHOD, path, headers);
+        int armed = c.armedRead(); // io_uring: its first read was taken while idle, at its own size
+        if (armed > reader.reserved()) {
+            reader.reserveUpTo(armed, plan.need(index)); // what it cannot get is taken as it arrives
+        }
+        c.send(this, METHOD, path, headers, readCap());
     }
 
     /** The status line and headers: on the upstream connection's loop. */
@@ -634,14 +649,14 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
             giveBackReserve(); // not reading now: the share is someone else's meanwhile
             return;
         }
-        if (!reserveRead(this::requestMore)) {
+        if (!reserveRead(stream != null ? HEAD_SHARE : READ_SHARE, this::requestMore)) {
             return;
         }
         outstanding = true;
         if (stream != null) {
             stream.read();
         } else {
-            connection.read();
+            connection.read(readCap());
         }
     }
 
@@ -676,14 +691,19 @@ final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
      * Whether a read's share is reserved ({@link CompositionBudget.Reader#reserve}, as the plan needs
      * this part now); if not, the part reads nothing and {@code then} runs when there is room.
      */
-    private boolean reserveRead(Runnable then) {
-        if (reader.reserve(READ_SHARE, plan.need(index))) {
+    private boolean reserveRead(int share, Runnable then) {
+        if (reader.reserveUpTo(share, plan.need(index))) {
             afterGrant = null;
             return true;
         }
         afterGrant = then;
         composition.hungry();
         return false;
+    }
+
+    /** The next socket read's most bytes: what the part holds reserved for it. */
+    private int readCap() {
+        return (int) Math.min(reader.reserved(), READ_SHARE);
     }
 
     /** Its composition gave bytes back, or its plan moved on (on the home loop): a part waiting for room tries again. */

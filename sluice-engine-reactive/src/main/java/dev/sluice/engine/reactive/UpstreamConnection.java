@@ -88,11 +88,32 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     private boolean requestDone; // the whole request has been written
     private boolean wantsRead; // the consumer asked for bytes and has had none since
     private boolean sawMessage; // the decoder produced something in this batch of reads
+    private int readCap = CappedReads.MAX; // the most the exchange's next read may bring (a part's: its share)
 
-    UpstreamConnection(Lane lane, Channel channel, ReadStall stall) {
+    private final CappedReads reads;
+
+    UpstreamConnection(Lane lane, Channel channel, ReadStall stall, CappedReads reads) {
         this.lane = lane;
         this.channel = channel;
         this.stall = stall;
+        this.reads = reads;
+    }
+
+    /** The buffer of a read armed while the connection was idle (io_uring), else 0: the next exchange's first read. */
+    int armedRead() {
+        return reads.pending();
+    }
+
+    /** Keeps a read armed while the connection waits in its lane's pool: uncapped, as the next exchange is not known. */
+    void readWhileIdle() {
+        reads.cap(CappedReads.MAX);
+        channel.read();
+    }
+
+    /** Asks the socket for the exchange's next read, at most {@link #readCap} bytes. */
+    private void readNext() {
+        reads.cap(readCap);
+        channel.read();
     }
 
     EventLoop loop() {
@@ -104,10 +125,16 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
      * {@code bodyFollows}, the caller then writes the body ({@link #writeBody}, {@link #endBody}).
      */
     void send(Exchange exchange, HttpRequest request, boolean bodyFollows) {
+        send(exchange, request, bodyFollows, CappedReads.MAX);
+    }
+
+    /** {@link #send}, the answer's first read bringing at most {@code readCap} bytes. */
+    private void send(Exchange exchange, HttpRequest request, boolean bodyFollows, int readCap) {
         if (!loop().inEventLoop()) {
-            loop().execute(() -> send(exchange, request, bodyFollows));
+            loop().execute(() -> send(exchange, request, bodyFollows, readCap));
             return;
         }
+        this.readCap = readCap;
         if (!channel.isActive()) {
             ReferenceCountUtil.release(request);
             exchange.onError(new ClosedChannelException());
@@ -124,7 +151,7 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
             stall.requestSent();
         }
         wantsRead = true;
-        channel.read();
+        readNext();
     }
 
     /** Headers for a request to {@link #send}. */
@@ -134,11 +161,17 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     /** Starts {@code exchange} with a request that has no body. */
     void send(Exchange exchange, HttpMethod method, String uri, HttpHeaders headers) {
+        send(exchange, method, uri, headers, CappedReads.MAX);
+    }
+
+    /** {@link #send(Exchange, HttpMethod, String, HttpHeaders)}, its first read bringing at most {@code readCap} bytes. */
+    void send(Exchange exchange, HttpMethod method, String uri, HttpHeaders headers, int readCap) {
         send(
                 exchange,
                 new DefaultFullHttpRequest(
                         HttpVersion.HTTP_1_1, method, uri, Unpooled.EMPTY_BUFFER, headers, HEADERS.newEmptyHeaders()),
-                false);
+                false,
+                readCap);
     }
 
     /** Writes a piece of the request body; the future completes when it is written. */
@@ -164,9 +197,21 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     void read() {
         if (loop().inEventLoop()) {
             wantsRead = true;
-            channel.read();
+            readCap = CappedReads.MAX;
+            readNext();
         } else {
             loop().execute(this::read);
+        }
+    }
+
+    /** {@link #read()}, of at most {@code cap} bytes. */
+    void read(int cap) {
+        if (loop().inEventLoop()) {
+            wantsRead = true;
+            readCap = cap;
+            readNext();
+        } else {
+            loop().execute(() -> read(cap));
         }
     }
 
@@ -300,7 +345,7 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
             current.onReadComplete();
         }
         if (sawMessage && wantsRead && exchange != null) {
-            channel.read();
+            readNext();
         }
         sawMessage = false;
         ctx.fireChannelReadComplete();
