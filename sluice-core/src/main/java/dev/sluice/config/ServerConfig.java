@@ -10,7 +10,7 @@ import java.util.Optional;
  *
  * @param host bind address (default {@code 0.0.0.0})
  * @param port listening port (default 8080; 0 picks a free one)
- * @param engine engine mode (default {@link EngineMode#VIRTUAL})
+ * @param engine engine mode (default {@link EngineMode#REACTIVE}: README, "Why reactive is the default")
  * @param platformThreads request threads in {@code platform} mode (default 200, like Tomcat)
  * @param fanoutThreads threads for composition parts in {@code platform} mode (default 200)
  * @param shutdownGrace how long in-flight requests may finish on stop (default 5s)
@@ -152,7 +152,7 @@ public record ServerConfig(
 
     public static ServerConfig defaults() {
         return new ServerConfig(
-                "0.0.0.0", DEFAULT_PORT, EngineMode.VIRTUAL, 200, 200, Duration.ofSeconds(5), 16384, Transport.AUTO);
+                "0.0.0.0", DEFAULT_PORT, EngineMode.REACTIVE, 200, 200, Duration.ofSeconds(5), 16384, Transport.AUTO);
     }
 
     public ServerConfig with(EngineMode engine, int port) {
