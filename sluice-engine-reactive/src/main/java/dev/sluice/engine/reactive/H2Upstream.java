@@ -40,8 +40,12 @@ final class H2Upstream {
     private final HttpClient[] clients; // by endpoint index
     private final ConnectionProvider[] pools;
 
-    /** {@code nativeIo}: the server's transport ({@code server.transport}), so calls stay on its loops. */
-    H2Upstream(Upstream upstream, LoopResources loops, boolean nativeIo) {
+    /**
+     * {@code nativeIo}: the server's transport ({@code server.transport}), so calls stay on its loops;
+     * {@code channels}: where each connection is added (the gateway's stop closes them, and waits for
+     * their closes, before its loops stop), or null.
+     */
+    H2Upstream(Upstream upstream, LoopResources loops, boolean nativeIo, io.netty.channel.group.ChannelGroup channels) {
         this.upstream = upstream;
         UpstreamConfig config = upstream.config();
         int count = config.resilience().endpoints().size();
@@ -67,8 +71,14 @@ final class H2Upstream {
             HttpClient client = HttpClient.create(pools[e])
                     .runOn(loops, nativeIo)
                     // after Reactor Netty's own handlers: a connection's error ends here, not at the tail's WARN
-                    .doOnChannelInit((observer, channel, remote) ->
-                            channel.pipeline().addLast(H2ConnectionErrors.NAME, H2ConnectionErrors.INSTANCE));
+                    .doOnChannelInit((observer, channel, remote) -> {
+                        if (channels != null) {
+                            // closed before the loops stop: an io_uring channel whose close was still
+                            // under way when its loop stopped logged a rejected task with a stack trace
+                            channels.add(channel);
+                        }
+                        channel.pipeline().addLast(H2ConnectionErrors.NAME, H2ConnectionErrors.INSTANCE);
+                    });
             if (tls != null) { // h2 chosen by ALPN, on the core's context and parameters (SNI, verification)
                 String host = endpoint.host();
                 client = client.protocol(HttpProtocol.H2)

@@ -137,7 +137,7 @@ final class Upstream {
         }
         Upstream made = new Upstream(config, UpstreamGuard.start(config, ticker), endpoints);
         if (config.protocol().multiplexed()) {
-            made.h2 = new H2Upstream(made, loops, nativeIo);
+            made.h2 = new H2Upstream(made, loops, nativeIo, channels);
         }
         return made;
     }

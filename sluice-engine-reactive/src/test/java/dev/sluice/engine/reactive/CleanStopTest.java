@@ -64,6 +64,41 @@ class CleanStopTest {
         }
     }
 
+    /**
+     * The same with an h2c upstream whose connection is open and idle at the stop: its multiplexed
+     * connections are Reactor Netty's pool's, and were not among the channels the stop closed before
+     * the loops stopped, so io_uring's close of one was still under way when its loop stopped (Netty's
+     * rejected task, with a stack trace, seen in the gRPC composition tests' output).
+     */
+    @Test
+    void stopsWithAnIdleH2cConnectionLogNoWarning() throws Exception {
+        try (dev.sluice.tck.H2cUpstream h2c = dev.sluice.tck.H2cUpstream.start();
+                LogCapture log = LogCapture.start();
+                HttpClient client = HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1)
+                        .build()) {
+            for (int i = 0; i < 20; i++) {
+                try (TestGateway gw = TestGateway.builder(EngineMode.REACTIVE)
+                        .upstream(dev.sluice.tck.Routes.upstream("h2", h2c.url())
+                                .protocol(dev.sluice.config.UpstreamProtocol.H2C))
+                        .route("all", on("/**"), proxy("h2"))
+                        .shutdownGrace(Duration.ofMillis(i % 2 == 0 ? 1 : 50))
+                        .start()) {
+                    HttpResponse<Void> quick = client.send(
+                            HttpRequest.newBuilder(gw.uri("/json?100")).build(),
+                            HttpResponse.BodyHandlers.discarding());
+                    assertThat(quick.statusCode()).isEqualTo(200); // its h2c connection now open, idle
+                }
+            }
+            Thread.sleep(200); // a late task on a stopped loop logs after the stop returned
+            List<String> loud = log.events().stream()
+                    .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                    .map(CleanStopTest::describe)
+                    .toList();
+            assertThat(loud).as("WARN and ERROR lines over 20 stops").isEmpty();
+        }
+    }
+
     private static String describe(ILoggingEvent e) {
         return e.getLevel() + " " + e.getLoggerName() + " " + e.getFormattedMessage();
     }
