@@ -220,7 +220,7 @@ public abstract class ReadAheadBudgetContract extends ContractFixture {
      * when all twelve part requests are in ({@code /rendezvous}, else {"met":false} after 5 s). In
      * reactive each waiting part took a whole socket read's 64 KiB and each composition a floor of two
      * more: one composition at a time fitted, the others waited for the first's answers, which never
-     * came (seed 004's ceiling of about 2,100 compositions a second on {@code auto}'s budget).
+     * came (seed 004's ceiling on {@code auto}'s budget: docs/MEASUREMENTS.md, session 28).
      */
     @Test
     void compositionsWaitingForTheirAnswersHoldLittleOfTheBudget() throws Exception {

@@ -48,8 +48,9 @@ import java.util.concurrent.TimeUnit;
  * it cannot, it reads nothing (its upstream connection holds the rest) and tries again when its
  * composition is told of room ({@link #roomMade}). A part waiting for its answer so holds 16 KiB of
  * the budget, not a whole read's 64 KiB: with slow upstreams, the waiting parts alone once filled
- * {@code auto}'s budget at about 2,100 compositions a second (seed 004, docs/MEASUREMENTS.md). The bytes that arrive stay taken while they are buffered here and
- * until the composition has written them to the client; what a read did not fill goes back once the
+ * {@code auto}'s budget and capped the compositions a second (seed 004; figures in
+ * docs/MEASUREMENTS.md, session 28). The bytes that arrive stay taken while they are buffered here
+ * and until the composition has written them to the client; what a read did not fill goes back once the
  * part stops reading.
  */
 final class Part implements Lane.Acquirer, UpstreamConnection.Exchange {
