@@ -19,8 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
-import org.snakeyaml.engine.v2.api.Load;
-import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 
 /**
@@ -351,8 +349,7 @@ final class AuthBinder {
         String expected = "a mapping of key name to the key's SHA-256 in hex, one 'name: sha256hex' per line";
         Object document;
         try {
-            document =
-                    new Load(LoadSettings.builder().setAllowDuplicateKeys(false).build()).loadFromString(text);
+            document = Includes.load(text, source); // nesting bounded, as every file the loader reads
         } catch (YamlEngineException e) {
             m.problem(key, source + " does not parse (expected: " + expected + ")");
             return Map.of();
