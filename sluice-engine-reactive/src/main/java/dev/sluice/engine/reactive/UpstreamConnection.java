@@ -195,13 +195,7 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     /** Asks for the next socket read: the consumer wants body bytes. */
     void read() {
-        if (loop().inEventLoop()) {
-            wantsRead = true;
-            readCap = CappedReads.MAX;
-            readNext();
-        } else {
-            loop().execute(this::read);
-        }
+        read(CappedReads.MAX);
     }
 
     /** {@link #read()}, of at most {@code cap} bytes. */
