@@ -223,6 +223,19 @@ public abstract class EngineContract {
     }
 
     @Nested
+    class ClientLeaves extends ClientLeavesContract {
+        @Override
+        protected EngineMode mode() {
+            return EngineContract.this.mode();
+        }
+
+        @Override
+        protected Transport transport() {
+            return EngineContract.this.transport();
+        }
+    }
+
+    @Nested
     class Pacing extends PacingContract {
         @Override
         protected EngineMode mode() {

@@ -424,6 +424,12 @@ final class H2Wire implements AutoCloseable {
         return Optional.empty();
     }
 
+    /** Leaves as a killed client does: the connection reset (TCP RST), not closed with a GOAWAY. */
+    void abort() throws IOException {
+        socket.setSoLinger(true, 0);
+        socket.close();
+    }
+
     @Override
     public void close() throws IOException {
         socket.close();

@@ -43,6 +43,8 @@ public final class H2cUpstream implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger jsonCalls = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong bigWritten = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger stallsReset =
+            new java.util.concurrent.atomic.AtomicInteger();
     private volatile Runnable heldBody; // the held 503's body write, waiting for the retry
 
     private H2cUpstream(javax.net.ssl.SSLContext tls) {
@@ -84,7 +86,10 @@ public final class H2cUpstream implements AutoCloseable {
                         response.setTrailersSupplier(() -> HttpFields.build().put("x-trailer", "yes"));
                         response.write(true, ByteBuffer.wrap("body".getBytes(StandardCharsets.US_ASCII)), callback);
                     }
-                    case "/stall" -> stalled.add(callback);
+                    case "/stall" -> {
+                        request.addFailureListener(failure -> stallsReset.incrementAndGet());
+                        stalled.add(callback);
+                    }
                     case "/big" -> big(request, response, callback, false);
                     case "/bigjson" -> big(request, response, callback, true);
                     case "/json" -> {
@@ -150,6 +155,16 @@ public final class H2cUpstream implements AutoCloseable {
                 return true;
             }
         });
+    }
+
+    /** How many {@code /stall} calls arrived (and are held, or were reset). */
+    public int stalls() {
+        return stalled.size();
+    }
+
+    /** How many {@code /stall} calls the gateway reset (or whose connection it closed) while they were held. */
+    public int stallsReset() {
+        return stallsReset.get();
     }
 
     /** How many {@code /json} calls it has answered. */

@@ -16,13 +16,21 @@ import java.io.InputStream;
 final class ClientBody extends FilterInputStream {
 
     private final long limit;
+    private final ClientDeparture departure;
+    private final long length; // as declared, or -1: the end is the stream's
     private long read;
     private volatile Throwable failure;
 
-    /** @param limit the most bytes the body may have, or {@link dev.sluice.config.ServerLimits#UNLIMITED} */
-    ClientBody(InputStream in, long limit) {
+    /**
+     * @param limit the most bytes the body may have, or {@link dev.sluice.config.ServerLimits#UNLIMITED}
+     * @param departure told when the body was read to its end (its connection may then be watched)
+     * @param length the body's declared length, or -1: then its end is the stream's
+     */
+    ClientBody(InputStream in, long limit, ClientDeparture departure, long length) {
         super(in);
         this.limit = limit;
+        this.departure = departure;
+        this.length = length;
     }
 
     @Override
@@ -35,6 +43,8 @@ final class ClientBody extends FilterInputStream {
         }
         if (b >= 0) {
             counted(1);
+        } else {
+            departure.inputRead();
         }
         return b;
     }
@@ -47,11 +57,18 @@ final class ClientBody extends FilterInputStream {
         } catch (IOException | RuntimeException e) {
             throw failed(e);
         }
-        return n < 0 ? n : counted(n);
+        if (n < 0) {
+            departure.inputRead();
+            return n;
+        }
+        return counted(n);
     }
 
     private int counted(int n) throws IOException {
         read += n;
+        if (read == length) {
+            departure.inputRead();
+        }
         if (BodyLimit.exceeds(read, limit)) {
             throw failed(new BodyLimit.Exceeded(limit));
         }

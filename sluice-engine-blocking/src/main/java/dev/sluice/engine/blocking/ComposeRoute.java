@@ -102,6 +102,8 @@ final class ComposeRoute implements BlockingRoute {
         PartRequest.Targets targets =
                 requests.expand(match.variables(), Requests.lazyQuery(request), match.remainder());
         ExchangeTally tally = Requests.tally(request);
+        ClientDeparture departure = Requests.departure(request);
+        departure.inputRead(); // a composition reads no body: Jetty reads nothing more of the connection
         CompositionPlan plan = new CompositionPlan(
                 id, target, splice, readAhead, System::nanoTime, observer, tally, delivery, targets);
         Composition composition = new Composition(
@@ -113,6 +115,7 @@ final class ComposeRoute implements BlockingRoute {
                 (method, path) -> {
                     UpstreamRequest out = new UpstreamRequest(method, path);
                     Requests.addForwarding(request, rules, edits, out);
+                    departure.cancels(out); // a part fetched after the client left is cancelled at once
                     return out;
                 },
                 budget,

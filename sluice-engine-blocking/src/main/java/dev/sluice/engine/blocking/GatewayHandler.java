@@ -64,6 +64,8 @@ final class GatewayHandler extends Handler.Abstract {
     private final ByteBufferPool buffers;
     /** The policies' Redis connection and rate limits: for the gateway's life, across reloads. */
     private final PolicyResources resources;
+    /** Looks at HTTP/1.1 connections whose request waits, for a client that resets its connection. */
+    private final Hangups hangups = new Hangups();
 
     GatewayHandler(
             GatewayConfig config,
@@ -146,14 +148,16 @@ final class GatewayHandler extends Handler.Abstract {
         snapshots.swap(compile(next, clients));
     }
 
-    /** Frees what the route policies hold (a Redis connection): when the gateway stops. */
-    void closePolicies() {
+    /** Frees what the handler holds for the gateway's life (the policies' Redis connection, its hangup watcher): when the gateway stops. */
+    void closeResources() {
+        hangups.close();
         resources.close();
     }
 
     @Override
-    public boolean handle(Request request, Response response, Callback callback) {
+    public boolean handle(Request request, Response response, Callback given) {
         Requests.Exchange exchange = new Requests.Exchange(request);
+        Callback callback = departure(exchange, given);
         if (idOnAnswer) {
             response.getHeaders().put(RequestId.HEADER, Requests.answerWithId(exchange));
         }
@@ -165,6 +169,28 @@ final class GatewayHandler extends Handler.Abstract {
         } finally {
             HeadTimedConnection.ended(request); // the connection's next head is timed from its first byte
         }
+    }
+
+    /**
+     * Notes the exchange's client, which may leave before its answer ({@link ClientDeparture}): Jetty
+     * tells an h2 stream's reset or a lost connection; an HTTP/1.x connection, which Jetty does not
+     * read while its request is handled, is watched by {@link #hangups}. Returns the callback that
+     * ends the watch before the connection goes back to Jetty.
+     */
+    private Callback departure(Requests.Exchange exchange, Callback callback) {
+        ClientDeparture departure = new ClientDeparture(exchange.getConnectionMetaData());
+        Requests.departure(exchange, departure);
+        if (departure.channel() != null) {
+            hangups.watch(departure);
+        } else { // HTTP/2: Jetty reads on, and fails the request when its stream or connection is reset
+            exchange.addFailureListener(
+                    failure -> { // an idle timeout is not the client leaving: it may answer on
+                        if (!(failure instanceof java.util.concurrent.TimeoutException)) {
+                            departure.leave();
+                        }
+                    });
+        }
+        return departure.ending(callback);
     }
 
     private boolean observed(Request request, Response response, Callback callback) {
@@ -382,6 +408,11 @@ final class GatewayHandler extends Handler.Abstract {
      * returns whether it aborted.
      */
     private static boolean fail(Request request, Response response, Callback callback, Throwable failure) {
+        if (Requests.departure(request).left()) { // nobody to answer, and nothing to log: the client left
+            Requests.seen(request);
+            callback.failed(failure);
+            return true;
+        }
         FailureAnswer answer = FailureAnswer.of(failure);
         String id = answer.internal() ? Requests.requestId(request) : null; // the one its upstream requests carried
         answer.log(failure, id, request.getMethod(), request.getHttpURI().getPath(), response.isCommitted());

@@ -371,7 +371,7 @@ final class JettyGateway implements RunningGateway {
             clients.values().forEach(UpstreamClient::close);
             retired.closeAll();
             if (handler != null) {
-                handler.closePolicies();
+                handler.closeResources();
             }
             if (tls != null) {
                 tls.close();

@@ -90,6 +90,8 @@ final class ProxyRoute implements BlockingRoute {
             return;
         }
         UpstreamRequest out = new UpstreamRequest(request.getMethod(), upstreamTarget(request, match, edits));
+        ClientDeparture departure = Requests.departure(request);
+        departure.cancels(out);
         Requests.forwardHeaders(request, rules, edits, out);
         HttpFields headers = request.getHeaders();
         GrpcWeb web =
@@ -103,7 +105,9 @@ final class ProxyRoute implements BlockingRoute {
                 headers.contains(HttpHeader.TRANSFER_ENCODING),
                 false); // Jetty tells a stream's END_STREAM by its content: the first read finds it
         InputStream content = null;
-        if (length == RequestFraming.AT_FIRST_DATA) {
+        if (length == 0) {
+            departure.inputRead();
+        } else if (length == RequestFraming.AT_FIRST_DATA) {
             Http2RequestBody.Framed framed;
             try {
                 framed = Http2RequestBody.first(request);
@@ -113,7 +117,7 @@ final class ProxyRoute implements BlockingRoute {
             }
             length = framed.length();
             content = framed.body();
-        } else if (length != 0) {
+        } else {
             content = Request.asInputStream(request);
         }
         ClientBody body = null;
@@ -122,7 +126,7 @@ final class ProxyRoute implements BlockingRoute {
             length = -1;
         }
         if (content != null) {
-            body = new ClientBody(content, maxBody);
+            body = new ClientBody(content, maxBody, departure, length);
             out.body(body, length);
         }
         java.util.Optional<java.time.Duration> timeout =

@@ -37,6 +37,7 @@ final class Requests {
         private TraceContext trace;
         private ExchangeTally tally;
         private UpstreamHead head;
+        private ClientDeparture departure;
 
         Exchange(Request request) {
             super(request);
@@ -53,6 +54,16 @@ final class Requests {
             throw new IllegalStateException("a request the gateway's handler did not begin");
         }
         return e;
+    }
+
+    /** Notes the exchange's client, which may leave before its answer. */
+    static void departure(Request request, ClientDeparture departure) {
+        exchange(request).departure = departure;
+    }
+
+    /** The exchange's client, which may leave before its answer ({@link ClientDeparture}). */
+    static ClientDeparture departure(Request request) {
+        return exchange(request).departure;
     }
 
     /** Notes that the handler saw {@code request}, before it fails the request's callback. */

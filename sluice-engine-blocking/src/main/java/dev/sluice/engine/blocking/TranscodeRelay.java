@@ -66,6 +66,7 @@ final class TranscodeRelay {
             return;
         }
         UpstreamRequest out = new UpstreamRequest("POST", client.config().basePath() + call.grpcPath());
+        Requests.departure(request).cancels(out);
         Requests.forwardHeaders(request, rules, edits, out); // the client's headers as the call's metadata
         for (String header : TranscodeCall.CLIENT_HEADERS_DROPPED) {
             out.removeHeader(header);
@@ -122,7 +123,7 @@ final class TranscodeRelay {
     /** The client's JSON body, whole: at most the route's limit and the call's largest message. */
     private static byte[] body(Request request, TranscodeConfig config, long maxBody) throws GatewayError {
         long limit = BodyLimit.exceeds(config.maxMessage(), maxBody) ? maxBody : config.maxMessage();
-        ClientBody body = new ClientBody(Request.asInputStream(request), limit);
+        ClientBody body = new ClientBody(Request.asInputStream(request), limit, Requests.departure(request), -1);
         try (InputStream in = body) {
             return in.readAllBytes();
         } catch (IOException e) {

@@ -246,6 +246,23 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
         ctx.fireUserEventTriggered(event);
     }
 
+    /**
+     * A read that failed (a connection the client reset, or one that timed out in the kernel) is a
+     * client that left, not a half-close: Netty's transports report it and then, on a half-closable
+     * channel, the same input shutdown a FIN makes, which would keep the connection (and every upstream
+     * call its requests wait on) until their answers. It closes here, at once, so the exchanges under
+     * way are cancelled; Reactor Netty's bridge, next, takes the error as a remote close and goes no
+     * further.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof java.io.IOException) {
+            rejected = true; // nothing read after it is a request
+            ctx.close();
+        }
+        ctx.fireExceptionCaught(cause);
+    }
+
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         if (pending != null) { // the connection ended before the earlier responses did
