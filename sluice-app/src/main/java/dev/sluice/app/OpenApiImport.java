@@ -3,6 +3,7 @@ package dev.sluice.app;
 import static java.util.Objects.requireNonNull;
 
 import dev.sluice.compose.JsonSplice;
+import dev.sluice.config.BoundedYaml;
 import dev.sluice.config.ConfigLoader;
 import dev.sluice.config.Problem;
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 
@@ -44,13 +44,22 @@ final class OpenApiImport {
         }
     }
 
+    /**
+     * How deep a document's collections may nest: far beyond a real API's schemas (a few tens of
+     * levels), short of the parser's recursion overflowing its stack.
+     */
+    static final int MAX_NESTING = 256;
+
     private OpenApiImport() {}
 
     static Result convert(String document, String sourceName) throws ImportException {
         requireNonNull(document, "document");
         Object root;
         try {
-            root = new Load(LoadSettings.builder().setLabel(sourceName).build()).loadFromString(document);
+            root = BoundedYaml.load(
+                    document,
+                    MAX_NESTING,
+                    LoadSettings.builder().setLabel(sourceName).build());
         } catch (YamlEngineException e) {
             throw new ImportException(sourceName + " is not YAML or JSON: " + e.getMessage());
         }

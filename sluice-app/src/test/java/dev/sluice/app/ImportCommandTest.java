@@ -73,4 +73,31 @@ class ImportCommandTest {
         assertThat(missing.exitCode()).isEqualTo(1);
         assertThat(missing.err()).contains("cannot be read");
     }
+
+    /**
+     * SnakeYAML's composer recurses once per level: a document nested a few thousand levels deep
+     * crashed the command with a StackOverflowError; it is refused, with where it goes too deep.
+     */
+    @Test
+    void aDocumentNestedThousandsOfLevelsDeepIsRefusedNotAStackOverflow() throws Exception {
+        Path deep = Files.writeString(
+                dir.resolve("deep.yaml"), "openapi: 3.0.0\nx-deep: " + "[".repeat(5_000) + "]".repeat(5_000) + "\n");
+        CliRunner.Result refused = CliRunner.run("import", deep.toString());
+        assertThat(refused.exitCode()).isEqualTo(1);
+        assertThat(refused.err())
+                .contains("nested deeper than 256 levels")
+                .contains("line 2")
+                .doesNotContain("StackOverflowError")
+                .doesNotContain("Exception");
+        assertThat(refused.out()).isEmpty();
+
+        Path nested = Files.writeString(
+                dir.resolve("nested.yaml"),
+                "openapi: 3.0.0\nservers: [{url: 'http://127.0.0.1:8080'}]\npaths:\n  /a:\n    get: {}\nx-nested: "
+                        + "[".repeat(200) + "]".repeat(200) + "\n");
+        CliRunner.Result imported = CliRunner.run("import", nested.toString());
+        assertThat(imported.exitCode())
+                .as("nested as deep as a real document may be: %s", imported.err())
+                .isZero();
+    }
 }

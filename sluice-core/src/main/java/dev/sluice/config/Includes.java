@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
@@ -322,35 +321,18 @@ final class Includes {
     static final int MAX_NESTING = 64;
 
     /**
-     * Parses one file's YAML as the loader does. Its nesting is measured first, on the parser's
-     * events (an iterative pass): SnakeYAML's composer recurses once per level, so a file of a few
-     * thousand {@code [} was a {@code StackOverflowError}, not a refusal (found by the fuzzer).
+     * Parses one file's YAML as the loader does, its nesting bounded ({@link BoundedYaml}).
      *
      * @throws YamlEngineException when it does not parse or nests deeper than {@link #MAX_NESTING}
      */
     static Object load(String yaml, String label) {
-        LoadSettings settings = LoadSettings.builder()
-                .setLabel(label)
-                .setAllowDuplicateKeys(false)
-                .setMaxAliasesForCollections(50)
-                .build();
-        int depth = 0;
-        for (org.snakeyaml.engine.v2.events.Event event :
-                new org.snakeyaml.engine.v2.api.lowlevel.Parse(settings).parseString(yaml)) {
-            switch (event.getEventId()) {
-                case SequenceStart, MappingStart -> {
-                    if (++depth > MAX_NESTING) {
-                        String at = event.getStartMark()
-                                .map(m -> "line " + (m.getLine() + 1) + ", column " + (m.getColumn() + 1) + ": ")
-                                .orElse("");
-                        throw new YamlEngineException(at + "collections nested deeper than " + MAX_NESTING
-                                + " levels (expected: at most " + MAX_NESTING + ")");
-                    }
-                }
-                case SequenceEnd, MappingEnd -> depth--;
-                default -> {}
-            }
-        }
-        return new Load(settings).loadFromString(yaml);
+        return BoundedYaml.load(
+                yaml,
+                MAX_NESTING,
+                LoadSettings.builder()
+                        .setLabel(label)
+                        .setAllowDuplicateKeys(false)
+                        .setMaxAliasesForCollections(50)
+                        .build());
     }
 }
