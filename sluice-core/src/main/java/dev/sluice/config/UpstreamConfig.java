@@ -12,7 +12,7 @@ import java.util.Optional;
  * @param name the key under {@code upstreams:}
  * @param url base URL, {@code http://host:port[/base-path]}; the base path is prefixed to every request
  * @param maxConnections pooled connections (default 256)
- * @param connectTimeout (default 1s) exceeded → 504
+ * @param connectTimeout (default 5s) exceeded → 504
  * @param readTimeout longest wait for response bytes (default 30s) exceeded → 504
  * @param acquireTimeout longest wait for a pooled connection (default 5s) exceeded → 503
  * @param maxPending requests that may wait for a pooled connection (default 1000) beyond → 503
@@ -287,7 +287,7 @@ public record UpstreamConfig(
                 name,
                 url,
                 256,
-                Duration.ofSeconds(1),
+                Duration.ofSeconds(5), // two SYN retransmissions (1 s, 3 s): one lost SYN is no failure
                 Duration.ofSeconds(30),
                 Duration.ofSeconds(5),
                 1000,

@@ -69,7 +69,7 @@ class ConfigLoaderTest {
                         "maps",
                         URI.create("http://maps.internal:19082/api/v1"),
                         256,
-                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(5),
                         Duration.ofSeconds(30),
                         Duration.ofSeconds(5),
                         1000,
