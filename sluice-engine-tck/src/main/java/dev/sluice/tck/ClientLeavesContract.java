@@ -5,17 +5,23 @@ import static dev.sluice.tck.Routes.on;
 import static dev.sluice.tck.Routes.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.config.TlsConfig;
+import dev.sluice.config.TlsConfig.CertificateFiles;
 import dev.sluice.config.UpstreamProtocol;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A client that leaves (its connection reset) while its request waits on an upstream that has not
@@ -29,6 +35,9 @@ public abstract class ClientLeavesContract extends ContractFixture {
     private static final String HOLD = "hold";
     private static final String H2C = "h2c";
     private static final Duration NOTICED = Duration.ofSeconds(10);
+
+    @TempDir
+    Path dir;
 
     private HoldingUpstream holding;
     private H2cUpstream h2c;
@@ -76,6 +85,36 @@ public abstract class ClientLeavesContract extends ContractFixture {
                 Await.until(NOTICED, () -> holding.heads() > heads, "the request reached the upstream");
                 reset(client);
             }
+            Await.until(NOTICED, () -> holding.released() > before, "the upstream connection let go");
+        }
+    }
+
+    /**
+     * A TLS client killed while its request waits: its connection reset with no close_notify first
+     * (a client that closes TLS with close_notify has half-closed, as with a FIN).
+     */
+    @Test
+    void aTlsClientThatResetsWhileItsRequestWaitsFreesTheUpstreamConnection() throws Exception {
+        TestCertificates ca = TestCertificates.authority("sluice test CA");
+        TestCertificates.Issued server = ca.server(TestCertificates.KeyType.EC, "gateway.test");
+        TlsConfig tls = TlsConfig.of(new CertificateFiles(
+                server.writeCertificate(dir.resolve("server.pem")), server.writeKey(dir.resolve("server-key.pem"))));
+        try (TestGateway gw = routes().tls(tls).start();
+                Socket plain = new Socket()) {
+            int before = holding.released();
+            int heads = holding.heads();
+            plain.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), gw.port()), 10_000);
+            SSLSocket client = (SSLSocket) ca.clientContext(Optional.empty())
+                    .getSocketFactory()
+                    .createSocket(plain, "127.0.0.1", gw.port(), false); // its close leaves the socket open
+            client.startHandshake();
+            client.getOutputStream()
+                    .write(("GET /p/slow HTTP/1.1\r\nHost: " + gw.authority() + "\r\n\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1));
+            client.getOutputStream().flush();
+            Await.until(NOTICED, () -> holding.heads() > heads, "the request reached the upstream");
+            reset(plain); // the TCP socket's close: a reset, no TLS alert before it
+            plain.close();
             Await.until(NOTICED, () -> holding.released() > before, "the upstream connection let go");
         }
     }
