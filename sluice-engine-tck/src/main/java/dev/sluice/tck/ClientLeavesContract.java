@@ -78,7 +78,9 @@ public abstract class ClientLeavesContract extends ContractFixture {
 
     @Test
     void aClientThatResetsWhileItsProxiedRequestWaitsFreesTheUpstreamConnection() throws Exception {
-        try (TestGateway gw = routes().start()) {
+        Ended ended = new Ended();
+        try (LogCapture log = LogCapture.start();
+                TestGateway gw = routes().observer(ended).start()) {
             int before = holding.released();
             int heads = holding.heads();
             try (Socket client = request(gw, "GET /p/slow HTTP/1.1")) {
@@ -86,6 +88,8 @@ public abstract class ClientLeavesContract extends ContractFixture {
                 reset(client);
             }
             Await.until(NOTICED, () -> holding.released() > before, "the upstream connection let go");
+            Await.until(NOTICED, () -> ended.count() > 0, "the exchange ended");
+            assertQuiet(log);
         }
     }
 
@@ -195,7 +199,9 @@ public abstract class ClientLeavesContract extends ContractFixture {
 
     @Test
     void anH2ClientThatResetsItsStreamsFreesTheirUpstreamCalls() throws Exception {
-        try (TestGateway gw = routes().start();
+        Ended ended = new Ended();
+        try (LogCapture log = LogCapture.start();
+                TestGateway gw = routes().observer(ended).start();
                 H2Wire wire = H2Wire.connect(gw.port())) {
             int released = holding.released();
             int heads = holding.heads();
@@ -213,6 +219,8 @@ public abstract class ClientLeavesContract extends ContractFixture {
             wire.flush();
             Await.until(NOTICED, () -> holding.released() > released, "the HTTP/1.1 upstream connection let go");
             Await.until(NOTICED, () -> h2c.stallsReset() > resets, "the upstream stream reset");
+            Await.until(NOTICED, () -> ended.count() >= 2, "both exchanges ended");
+            assertQuiet(log);
         }
     }
 
@@ -235,6 +243,30 @@ public abstract class ClientLeavesContract extends ContractFixture {
             wire.abort();
             Await.until(NOTICED, () -> holding.released() >= released + 3, "every HTTP/1.1 upstream connection let go");
             Await.until(NOTICED, () -> h2c.stallsReset() >= resets + 2, "every upstream stream reset");
+        }
+    }
+
+    /** A client that left is no fault of the gateway's: not a line at WARN or above, no stack trace. */
+    private static void assertQuiet(LogCapture log) {
+        assertThat(log.events())
+                .filteredOn(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN)
+                        || e.getThrowableProxy() != null)
+                .extracting(e -> e.getLoggerName() + ": " + e.getFormattedMessage())
+                .as("what the gateway logged of the exchanges whose client left")
+                .isEmpty();
+    }
+
+    /** Counts the exchanges that ended, as the observer hears of them. */
+    private static final class Ended implements dev.sluice.observe.GatewayObserver {
+        private final java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public void exchange(dev.sluice.observe.ExchangeEvent event) {
+            count.incrementAndGet();
+        }
+
+        int count() {
+            return count.get();
         }
     }
 

@@ -410,7 +410,8 @@ final class GatewayHandler extends Handler.Abstract {
     private static boolean fail(Request request, Response response, Callback callback, Throwable failure) {
         if (Requests.departure(request).left()) { // nobody to answer, and nothing to log: the client left
             Requests.seen(request);
-            callback.failed(failure);
+            // quiet: Jetty would log a failure it tries to answer with its stack trace, at WARN
+            callback.failed(new org.eclipse.jetty.io.QuietException.Exception("the client left", failure));
             return true;
         }
         FailureAnswer answer = FailureAnswer.of(failure);

@@ -251,16 +251,21 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
      * client that left, not a half-close: Netty's transports report it and then, on a half-closable
      * channel, the same input shutdown a FIN makes, which would keep the connection (and every upstream
      * call its requests wait on) until their answers. It closes here, at once, so the exchanges under
-     * way are cancelled; Reactor Netty's bridge, next, takes the error as a remote close and goes no
-     * further.
+     * way are cancelled. The error is counted as the client's ({@link ClientErrors}: a line per kind a
+     * minute at most) and goes no further: Reactor Netty's bridge would log it at WARN for every
+     * connection whose request had been read whole ("observed post termination").
      */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof java.io.IOException) {
-            rejected = true; // nothing read after it is a request
-            ctx.close();
+        if (!(cause instanceof java.io.IOException)) {
+            ctx.fireExceptionCaught(cause);
+            return;
         }
-        ctx.fireExceptionCaught(cause);
+        rejected = true; // nothing read after it is a request
+        if (ctx.pipeline().get(ClientErrors.NAME) instanceof ClientErrors errors) {
+            errors.errors().report(dev.sluice.observe.ClientProtocolError.CONNECTION, cause);
+        }
+        ctx.close();
     }
 
     @Override
