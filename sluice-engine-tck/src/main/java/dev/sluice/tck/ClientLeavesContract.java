@@ -94,6 +94,29 @@ public abstract class ClientLeavesContract extends ContractFixture {
     }
 
     /**
+     * A kept-alive connection whose requests each wait past the watch's first look: each is watched
+     * in turn on the same socket (registered again once the last exchange's watch let go), and a
+     * reset during the last still frees its upstream connection.
+     */
+    @Test
+    void eachWaitingRequestOfAKeptAliveConnectionIsWatchedInTurn() throws Exception {
+        try (TestGateway gw = routes().start();
+                WireClient.Connection connection =
+                        gw.wire().timeout(Duration.ofSeconds(20)).open()) {
+            for (int i = 0; i < 3; i++) {
+                connection.write("GET /app/json/10?delay=250 HTTP/1.1\r\nHost: h\r\n\r\n");
+                assertThat(connection.response().status()).isEqualTo(200);
+            }
+            int before = holding.released();
+            int heads = holding.heads();
+            connection.write("GET /p/slow HTTP/1.1\r\nHost: h\r\n\r\n");
+            Await.until(NOTICED, () -> holding.heads() > heads, "the request reached the upstream");
+            connection.reset();
+            Await.until(NOTICED, () -> holding.released() > before, "the upstream connection let go");
+        }
+    }
+
+    /**
      * A TLS client killed while its request waits: its connection reset with no close_notify first
      * (a client that closes TLS with close_notify has half-closed, as with a FIN).
      */

@@ -195,6 +195,16 @@ public final class WireClient {
             }
         }
 
+        /** Leaves as a killed client does: the connection reset (TCP RST), not closed. */
+        public void reset() {
+            try {
+                socket.setSoLinger(true, 0);
+                socket.close();
+            } catch (IOException ignored) {
+                // closing is best effort
+            }
+        }
+
         @Override
         public void close() {
             try {

@@ -45,13 +45,15 @@ final class Hangups implements AutoCloseable {
     }
 
     private void run() {
-        try {
-            while (!closed) {
+        while (!closed) {
+            try {
                 selector.select(this::ready, TICK_MILLIS);
                 tick();
+            } catch (IOException | ClosedSelectorException e) {
+                return; // closed with the gateway
+            } catch (RuntimeException e) { // a connection that went away meanwhile: the others are still watched
+                aging.removeIf(ClientDeparture::over);
             }
-        } catch (IOException | ClosedSelectorException e) {
-            // closed with the gateway
         }
     }
 
@@ -86,6 +88,9 @@ final class Hangups implements AutoCloseable {
                 if (!departure.watching(key)) {
                     key.cancel();
                 }
+            } catch (java.nio.channels.CancelledKeyException e) {
+                // the connection's last exchange was deregistered after this turn's select began: next tick
+                aging.add(departure);
             } catch (ClosedChannelException | java.nio.channels.IllegalBlockingModeException e) {
                 // the connection is gone, or not Jetty's: nothing to watch
             }
