@@ -44,7 +44,7 @@ final class ClientBody extends FilterInputStream {
         if (b >= 0) {
             counted(1);
         } else {
-            departure.inputRead();
+            departure.markReadWhole();
         }
         return b;
     }
@@ -58,7 +58,7 @@ final class ClientBody extends FilterInputStream {
             throw failed(e);
         }
         if (n < 0) {
-            departure.inputRead();
+            departure.markReadWhole();
             return n;
         }
         return counted(n);
@@ -67,7 +67,7 @@ final class ClientBody extends FilterInputStream {
     private int counted(int n) throws IOException {
         read += n;
         if (read == length) {
-            departure.inputRead();
+            departure.markReadWhole();
         }
         if (BodyLimit.exceeds(read, limit)) {
             throw failed(new BodyLimit.Exceeded(limit));

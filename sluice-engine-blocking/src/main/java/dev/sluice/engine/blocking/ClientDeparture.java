@@ -32,12 +32,12 @@ final class ClientDeparture {
     private List<UpstreamRequest> more; // guarded by this: a composition's other parts, or null
     private boolean left; // guarded by this
     private boolean over; // guarded by this: the exchange ended, nothing to cancel or watch
-    private volatile boolean inputRead; // Jetty reads no more of this request: the connection may be watched
+    private volatile boolean readWhole; // Jetty reads no more of this request: the connection may be watched
     private SelectionKey key; // guarded by this: the Hangups watch, once registered
 
     /**
      * The connection is watched only once the route says Jetty reads no more of it ({@link
-     * #inputRead}): a request with no body, one whose body was read whole, or one a composition never
+     * #markReadWhole}): a request with no body, one whose body was read whole, or one a composition never
      * reads.
      *
      * @param connection the exchange's: an HTTP/1.x connection's socket is watched by {@link Hangups}
@@ -90,34 +90,36 @@ final class ClientDeparture {
 
     /** The client is gone: every call is cancelled. */
     void leave() {
-        UpstreamRequest first;
-        List<UpstreamRequest> others;
+        List<UpstreamRequest> calls;
         synchronized (this) {
             if (left || over) {
                 return;
             }
             left = true;
-            first = call;
-            others = more;
-            call = null;
-            more = null;
+            calls = takeCalls();
         }
-        if (first != null) {
-            first.cancel();
+        calls.forEach(UpstreamRequest::cancel);
+    }
+
+    /** The calls held so far, no longer held. */
+    private List<UpstreamRequest> takeCalls() { // guarded by this
+        List<UpstreamRequest> calls = more == null ? (call == null ? List.of() : List.of(call)) : more;
+        if (more != null) {
+            more.addFirst(call); // more is only made beside a first call
         }
-        if (others != null) {
-            others.forEach(UpstreamRequest::cancel);
-        }
+        call = null;
+        more = null;
+        return calls;
     }
 
     /** The request has no body, or it was read to its end: Jetty reads no more until the exchange ends. */
-    void inputRead() {
-        inputRead = true;
+    void markReadWhole() {
+        readWhole = true;
     }
 
     /** Whether Jetty reads no more of this request until the exchange ends. */
     boolean readWhole() {
-        return inputRead;
+        return readWhole;
     }
 
     /** {@code callback}, ending this watch first: completing it hands the connection back to Jetty. */
@@ -146,7 +148,7 @@ final class ClientDeparture {
         SelectionKey watch;
         synchronized (this) {
             over = true;
-            call = null;
+            call = null; // nothing to cancel any more
             more = null;
             watch = key;
             key = null;

@@ -103,7 +103,7 @@ final class ComposeRoute implements BlockingRoute {
                 requests.expand(match.variables(), Requests.lazyQuery(request), match.remainder());
         ExchangeTally tally = Requests.tally(request);
         ClientDeparture departure = Requests.departure(request);
-        departure.inputRead(); // a composition reads no body: Jetty reads nothing more of the connection
+        departure.markReadWhole(); // a composition reads no body: Jetty reads nothing more of the connection
         CompositionPlan plan = new CompositionPlan(
                 id, target, splice, readAhead, System::nanoTime, observer, tally, delivery, targets);
         Composition composition = new Composition(

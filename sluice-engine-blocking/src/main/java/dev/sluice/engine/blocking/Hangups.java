@@ -51,8 +51,6 @@ final class Hangups implements AutoCloseable {
                 tick();
             } catch (IOException | ClosedSelectorException e) {
                 return; // closed with the gateway
-            } catch (RuntimeException e) { // a connection that went away meanwhile: the others are still watched
-                aging.removeIf(ClientDeparture::over);
             }
         }
     }
@@ -62,12 +60,21 @@ final class Hangups implements AutoCloseable {
             return;
         }
         ClientDeparture departure = (ClientDeparture) key.attachment();
-        if (!departure.readable((SocketChannel) key.channel())) {
+        boolean watching;
+        try {
+            watching = departure.readable((SocketChannel) key.channel());
+        } catch (RuntimeException e) { // a connection that went away meanwhile: no longer watched
+            watching = false;
+        }
+        if (!watching) {
             key.cancel();
         }
     }
 
-    /** Registers what has waited a tick and is still under way; what arrived since waits for the next. */
+    /**
+     * Registers what has waited a tick and is still under way; what arrived since waits for the next.
+     * A failure is one connection's: every other one is still looked at.
+     */
     private void tick() {
         List<ClientDeparture> old = aging;
         aging = new ArrayList<>();
@@ -82,17 +89,16 @@ final class Hangups implements AutoCloseable {
                 aging.add(departure); // its body is still being read: Jetty's reads see a reset
                 continue;
             }
-            SocketChannel channel = departure.channel();
             try {
-                SelectionKey key = channel.register(selector, SelectionKey.OP_READ, departure);
+                SelectionKey key = departure.channel().register(selector, SelectionKey.OP_READ, departure);
                 if (!departure.watching(key)) {
                     key.cancel();
                 }
             } catch (java.nio.channels.CancelledKeyException e) {
                 // the connection's last exchange was deregistered after this turn's select began: next tick
                 aging.add(departure);
-            } catch (ClosedChannelException | java.nio.channels.IllegalBlockingModeException e) {
-                // the connection is gone, or not Jetty's: nothing to watch
+            } catch (ClosedChannelException | RuntimeException e) {
+                // the connection is gone, or not Jetty's (IllegalBlockingModeException): nothing to watch
             }
         }
     }

@@ -106,7 +106,7 @@ final class ProxyRoute implements BlockingRoute {
                 false); // Jetty tells a stream's END_STREAM by its content: the first read finds it
         InputStream content = null;
         if (length == 0) {
-            departure.inputRead();
+            departure.markReadWhole();
         } else if (length == RequestFraming.AT_FIRST_DATA) {
             Http2RequestBody.Framed framed;
             try {
