@@ -2,7 +2,6 @@ package dev.sluice.app;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.sluice.compose.JsonSplice;
 import dev.sluice.config.LoggingConfig;
 import dev.sluice.observe.ExchangeEvent;
 import dev.sluice.observe.GatewayObserver;
@@ -10,17 +9,15 @@ import dev.sluice.observe.PartEvent;
 import dev.sluice.observe.PartKind;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.OutputStreamWriter;
+import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -55,20 +52,23 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
     /** Lines formatted per turn of the writer. */
     private static final int BATCH = 512;
 
+    /** Formatted bytes written at once (lines are formatted straight into bytes, never into chars). */
+    private static final int CHUNK = 8 * 1024;
+
     /** How long the writer sleeps when the queue is empty. */
     private static final java.time.Duration QUIET = java.time.Duration.ofMillis(20);
 
     private final ArrayBlockingQueue<Line> queue;
     private final LoggingConfig.AccessLog config;
     private final List<LoggingConfig.AccessLog.Piece> template; // empty unless config.template()
-    private final Writer out;
+    private final OutputStream out;
     private final boolean ownsOut;
     private final LongAdder dropped = new LongAdder();
     private final LongAdder written = new LongAdder();
     private final Thread writer;
     private volatile boolean closed;
 
-    private AccessLog(LoggingConfig.AccessLog config, Writer out, boolean ownsOut) {
+    private AccessLog(LoggingConfig.AccessLog config, OutputStream out, boolean ownsOut) {
         this.queue = new ArrayBlockingQueue<>(config.queue());
         this.config = config;
         this.template = config.template() ? LoggingConfig.AccessLog.pieces(config.format()) : List.of();
@@ -86,15 +86,13 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
             throws IOException {
         requireNonNull(config, "config");
         AccessLog log = switch (config.to()) {
-            case "stdout" -> new AccessLog(config, new OutputStreamWriter(stdout, StandardCharsets.UTF_8), false);
-            case "stderr" -> new AccessLog(config, new OutputStreamWriter(stderr, StandardCharsets.UTF_8), false);
+            case "stdout" -> new AccessLog(config, stdout, false);
+            case "stderr" -> new AccessLog(config, stderr, false);
             default ->
                 new AccessLog(
                         config,
-                        new BufferedWriter(new OutputStreamWriter(
-                                Files.newOutputStream(
-                                        Path.of(config.to()), StandardOpenOption.CREATE, StandardOpenOption.APPEND),
-                                StandardCharsets.UTF_8)),
+                        Files.newOutputStream(
+                                Path.of(config.to()), StandardOpenOption.CREATE, StandardOpenOption.APPEND),
                         true);
         };
         registry.ifPresent(r -> FunctionCounter.builder("sluice.access.log.dropped", log.dropped, LongAdder::sum)
@@ -104,12 +102,12 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
     }
 
     /** A log to {@code out} (tests). */
-    static AccessLog to(Writer out, int queue) {
+    static AccessLog to(OutputStream out, int queue) {
         return to(out, queue, "json");
     }
 
     /** A log to {@code out} in {@code format} (tests). */
-    static AccessLog to(Writer out, int queue, String format) {
+    static AccessLog to(OutputStream out, int queue, String format) {
         return new AccessLog(new LoggingConfig.AccessLog(format, "test", queue), out, true);
     }
 
@@ -126,20 +124,20 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
     }
 
     /**
-     * Drains the queue in batches and flushes when it is empty, then sleeps {@link #QUIET} rather
-     * than waiting on the queue: a writer parked in {@code take()} is woken by every line (a futex
-     * wake on the request's thread) and flushed one line at a time (a write(2) per request), a
-     * system call on every request's path. A line now reaches the file within about
-     * {@code QUIET} of its request (Envoy flushes its access logs every second).
+     * Drains the queue in batches and writes when {@link #CHUNK} bytes are formatted or the queue is
+     * empty, then sleeps {@link #QUIET} rather than waiting on the queue: a writer parked in {@code
+     * take()} is woken by every line (a futex wake on the request's thread) and writes one line at a
+     * time (a write(2) per request), a system call on every request's path. A line now reaches the
+     * file within about {@code QUIET} of its request (Envoy flushes its access logs every second).
      */
     private void write() {
-        StringBuilder line = new StringBuilder(256);
-        char[] chars = new char[512];
+        Bytes line = new Bytes();
         Timestamps times = new Timestamps();
         List<Line> batch = new ArrayList<>(BATCH);
         try {
             while (true) {
                 if (queue.drainTo(batch, BATCH) == 0) {
+                    line.writeTo(out);
                     out.flush();
                     LockSupport.parkNanos(QUIET.toNanos());
                     continue;
@@ -155,13 +153,10 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
                     } else {
                         format(next, line, times);
                     }
-                    // Writer.append(CharSequence) would copy the line into a new String first
-                    if (chars.length < line.length()) {
-                        chars = new char[Math.max(line.length(), 2 * chars.length)];
-                    }
-                    line.getChars(0, line.length(), chars, 0);
-                    out.write(chars, 0, line.length());
                     written.increment();
+                    if (line.length() >= CHUNK) {
+                        line.writeTo(out);
+                    }
                 }
                 batch.clear();
             }
@@ -169,6 +164,7 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
             System.err.println("sluice: the access log cannot be written: " + e);
         } finally {
             try {
+                line.writeTo(out);
                 out.flush();
             } catch (IOException ignored) {
                 // nothing more to do: the log's destination failed
@@ -176,59 +172,55 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
         }
     }
 
-    static void format(Line line, StringBuilder out, Timestamps times) {
+    static void format(Line line, Bytes out, Timestamps times) {
         ExchangeEvent e = line.event();
-        out.setLength(0);
-        out.append("{\"time\":\"");
+        out.ascii("{\"time\":\"");
         times.append(out, line.epochMillis());
-        out.append("\",\"request_id\":");
-        JsonSplice.appendQuoted(out, e.requestId()).append(",\"client\":");
-        JsonSplice.appendQuoted(out, e.client()).append(",\"method\":");
-        JsonSplice.appendQuoted(out, e.method()).append(",\"path\":");
-        JsonSplice.appendQuoted(out, e.path()).append(",\"route\":");
+        out.ascii("\",\"request_id\":").quoted(e.requestId());
+        out.ascii(",\"client\":").quoted(e.client());
+        out.ascii(",\"method\":").quoted(e.method());
+        out.ascii(",\"path\":").quoted(e.path());
+        out.ascii(",\"route\":");
         if (e.route().isEmpty()) {
-            out.append("null");
+            out.ascii("null");
         } else {
-            JsonSplice.appendQuoted(out, e.route());
+            out.quoted(e.route());
         }
-        out.append(",\"status\":")
-                .append(e.status())
-                .append(",\"duration_ms\":")
-                .append(millis(e.durationNanos()))
-                .append(",\"outcome\":\"")
-                .append(e.aborted() ? "aborted" : "answered")
-                .append("\",\"bytes_in\":")
-                .append(e.bytesIn())
-                .append(",\"bytes_out\":")
-                .append(e.bytesOut())
-                .append(",\"upstream_ms\":")
-                .append(e.upstreamNanos() < 0 ? "null" : millis(e.upstreamNanos()))
-                .append(",\"trace_id\":");
-        JsonSplice.appendQuoted(out, e.traceId()).append(",\"refused_by\":");
-        if (e.refusedBy().isEmpty()) {
-            out.append("null");
+        out.ascii(",\"status\":").number(e.status());
+        out.ascii(",\"duration_ms\":").millis(e.durationNanos());
+        out.ascii(e.aborted() ? ",\"outcome\":\"aborted\"" : ",\"outcome\":\"answered\"");
+        out.ascii(",\"bytes_in\":").number(e.bytesIn());
+        out.ascii(",\"bytes_out\":").number(e.bytesOut());
+        out.ascii(",\"upstream_ms\":");
+        if (e.upstreamNanos() < 0) {
+            out.ascii("null");
         } else {
-            JsonSplice.appendQuoted(out, e.refusedBy());
+            out.millis(e.upstreamNanos());
+        }
+        out.ascii(",\"trace_id\":").quoted(e.traceId());
+        out.ascii(",\"refused_by\":");
+        if (e.refusedBy().isEmpty()) {
+            out.ascii("null");
+        } else {
+            out.quoted(e.refusedBy());
         }
         if (e.grpcStatus() >= 0) { // a gRPC call: its status as the client got it
-            out.append(",\"grpc_status\":").append(e.grpcStatus());
+            out.ascii(",\"grpc_status\":").number(e.grpcStatus());
         }
         if (!e.parts().isEmpty()) {
-            out.append(",\"parts\":{");
+            out.ascii(",\"parts\":{");
             for (int i = 0; i < e.parts().size(); i++) {
                 PartEvent part = e.parts().get(i);
-                JsonSplice.appendQuoted(
-                                out.append(i == 0 ? "" : ","), part.outcome().name())
-                        .append(':');
+                out.ascii(i == 0 ? "" : ",").quoted(part.outcome().name()).ascii(":");
                 if (part.kind() == PartKind.OK) {
-                    out.append(part.outcome().status());
+                    out.number(part.outcome().status());
                 } else {
-                    out.append('"').append(part.kind().label()).append('"');
+                    out.ascii("\"").text(part.kind().label()).ascii("\"");
                 }
             }
-            out.append('}');
+            out.ascii("}");
         }
-        out.append("}\n");
+        out.ascii("}\n");
     }
 
     private static final java.time.format.DateTimeFormatter CLF = java.time.format.DateTimeFormatter.ofPattern(
@@ -240,75 +232,67 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
      * 200 5120 "-" "-"}. The request line has no protocol version and Referer and User-Agent are
      * {@code -}: the gateway logs no header values. The path is without its query, as in JSON.
      */
-    static void combined(Line line, StringBuilder out) {
+    static void combined(Line line, Bytes out) {
         ExchangeEvent e = line.event();
-        out.setLength(0);
-        out.append(e.client().isEmpty() ? "-" : e.client())
-                .append(" - - [")
-                .append(CLF.format(Instant.ofEpochMilli(line.epochMillis())))
-                .append("] \"")
-                .append(e.method())
-                .append(' ');
-        quotedContent(e.path(), out);
-        out.append("\" ").append(e.status()).append(' ');
+        out.text(e.client().isEmpty() ? "-" : e.client())
+                .ascii(" - - [")
+                .text(CLF.format(Instant.ofEpochMilli(line.epochMillis())))
+                .ascii("] \"")
+                .text(e.method())
+                .ascii(" ")
+                .quotedContent(e.path())
+                .ascii("\" ")
+                .number(e.status())
+                .ascii(" ");
         if (e.bytesOut() > 0) {
-            out.append(e.bytesOut());
+            out.number(e.bytesOut());
         } else {
-            out.append('-');
+            out.ascii("-");
         }
-        out.append(" \"-\" \"-\"\n");
-    }
-
-    /** {@code text} inside a quoted field: a quote or backslash escaped, a control character as {@code \\xNN}. */
-    private static void quotedContent(String text, StringBuilder out) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '"' || c == '\\') {
-                out.append('\\').append(c);
-            } else if (c < 0x20 || c == 0x7f) {
-                out.append("\\x").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 15, 16));
-            } else {
-                out.append(c);
-            }
-        }
+        out.ascii(" \"-\" \"-\"\n");
     }
 
     /** A template's line: each field as the JSON line has it, unquoted, {@code -} for none. */
-    static void template(Line line, List<LoggingConfig.AccessLog.Piece> pieces, StringBuilder out, Timestamps times) {
+    static void template(Line line, List<LoggingConfig.AccessLog.Piece> pieces, Bytes out, Timestamps times) {
         ExchangeEvent e = line.event();
-        out.setLength(0);
         for (LoggingConfig.AccessLog.Piece piece : pieces) {
             if (!piece.field()) {
-                out.append(piece.text());
+                out.text(piece.text());
                 continue;
             }
             switch (piece.text()) {
                 case "time" -> times.append(out, line.epochMillis());
-                case "request_id" -> text(e.requestId(), out);
-                case "client" -> text(e.client(), out);
-                case "method" -> text(e.method(), out);
-                case "path" -> text(e.path(), out);
-                case "route" -> text(e.route(), out);
-                case "status" -> out.append(e.status());
-                case "duration_ms" -> out.append(millis(e.durationNanos()));
-                case "outcome" -> out.append(e.aborted() ? "aborted" : "answered");
-                case "bytes_in" -> out.append(e.bytesIn());
-                case "bytes_out" -> out.append(e.bytesOut());
-                case "upstream_ms" -> out.append(e.upstreamNanos() < 0 ? "-" : millis(e.upstreamNanos()));
-                case "trace_id" -> text(e.traceId(), out);
-                case "refused_by" -> text(e.refusedBy(), out);
+                case "request_id" -> field(e.requestId(), out);
+                case "client" -> field(e.client(), out);
+                case "method" -> field(e.method(), out);
+                case "path" -> field(e.path(), out);
+                case "route" -> field(e.route(), out);
+                case "status" -> out.number(e.status());
+                case "duration_ms" -> out.millis(e.durationNanos());
+                case "outcome" -> out.ascii(e.aborted() ? "aborted" : "answered");
+                case "bytes_in" -> out.number(e.bytesIn());
+                case "bytes_out" -> out.number(e.bytesOut());
+                case "upstream_ms" -> {
+                    if (e.upstreamNanos() < 0) {
+                        out.ascii("-");
+                    } else {
+                        out.millis(e.upstreamNanos());
+                    }
+                }
+                case "trace_id" -> field(e.traceId(), out);
+                case "refused_by" -> field(e.refusedBy(), out);
                 default -> throw new IllegalStateException("a field the template check let through: " + piece.text());
             }
         }
-        out.append('\n');
+        out.ascii("\n");
     }
 
     /** A text field of a template: {@code -} when empty; spaces kept, control characters escaped. */
-    private static void text(String value, StringBuilder out) {
+    private static void field(String value, Bytes out) {
         if (value == null || value.isEmpty()) {
-            out.append('-');
+            out.ascii("-");
         } else {
-            quotedContent(value, out);
+            out.quotedContent(value);
         }
     }
 
@@ -321,7 +305,7 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
         private long second = Long.MIN_VALUE;
         private String upToSecond; // "2026-11-26T20:36:07"
 
-        void append(StringBuilder out, long epochMillis) {
+        void append(Bytes out, long epochMillis) {
             long s = Math.floorDiv(epochMillis, 1000);
             int ms = (int) Math.floorMod(epochMillis, 1000);
             if (s != second) {
@@ -329,26 +313,177 @@ final class AccessLog implements GatewayObserver, AutoCloseable {
                 upToSecond = whole.substring(0, whole.length() - 1);
                 second = s;
             }
-            out.append(upToSecond);
+            out.ascii(upToSecond);
             if (ms != 0) {
-                out.append('.');
-                if (ms < 100) {
-                    out.append('0');
-                }
-                if (ms < 10) {
-                    out.append('0');
-                }
-                out.append(ms);
+                out.ascii(ms < 10 ? ".00" : ms < 100 ? ".0" : ".").number(ms);
             }
-            out.append('Z');
+            out.ascii("Z");
         }
     }
 
-    /** Nanoseconds as milliseconds with three decimals, rounded half up ("1.235"). */
-    static String millis(long nanos) {
-        long micros = (nanos + 500) / 1000;
-        long fraction = micros % 1000;
-        return (micros / 1000) + (fraction < 10 ? ".00" : fraction < 100 ? ".0" : ".") + fraction;
+    /**
+     * Lines as UTF-8 bytes, formatted straight into one growing array: no chars, no encoder (the
+     * writer's cost was copying each event's strings through a {@code StringBuilder}, a {@code char[]}
+     * and the charset encoder). Strings are written char by char: ASCII as is, the rest as UTF-8, an
+     * unpaired surrogate as {@code ?} (as the JDK's encoder replaces it).
+     */
+    static final class Bytes {
+        private byte[] bytes = new byte[2 * CHUNK];
+        private int length;
+
+        int length() {
+            return length;
+        }
+
+        /** Writes what is formatted to {@code out} and starts again. */
+        void writeTo(OutputStream out) throws IOException {
+            if (length > 0) {
+                out.write(bytes, 0, length);
+                length = 0;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return new String(bytes, 0, length, java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        private void room(int more) {
+            if (length + more > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(length + more, 2 * bytes.length));
+            }
+        }
+
+        /** {@code text}, which the caller knows to be ASCII (a constant of this class). */
+        Bytes ascii(String text) {
+            int n = text.length();
+            room(n);
+            for (int i = 0; i < n; i++) {
+                bytes[length++] = (byte) text.charAt(i);
+            }
+            return this;
+        }
+
+        /** {@code text} as UTF-8, nothing escaped. */
+        Bytes text(String text) {
+            int n = text.length();
+            room(3 * n);
+            for (int i = 0; i < n; i++) {
+                i = utf8(text, i);
+            }
+            return this;
+        }
+
+        /** The char at {@code i} (with its low surrogate, if it starts a pair); returns the last index used. */
+        private int utf8(String text, int i) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes[length++] = (byte) c;
+            } else if (c < 0x800) {
+                bytes[length++] = (byte) (0xc0 | c >> 6);
+                bytes[length++] = (byte) (0x80 | c & 0x3f);
+            } else if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c)
+                        && i + 1 < text.length()
+                        && Character.isLowSurrogate(text.charAt(i + 1))) {
+                    int cp = Character.toCodePoint(c, text.charAt(++i));
+                    room(4);
+                    bytes[length++] = (byte) (0xf0 | cp >> 18);
+                    bytes[length++] = (byte) (0x80 | cp >> 12 & 0x3f);
+                    bytes[length++] = (byte) (0x80 | cp >> 6 & 0x3f);
+                    bytes[length++] = (byte) (0x80 | cp & 0x3f);
+                } else {
+                    bytes[length++] = '?';
+                }
+            } else {
+                bytes[length++] = (byte) (0xe0 | c >> 12);
+                bytes[length++] = (byte) (0x80 | c >> 6 & 0x3f);
+                bytes[length++] = (byte) (0x80 | c & 0x3f);
+            }
+            return i;
+        }
+
+        /** The JSON string literal of {@code text}, escaped as {@link dev.sluice.compose.JsonSplice#quote} escapes. */
+        Bytes quoted(String text) {
+            int n = text.length();
+            room(6 * n + 2);
+            bytes[length++] = '"';
+            for (int i = 0; i < n; i++) {
+                char c = text.charAt(i);
+                if (c >= 0x20 && c != '"' && c != '\\') {
+                    i = utf8(text, i);
+                    continue;
+                }
+                bytes[length++] = '\\';
+                switch (c) {
+                    case '"', '\\' -> bytes[length++] = (byte) c;
+                    case '\n' -> bytes[length++] = 'n';
+                    case '\r' -> bytes[length++] = 'r';
+                    case '\t' -> bytes[length++] = 't';
+                    default -> { // another control character: \\u00xx
+                        bytes[length++] = 'u';
+                        bytes[length++] = '0';
+                        bytes[length++] = '0';
+                        bytes[length++] = (byte) Character.forDigit(c >> 4, 16);
+                        bytes[length++] = (byte) Character.forDigit(c & 15, 16);
+                    }
+                }
+            }
+            bytes[length++] = '"';
+            return this;
+        }
+
+        /** {@code text} inside a quoted field: a quote or backslash escaped, a control character as {@code \\xNN}. */
+        Bytes quotedContent(String text) {
+            int n = text.length();
+            room(4 * n);
+            for (int i = 0; i < n; i++) {
+                char c = text.charAt(i);
+                if (c == '"' || c == '\\') {
+                    bytes[length++] = '\\';
+                    bytes[length++] = (byte) c;
+                } else if (c < 0x20 || c == 0x7f) {
+                    bytes[length++] = '\\';
+                    bytes[length++] = 'x';
+                    bytes[length++] = (byte) Character.forDigit(c >> 4, 16);
+                    bytes[length++] = (byte) Character.forDigit(c & 15, 16);
+                } else {
+                    i = utf8(text, i);
+                }
+            }
+            return this;
+        }
+
+        /** {@code value} in decimal. */
+        Bytes number(long value) {
+            room(20);
+            if (value < 0) {
+                if (value == Long.MIN_VALUE) {
+                    return ascii(Long.toString(value));
+                }
+                bytes[length++] = '-';
+                value = -value;
+            }
+            int digits = 1;
+            for (long rest = value / 10; rest > 0; rest /= 10) {
+                digits++;
+            }
+            for (int at = length + digits - 1; at >= length; at--) {
+                bytes[at] = (byte) ('0' + value % 10);
+                value /= 10;
+            }
+            length += digits;
+            return this;
+        }
+
+        /** Nanoseconds as milliseconds with three decimals, rounded half up ({@code 1.235}). */
+        Bytes millis(long nanos) {
+            long micros = (nanos + 500) / 1000;
+            long fraction = micros % 1000;
+            return number(micros / 1000)
+                    .ascii(fraction < 10 ? ".00" : fraction < 100 ? ".0" : ".")
+                    .number(fraction);
+        }
     }
 
     /** Writes what is queued (waiting up to 5 s), then stops; later exchanges are counted as dropped. */

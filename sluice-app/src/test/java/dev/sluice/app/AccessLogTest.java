@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.sluice.observe.ExchangeEvent;
-import java.io.StringWriter;
-import java.io.Writer;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -244,13 +244,13 @@ class AccessLogTest {
     }
 
     private static String written(String format, ExchangeEvent... events) {
-        StringWriter sink = new StringWriter();
+        ByteArrayOutputStream sink = new ByteArrayOutputStream();
         AccessLog log = AccessLog.to(sink, 16, format);
         for (ExchangeEvent event : events) {
             log.exchange(event);
         }
         log.close();
-        return sink.toString();
+        return sink.toString(StandardCharsets.UTF_8);
     }
 
     private static ExchangeEvent event(String path, int status, long bytesOut, String refusedBy) {
@@ -298,11 +298,42 @@ class AccessLogTest {
     }
 
     @Test
+    void stringsAreUtf8WithTheCoresJsonEscapes() {
+        for (String text : List.of(
+                "",
+                "q7k2m9xa-1f",
+                "caf\u00e9 \u00fc",
+                "\u65e5\u672c",
+                "a pair \ud83d\ude00 here",
+                "lone high \ud800 and low \udc00, high at the end \ud83d",
+                "\"q\" \\ \n\r\t \u0001 \u001f \u007f")) {
+            String expected = new String(
+                    dev.sluice.compose.JsonSplice.quote(text).getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+            assertThat(new AccessLog.Bytes().quoted(text)).as(text).hasToString(expected);
+            assertThat(new AccessLog.Bytes().text(text))
+                    .as(text)
+                    .hasToString(new String(text.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void numbersAndMillisAreWrittenInDecimal() {
+        for (long n : new long[] {0, 7, 10, 99, 1_234_567_890_123L, -5, Long.MAX_VALUE, Long.MIN_VALUE}) {
+            assertThat(new AccessLog.Bytes().number(n)).hasToString(Long.toString(n));
+        }
+        assertThat(new AccessLog.Bytes().millis(1_734_000)).hasToString("1.734");
+        assertThat(new AccessLog.Bytes().millis(1_234_567)).hasToString("1.235");
+        assertThat(new AccessLog.Bytes().millis(500)).hasToString("0.001");
+        assertThat(new AccessLog.Bytes().millis(0)).hasToString("0.000");
+        assertThat(new AccessLog.Bytes().millis(12_050_000_000L)).hasToString("12050.000");
+    }
+
+    @Test
     void timesAreWrittenAsInstantWritesThem() {
         AccessLog.Timestamps times = new AccessLog.Timestamps();
         long base = java.time.Instant.parse("2026-11-26T20:36:07Z").toEpochMilli();
         for (long at : new long[] {base, base + 5, base + 50, base + 120, base + 999, base + 1000, base + 61_007, -1}) {
-            StringBuilder out = new StringBuilder("t=");
+            AccessLog.Bytes out = new AccessLog.Bytes().ascii("t=");
             times.append(out, at);
             assertThat(out).as("%d", at).hasToString("t=" + java.time.Instant.ofEpochMilli(at));
         }
@@ -312,10 +343,15 @@ class AccessLogTest {
     void aWriterThatFallsBehindCostsLinesNotRequests() throws Exception {
         CountDownLatch writing = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        StringWriter sink = new StringWriter();
-        Writer slow = new Writer() {
+        ByteArrayOutputStream sink = new ByteArrayOutputStream();
+        OutputStream slow = new OutputStream() {
             @Override
-            public void write(char[] buf, int off, int len) {
+            public void write(int b) {
+                throw new AssertionError("lines are written in chunks");
+            }
+
+            @Override
+            public void write(byte[] buf, int off, int len) {
                 writing.countDown();
                 try {
                     release.await(30, TimeUnit.SECONDS);
@@ -347,12 +383,12 @@ class AccessLogTest {
         assertThat(log.dropped()).isEqualTo(5);
         release.countDown();
         log.close();
-        assertThat(sink.toString().lines().count()).isEqualTo(17);
+        assertThat(sink.toString(StandardCharsets.UTF_8).lines().count()).isEqualTo(17);
     }
 
     @Test
     void aGrpcCallsLineCarriesItsGrpcStatusAndOtherLinesDoNot() throws Exception {
-        StringWriter sink = new StringWriter();
+        ByteArrayOutputStream sink = new ByteArrayOutputStream();
         AccessLog log = AccessLog.to(sink, 16);
         ExchangeEvent plain = new ExchangeEvent("r", "GET", 200, false, 1_000_000);
         ExchangeEvent grpc = new ExchangeEvent(
@@ -377,7 +413,8 @@ class AccessLogTest {
         log.exchange(plain);
         log.exchange(grpc);
         log.close();
-        java.util.List<String> lines = sink.toString().lines().toList();
+        java.util.List<String> lines =
+                sink.toString(StandardCharsets.UTF_8).lines().toList();
         assertThat(lines).hasSize(2);
         assertThat(lines.get(0)).doesNotContain("grpc_status");
         assertThat(lines.get(1)).contains("\"refused_by\":null,\"grpc_status\":14");
