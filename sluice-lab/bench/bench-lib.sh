@@ -209,3 +209,27 @@ bench_wait_ready() {
   echo "$script: $url does not answer; see $log" >&2
   exit 1
 }
+
+# An OTLP/HTTP sink on 127.0.0.1:PORT (python3): answers 200 to every POST and counts them in
+# WORK/otlp.log, so that span export succeeds and a sampled-out request costs what it costs in
+# production, never a failed export's retries. Its PID goes to BENCH_PIDS.
+bench_otlp_sink() {
+  local work=$1 port=$2
+  python3 - "$port" >"$work/otlp.log" 2>&1 <<'PY' &
+import http.server, sys
+class Sink(http.server.BaseHTTPRequestHandler):
+    posts = 0
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get('Content-Length') or 0))
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/x-protobuf')
+        self.send_header('Content-Length', '0')
+        self.end_headers()
+        Sink.posts += 1
+        print(f"otlp: {Sink.posts} posts", flush=True)
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), Sink).serve_forever()
+PY
+  BENCH_PIDS+=($!)
+}

@@ -13,6 +13,9 @@
 #                       API) and @WEB@ stand for its port and the upstreams' URLs; it must serve the --paths (A/B of a feature:
 #                       the same routes with and without a filter, metrics or an access log)
 #   --header NAME=H     wrk sends header H ("Authorization: Bearer ...") to subject NAME
+#   --script FILE.lua   wrk runs this script for every subject alike (ab/traceparent-1pct.lua: clients
+#                       sampling 1 % of their traces); @OTLP@ in a --config stands for the URL of an
+#                       OTLP/HTTP sink started here (answers 200), so span export succeeds
 #   --tls NAME          subject NAME is spoken to over https (wrk's TLS, HTTP/1.1): its --config
 #                       holds @CERT@ and @KEY@, which stand for a P-256 certificate for 127.0.0.1
 #                       and its key, made once per run with openssl (A/B of TLS termination)
@@ -40,7 +43,7 @@
 # the same sitting (a profile taken minutes after another can differ by the machine's drift alone).
 #
 # usage: interleave.sh --subject NAME=JAR[:ENGINE] [--subject webflux|nginx|nginx-tls|haproxy|haproxy-tls] ... [--flags NAME=FLAGS] ...
-#                      [--config NAME=FILE] ... [--header NAME=H] ... [--tls NAME] ... [--paths "/compose /16k"]
+#                      [--config NAME=FILE] ... [--header NAME=H] ... [--tls NAME] ... [--script FILE.lua] [--paths "/compose /16k"]
 #                      [--rounds 8] [--seconds 10] [--warmup 45] [--skip 0] [--profile DIR]
 #                      [--ratio NAME=BASE] ...
 #                      [--port 18481] [--upstream-port-base 19081] [--nginx-port 18090]
@@ -63,6 +66,7 @@ NGINX_PORT=18090
 PROFILE_DIR=
 RATIOS=()
 PROFILER_VERSION=4.1
+SCRIPT=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --subject) SUBJECTS+=("$2"); shift 2 ;;
@@ -70,6 +74,7 @@ while [[ $# -gt 0 ]]; do
     --config) CONFIGS[${2%%=*}]=${2#*=}; shift 2 ;;
     --header) HEADERS[${2%%=*}]=${2#*=}; shift 2 ;;
     --tls) TLS[$2]=1; shift 2 ;;
+    --script) SCRIPT=(-s "$2"); shift 2 ;;
     --paths) PATHS=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --seconds) SECONDS_PER_RUN=$2; shift 2 ;;
@@ -114,6 +119,10 @@ done
 UPSTREAM_JAR=${UPSTREAM_JAR:-$ROOT/sluice-app/target/sluice.jar}
 cp "$UPSTREAM_JAR" "$WORK/upstreams.jar" # a copy: a build may replace the original meanwhile
 bench_upstreams "$WORK" "$JAVA" "$WORK/upstreams.jar" "$BASE" "$NGINX_PORT"
+OTLP_PORT=$((BASE + 50))
+for f in "${CONFIGS[@]}"; do
+  if grep -q @OTLP@ "$f"; then bench_otlp_sink "$WORK" "$OTLP_PORT"; break; fi
+done
 
 declare -A PID URL
 port=$PORT
@@ -149,7 +158,7 @@ for s in "${SUBJECTS[@]}"; do
     cp "$jar" "$WORK/$name.jar"
     if [[ -n ${CONFIGS[$name]:-} ]]; then
       [[ -f ${CONFIGS[$name]} ]] || { echo "interleave: ${CONFIGS[$name]} is missing" >&2; exit 1; }
-      sed -e "s|@PORT@|$port|g" -e "s|@PRODUCTS@|http://127.0.0.1:$BASE|g" \
+      sed -e "s|@PORT@|$port|g" -e "s|@PRODUCTS@|http://127.0.0.1:$BASE|g" -e "s|@OTLP@|http://127.0.0.1:$OTLP_PORT/v1/traces|g" \
         -e "s|@CUSTOMERS@|http://127.0.0.1:$((BASE + 1))|g" -e "s|@REVIEWS@|http://127.0.0.1:$((BASE + 2))|g" \
         -e "s|@DELAY@|http://127.0.0.1:$((BASE + 3))|g" \
         -e "s|@WEB@|http://127.0.0.1:$NGINX_PORT|g" -e "s|@CERT@|$WORK/cert.pem|g" -e "s|@KEY@|$WORK/key.pem|g" \
@@ -168,7 +177,10 @@ for s in "${SUBJECTS[@]}"; do
 done
 
 # wrk's arguments for subject NAME: its header, if any
-wrk_for() { if [[ -n ${HEADERS[$1]:-} ]]; then printf '%s\0%s\0' -H "${HEADERS[$1]}"; fi; }
+wrk_for() {
+  if [[ ${#SCRIPT[@]} -gt 0 ]]; then printf '%s\0%s\0' "${SCRIPT[@]}"; fi
+  if [[ -n ${HEADERS[$1]:-} ]]; then printf '%s\0%s\0' -H "${HEADERS[$1]}"; fi
+}
 ready_path() { if [[ $1 == haproxy* ]]; then echo /16k; else echo /compose; fi; }
 for name in "${!URL[@]}"; do
   if [[ -n ${HEADERS[$name]:-} ]]; then
@@ -295,3 +307,4 @@ if [[ -n $PROFILE_DIR ]]; then
       'BEGIN { printf "  %-10s %8d samples, %9d requests: %.1f samples per 1,000 requests (%s/%s.collapsed)\n", n, s, r, r ? s * 1000 / r : 0, d, n }'
   done
 fi
+if [[ -f $WORK/otlp.log ]]; then echo "OTLP sink: $(tail -1 "$WORK/otlp.log")"; fi

@@ -89,23 +89,7 @@ if [[ -n $CONFIG ]]; then
   [[ -f $CONFIG ]] || { echo "profile: $CONFIG is missing" >&2; exit 1; }
   OTLP_PORT=$((BASE + 50))
   if grep -q @OTLP@ "$CONFIG"; then
-    python3 - "$OTLP_PORT" >"$WORK/otlp.log" 2>&1 <<'PY' &
-import http.server, sys
-class Sink(http.server.BaseHTTPRequestHandler):
-    posts = 0
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get('Content-Length') or 0))
-        self.send_response(200)
-        self.send_header('Content-Type', 'application/x-protobuf')
-        self.send_header('Content-Length', '0')
-        self.end_headers()
-        Sink.posts += 1
-        print(f"otlp: {Sink.posts} posts", flush=True)
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), Sink).serve_forever()
-PY
-    BENCH_PIDS+=($!)
+    bench_otlp_sink "$WORK" "$OTLP_PORT"
   fi
   sed -e "s|@OTLP@|http://127.0.0.1:$OTLP_PORT/v1/traces|g" -e "s|@PORT@|$PORT|g" -e "s|@PRODUCTS@|http://127.0.0.1:$BASE|g" \
     -e "s|@CUSTOMERS@|http://127.0.0.1:$((BASE + 1))|g" -e "s|@REVIEWS@|http://127.0.0.1:$((BASE + 2))|g" \
