@@ -4,6 +4,7 @@ import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.ComposeTarget.Delivery;
 import dev.sluice.config.PartConfig;
 import dev.sluice.http.ErrorBody;
+import dev.sluice.http.HeaderRules;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.observe.ExchangeTally;
 import dev.sluice.observe.GatewayObserver;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -794,6 +796,35 @@ public final class CompositionPlan {
      */
     public String contentType() {
         return frames == null ? null : delivery.contentType();
+    }
+
+    /**
+     * For COMMIT: the composed response's header fields, each given to {@code set} (replacing a field
+     * of that name) or {@code add} (beside one): the route's composed headers, the format's
+     * Content-Type ({@link #contentType}), {@code Vary: Accept} when the route negotiates its format,
+     * and {@link Completeness#HEADER} when it is known now. Returns whether it is to be a trailer
+     * instead ({@link #completedInTrailer}, given the request's {@code TE}): then {@code Trailer} names
+     * it here and the engine sends {@link #completedTrailer()} after the body.
+     */
+    public boolean commitFields(
+            HeaderRules rules, String te, BiConsumer<String, String> set, BiConsumer<String, String> add) {
+        rules.composedResponseHeaders().forEach(set);
+        String type = contentType();
+        if (type != null) {
+            set.accept("Content-Type", type);
+        }
+        if (variesByAccept) {
+            add.accept("Vary", "Accept");
+        }
+        if (completed != null) {
+            set.accept(Completeness.HEADER, completed);
+            return false;
+        }
+        if (!completedInTrailer(te)) {
+            return false;
+        }
+        set.accept("Trailer", Completeness.HEADER);
+        return true;
     }
 
     /** For COMMIT: whether to add {@code Vary: Accept} (the route negotiates its format). */

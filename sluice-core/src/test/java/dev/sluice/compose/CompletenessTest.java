@@ -70,6 +70,46 @@ class CompletenessTest {
         assertThat(plan.completedTrailer()).isEqualTo("false");
     }
 
+    /** What {@link CompositionPlan#commitFields} sets and adds, as "set Name: value" / "add Name: value", and its answer. */
+    static List<String> commitFields(CompositionPlan plan, String te) {
+        List<String> fields = new java.util.ArrayList<>();
+        dev.sluice.http.HeaderRules rules = dev.sluice.http.HeaderRules.of(List.of(
+                new dev.sluice.config.FilterConfig.ResponseHeaders(java.util.Map.of("Vary", "Origin"), List.of())));
+        boolean trailer = plan.commitFields(
+                rules, te, (n, v) -> fields.add("set " + n + ": " + v), (n, v) -> fields.add("add " + n + ": " + v));
+        fields.add("trailer " + trailer);
+        return fields;
+    }
+
+    @Test
+    void theHeadsFieldsAreTheRoutesThenCompletenessOrItsTrailerForAClientThatTakesOne() {
+        CompositionPlan plan = plan(Requirements.NONE, part("a"), part("b"));
+        steps(plan);
+        plan.answered(1, 200, JSON);
+        plan.received(1, 10);
+        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(1)", "RELAY(1)");
+        assertThat(commitFields(plan, "trailers"))
+                .containsExactlyInAnyOrder(
+                        "set Content-Type: application/json",
+                        "set Vary: Origin",
+                        "set Trailer: X-Sluice-Completed",
+                        "trailer true");
+        assertThat(commitFields(plan, "gzip"))
+                .as("no trailers taken: completeness is in _meta alone")
+                .containsExactlyInAnyOrder("set Content-Type: application/json", "set Vary: Origin", "trailer false");
+
+        CompositionPlan known = plan(statusFrom("a"), part("a"), part("b"));
+        steps(known);
+        known.answered(0, 404, JSON);
+        steps(known);
+        assertThat(commitFields(known, "trailers"))
+                .containsExactlyInAnyOrder(
+                        "set Content-Type: application/json",
+                        "set Vary: Origin",
+                        "set X-Sluice-Completed: false",
+                        "trailer false");
+    }
+
     @Test
     void statusFromHoldsTheHeadForItsPartAndTakesItsUpstreamStatus() {
         CompositionPlan plan = plan(statusFrom("a"), part("a"), part("b"));

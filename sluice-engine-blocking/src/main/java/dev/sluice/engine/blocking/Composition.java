@@ -11,7 +11,6 @@ import dev.sluice.engine.blocking.upstream.UpstreamRequest;
 import dev.sluice.http.HeaderRules;
 import dev.sluice.http.UpstreamFailure;
 import java.io.IOException;
-import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -326,17 +325,11 @@ final class Composition {
                         throw new GatewayError(plan.failureStatus(), plan.failureCode(), plan.failureMessage());
                     case COMMIT -> {
                         response.setStatus(plan.status());
-                        for (Map.Entry<String, String> set :
-                                rules.composedResponseHeaders().entrySet()) {
-                            response.getHeaders().put(set.getKey(), set.getValue());
+                        HttpFields.Mutable fields = response.getHeaders();
+                        if (plan.commitFields(
+                                rules, request.getHeaders().get(HttpHeader.TE), fields::put, fields::add)) {
+                            completedInTrailer(response);
                         }
-                        if (plan.contentType() != null) {
-                            response.getHeaders().put(HttpHeader.CONTENT_TYPE, plan.contentType());
-                        }
-                        if (plan.variesByAccept()) {
-                            response.getHeaders().add(HttpHeader.VARY, "Accept");
-                        }
-                        completed(request, response);
                         out = new ClientOutput(response, buffers, STAGING);
                     }
                     case OPEN -> write(out, plan.key(), null);
@@ -374,20 +367,10 @@ final class Composition {
     }
 
     /**
-     * Under lock, at COMMIT: {@link Completeness#HEADER} as a header when the plan knows it now, else
-     * (to a client that sent {@code TE: trailers}) announced and sent as a trailer, read from the plan when the last chunk is written (after
-     * FINISH, so every part has settled).
+     * Under lock, at COMMIT, when the plan announced {@link Completeness#HEADER} as a trailer: its value
+     * is read from the plan when the last chunk is written (after FINISH, so every part has settled).
      */
-    private void completed(Request request, Response response) {
-        String known = plan.completedHeader();
-        if (known != null) {
-            response.getHeaders().put(Completeness.HEADER, known);
-            return;
-        }
-        if (!plan.completedInTrailer(request.getHeaders().get(HttpHeader.TE))) {
-            return;
-        }
-        response.getHeaders().put(HttpHeader.TRAILER, Completeness.HEADER);
+    private void completedInTrailer(Response response) {
         response.setTrailersSupplier(() -> {
             lock.lock();
             try {

@@ -15,7 +15,6 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http2.Http2StreamChannel;
-import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import reactor.core.publisher.Mono;
@@ -331,22 +330,8 @@ final class Composition {
             }
         }
         HttpHeaders headers = response.responseHeaders();
-        for (Map.Entry<String, String> set :
-                route.rules.composedResponseHeaders().entrySet()) {
-            headers.set(set.getKey(), set.getValue());
-        }
-        if (plan.contentType() != null) {
-            headers.set(HttpHeaderNames.CONTENT_TYPE, plan.contentType());
-        }
-        if (plan.variesByAccept()) {
-            headers.add(HttpHeaderNames.VARY, "Accept");
-        }
-        String completed = plan.completedHeader();
-        if (completed != null) {
-            headers.set(Completeness.HEADER, completed);
-        } else if (plan.completedInTrailer(
-                te)) { // the trailer is read at the last chunk, after FINISH: every part settled
-            headers.set(HttpHeaderNames.TRAILER, Completeness.HEADER);
+        if (plan.commitFields(route.rules, te, headers::set, headers::add)) {
+            // the trailer is read at the last chunk, after FINISH: every part settled
             response.trailerHeaders(trailers -> trailers.set(Completeness.HEADER, plan.completedTrailer()));
         }
         if (gate != null) {
