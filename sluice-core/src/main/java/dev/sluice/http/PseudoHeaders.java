@@ -19,7 +19,20 @@ public final class PseudoHeaders {
     public static final Set<String> CONNECTION_SPECIFIC =
             Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te");
 
+    /**
+     * What a request sent over h2 leaves out of the fields it copies, in lower case: the
+     * connection-specific ones and {@code host}, which the call's {@code :authority} stands for (RFC 9113
+     * section 8.3.1).
+     */
+    public static final Set<String> NOT_SENT_OVER_H2 =
+            Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "host");
+
     private PseudoHeaders() {}
+
+    /** Whether a request sent over h2 leaves {@code name} (lower case) out ({@link #NOT_SENT_OVER_H2}). */
+    public static boolean notSentOverH2(String name) {
+        return NOT_SENT_OVER_H2.contains(name);
+    }
 
     /** Whether {@code name} (any case) is connection-specific ({@link #CONNECTION_SPECIFIC}). */
     public static boolean connectionSpecific(String name) {

@@ -41,4 +41,17 @@ class PseudoHeadersTest {
         assertThat(PseudoHeaders.notATrailer("trailer")).isTrue();
         assertThat(PseudoHeaders.notATrailer("grpc-status")).isFalse();
     }
+
+    @Test
+    void aRequestOverH2LeavesOutTheConnectionSpecificFieldsAndHost() {
+        for (String name :
+                List.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te")) {
+            assertThat(PseudoHeaders.notSentOverH2(name)).as(name).isTrue();
+        }
+        assertThat(PseudoHeaders.notSentOverH2("host"))
+                .as("the :authority stands for it")
+                .isTrue();
+        assertThat(PseudoHeaders.notSentOverH2("content-type")).isFalse();
+        assertThat(PseudoHeaders.notSentOverH2("x-forwarded-host")).isFalse();
+    }
 }

@@ -213,7 +213,8 @@ final class PartFetch implements Runnable {
         }
         int status = response.status();
         try (response) {
-            if (!step(grpc.head(status, response.header(GrpcStatus.STATUS_HEADER), response.header("grpc-message")))) {
+            if (!step(grpc.head(
+                    status, response.header(GrpcStatus.STATUS_HEADER), response.header(GrpcStatus.MESSAGE_HEADER)))) {
                 response.abort();
                 return;
             }
@@ -232,7 +233,7 @@ final class PartFetch implements Runnable {
             HttpFields fields = trailers == null ? null : trailers.get();
             step(grpc.end(
                     fields == null ? null : fields.get(GrpcStatus.STATUS_HEADER),
-                    fields == null ? null : fields.get("grpc-message")));
+                    fields == null ? null : fields.get(GrpcStatus.MESSAGE_HEADER)));
         } catch (UpstreamException e) {
             if (e.failure().isTimeout()) {
                 composition.failed(this, e.failure(), status);

@@ -91,7 +91,11 @@ final class TranscodeRelay {
             if (tally != null) {
                 tally.grpcStatus(status);
             }
-            if (write(response, rules, name, call.head(upstream.status(), status, upstream.header("grpc-message")))) {
+            if (write(
+                    response,
+                    rules,
+                    name,
+                    call.head(upstream.status(), status, upstream.header(GrpcStatus.MESSAGE_HEADER)))) {
                 return;
             }
             byte[] buffer = new byte[16 * 1024];
@@ -111,7 +115,11 @@ final class TranscodeRelay {
             if (tally != null && grpcStatus != null) {
                 tally.grpcStatus(grpcStatus);
             }
-            write(response, rules, name, call.end(grpcStatus, fields == null ? null : fields.get("grpc-message")));
+            write(
+                    response,
+                    rules,
+                    name,
+                    call.end(grpcStatus, fields == null ? null : fields.get(GrpcStatus.MESSAGE_HEADER)));
         } catch (UpstreamException e) {
             if (route.observed() && !answered) {
                 route.failed(e.failure(), System.nanoTime() - began);

@@ -4,7 +4,6 @@ import dev.sluice.http.HeaderRules;
 import dev.sluice.http.PseudoHeaders;
 import dev.sluice.upstream.Endpoint;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 
 /** The headers of a call to an HTTP/2 upstream ({@link H2Upstream}, {@link TranscodeRelay}). */
@@ -20,10 +19,14 @@ final class H2CallHeaders {
         HttpHeaders headers = new DefaultHttpHeaders();
         in.copyHeaders(rules, headers);
         in.addForwarding(rules, upstream.authority(endpoint), headers);
-        for (String name : PseudoHeaders.CONNECTION_SPECIFIC) {
+        return strip(headers);
+    }
+
+    /** {@code headers} without what a request over h2 does not send ({@link PseudoHeaders#NOT_SENT_OVER_H2}). */
+    static HttpHeaders strip(HttpHeaders headers) {
+        for (String name : PseudoHeaders.NOT_SENT_OVER_H2) {
             headers.remove(name);
         }
-        headers.remove(HttpHeaderNames.HOST);
         return headers;
     }
 }

@@ -2,7 +2,6 @@ package dev.sluice.engine.reactive;
 
 import dev.sluice.compose.PartRequest;
 import dev.sluice.http.GrpcStatus;
-import dev.sluice.http.PseudoHeaders;
 import dev.sluice.transcode.TranscodeCall;
 import dev.sluice.transcode.TranscodedPart;
 import io.netty.buffer.ByteBuf;
@@ -40,10 +39,7 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
      * Part#grpcStep}) in place of the raw bytes.
      */
     void sendGrpc(HttpClient client, String base, HttpHeaders headers, long nanosLeft) {
-        for (String name : PseudoHeaders.CONNECTION_SPECIFIC) {
-            headers.remove(name);
-        }
-        headers.remove(HttpHeaderNames.HOST);
+        H2CallHeaders.strip(headers);
         for (String name : TranscodeCall.CLIENT_HEADERS_DROPPED) {
             headers.remove(name);
         }
@@ -61,7 +57,10 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
                     HttpHeaders h = response.responseHeaders();
                     part.grpcStep(
                             this,
-                            grpc.head(response.status().code(), h.get(GrpcStatus.STATUS_HEADER), h.get("grpc-message")),
+                            grpc.head(
+                                    response.status().code(),
+                                    h.get(GrpcStatus.STATUS_HEADER),
+                                    h.get(GrpcStatus.MESSAGE_HEADER)),
                             response.status().code());
                     return body.retain();
                 })
@@ -70,10 +69,7 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
 
     /** Sends the part's GET of {@code path} with {@code headers} (an HTTP/1.1 part's: connection-specific ones go). */
     void send(HttpClient client, String path, HttpHeaders headers) {
-        for (String name : PseudoHeaders.CONNECTION_SPECIFIC) {
-            headers.remove(name);
-        }
-        headers.remove(HttpHeaderNames.HOST); // the :authority
+        H2CallHeaders.strip(headers); // Host: the :authority
         client.headers(h -> h.set(headers))
                 .request(METHOD)
                 .uri(path)
@@ -126,7 +122,8 @@ final class H2Part extends BaseSubscriber<ByteBuf> {
         }
         head.trailerHeaders()
                 .subscribe(
-                        t -> part.grpcStep(this, grpc.end(t.get(GrpcStatus.STATUS_HEADER), t.get("grpc-message")), 0),
+                        t -> part.grpcStep(
+                                this, grpc.end(t.get(GrpcStatus.STATUS_HEADER), t.get(GrpcStatus.MESSAGE_HEADER)), 0),
                         e -> part.grpcStep(this, grpc.cut("the upstream's trailers did not come"), 0),
                         () -> part.grpcStep(this, grpc.end(null, null), 0)); // no trailers: NOTHING if ended
     }

@@ -149,7 +149,7 @@ final class TranscodeRelay {
                         tally.grpcStatus(status);
                     }
                     TranscodeCall.Step first = call.head(
-                            head.status().code(), status, head.responseHeaders().get("grpc-message"));
+                            head.status().code(), status, head.responseHeaders().get(GrpcStatus.MESSAGE_HEADER));
                     Flux<TranscodeCall.Step> steps = Flux.just(first)
                             .concatWith(body.map(piece -> call.data(piece.nioBuffer()))) // copied by the call
                             .concatWith(head.trailerHeaders()
@@ -159,7 +159,7 @@ final class TranscodeRelay {
                                         if (tally != null && grpcStatus != null) {
                                             tally.grpcStatus(grpcStatus);
                                         }
-                                        return call.end(grpcStatus, t.get("grpc-message"));
+                                        return call.end(grpcStatus, t.get(GrpcStatus.MESSAGE_HEADER));
                                     }))
                             .filter(step -> step.status() != 0 || step.body().length > 0 || step.end() || step.abort())
                             .takeUntil(TranscodeCall.Step::end); // the rest of a failed stream is cancelled

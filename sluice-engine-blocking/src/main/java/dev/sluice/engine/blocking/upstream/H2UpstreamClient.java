@@ -229,7 +229,7 @@ public final class H2UpstreamClient implements UpstreamClient {
         HttpFields.Mutable fields = HttpFields.build(request.headerCount() + 2);
         for (int i = 0, n = request.headerCount(); i < n; i++) {
             String name = request.headerName(i).toLowerCase(Locale.ROOT);
-            if (!name.equals("host") && !PseudoHeaders.connectionSpecific(name)) {
+            if (!PseudoHeaders.notSentOverH2(name)) {
                 fields.add(name, request.headerValue(i));
             }
         }
