@@ -32,23 +32,40 @@ public final class RequestFraming {
      * The parts of a request head that decide its framing, as the engine's parser left them.
      *
      * @param version the protocol text of the request line, {@code HTTP/1.1}
-     * @param target the request target as received (not decoded)
+     * @param method the request's method
+     * @param target the request target as received (not decoded; a fragment kept, if the engine's
+     *     parser took one off)
      * @param hosts every Host field value, in order
      * @param transferEncodings every Transfer-Encoding field value
      * @param contentLengths every Content-Length field value
+     * @param expectations every Expect field value
      */
     public record Head(
             String version,
+            String method,
             String target,
             List<String> hosts,
             List<String> transferEncodings,
-            List<String> contentLengths) {
+            List<String> contentLengths,
+            List<String> expectations) {
         public Head {
             requireNonNull(version, "version");
+            requireNonNull(method, "method");
             requireNonNull(target, "target");
             hosts = List.copyOf(hosts);
             transferEncodings = List.copyOf(transferEncodings);
             contentLengths = List.copyOf(contentLengths);
+            expectations = List.copyOf(expectations);
+        }
+
+        /** A {@code GET} without {@code Expect} (tests, fuzzing). */
+        public Head(
+                String version,
+                String target,
+                List<String> hosts,
+                List<String> transferEncodings,
+                List<String> contentLengths) {
+            this(version, "GET", target, hosts, transferEncodings, contentLengths, List.of());
         }
     }
 
@@ -73,6 +90,11 @@ public final class RequestFraming {
                 case 426, 505 ->
                     new Rejection(505, "version_not_supported", "only HTTP/1.0 and HTTP/1.1 are supported");
                 case 408 -> new Rejection(408, "request_timeout", "the request was not received in time");
+                case 417 ->
+                    new Rejection(
+                            417,
+                            "expectation_failed",
+                            "the Expect header field asks for what the gateway does not do (only 100-continue)");
                 case 501 -> new Rejection(501, "not_implemented", "the request asks for something not implemented");
                 default ->
                     status >= 500
@@ -136,6 +158,14 @@ public final class RequestFraming {
         Optional<Rejection> host = checkHost(version, head.hosts());
         if (host.isPresent()) {
             return host;
+        }
+        Optional<Rejection> form = checkForm(head.method(), head.target(), head.hosts());
+        if (form.isPresent()) {
+            return form;
+        }
+        Optional<Rejection> expectation = checkExpectations(head.expectations());
+        if (expectation.isPresent()) {
+            return expectation;
         }
         Optional<Rejection> length = checkContentLength(head.contentLengths());
         if (length.isPresent() || head.transferEncodings().isEmpty()) {
@@ -306,6 +336,56 @@ public final class RequestFraming {
             if (c <= 0x20 || c == 0x7F) {
                 return bad("the request target contains a control byte (0x" + Integer.toHexString(c) + ")");
             }
+            if (c == '#') { // as RequestPath refuses it, where a parser has not taken it off first
+                return bad("the request target has a '#', which is refused (a fragment is never sent)");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * How an HTTP/1.x request's target is written (RFC 9112 section 3.2): the gateway serves the
+     * origin form ({@code /path?query}) and the absolute form whose authority is the Host field's
+     * (what a client sends through a proxy; the route sees its path). It is no forward proxy or
+     * tunnel: {@code CONNECT} (the authority form) and the asterisk form ({@code OPTIONS *}) are 400,
+     * as nginx answers them, never routed as {@code /}; an absolute form naming another host than Host
+     * is 400 (RFC 9112 says to take the target's and ignore Host: refused instead, so that no route
+     * and no upstream sees a Host the target contradicts).
+     */
+    private static Optional<Rejection> checkForm(String method, String target, List<String> hosts) {
+        if (method.equals("CONNECT")) {
+            return bad("CONNECT is not served: the gateway opens no tunnels");
+        }
+        if (target.startsWith("/")) {
+            return Optional.empty();
+        }
+        int scheme = target.regionMatches(true, 0, "http://", 0, 7)
+                ? 7
+                : target.regionMatches(true, 0, "https://", 0, 8) ? 8 : -1;
+        if (scheme < 0) {
+            return bad("the request target is neither a path nor an absolute URI (RFC 9112 3.2)");
+        }
+        int end = scheme;
+        while (end < target.length() && "/?#".indexOf(target.charAt(end)) < 0) {
+            end++;
+        }
+        String authority = target.substring(scheme, end);
+        return hosts.size() == 1 && hosts.getFirst().strip().equalsIgnoreCase(authority)
+                ? Optional.empty()
+                : bad("the request target's authority is not the Host field's (RFC 9112 3.2.2)");
+    }
+
+    /**
+     * {@code Expect}: only {@code 100-continue} is met (RFC 9110 section 10.1.1); any other
+     * expectation is 417, which Jetty's parser answers on its own, so every mode does.
+     */
+    private static Optional<Rejection> checkExpectations(List<String> values) {
+        for (String value : values) {
+            for (String element : value.split(",", -1)) {
+                if (!element.strip().equalsIgnoreCase("100-continue")) {
+                    return Optional.of(Rejection.forParserStatus(417));
+                }
+            }
         }
         return Optional.empty();
     }
@@ -319,7 +399,11 @@ public final class RequestFraming {
                     ? bad("an HTTP/1.1 request without a Host header field (RFC 9112 3.2)")
                     : Optional.empty();
         }
-        return HostValue.isValid(hosts.getFirst().strip())
+        String host = hosts.getFirst().strip();
+        if (host.isEmpty()) { // as nginx and Jetty refuse it: routes and X-Forwarded-Host read the host
+            return bad("the Host header field is empty");
+        }
+        return HostValue.isValid(host)
                 ? Optional.empty()
                 : bad("the Host header field is not a valid host[:port] (RFC 9112 3.2)");
     }

@@ -88,7 +88,7 @@ public final class HeadFuzzTargets {
      * Input: lines {@code version}, {@code target}, then header lines {@code name: value} (Host,
      * Transfer-Encoding and Content-Length count). {@link RequestFraming#check} answers 400, 501 or
      * 505, or lets through a head that is HTTP/1.0 or 1.1, has a target without control bytes, one
-     * Host (none only in HTTP/1.0), and is framed one way only: Transfer-Encoding exactly {@code
+     * Host (none only in HTTP/1.0), a path or an absolute URI naming that Host, no fragment, and is framed one way only: Transfer-Encoding exactly {@code
      * chunked} (HTTP/1.1, no Content-Length) or Content-Lengths that are all the same number.
      */
     public static void requestFraming(byte[] data) {
@@ -124,7 +124,17 @@ public final class HeadFuzzTargets {
         check(version.equals("HTTP/1.1") || version.equals("HTTP/1.0"), "accepted " + version, data);
         for (char c : target.toCharArray()) {
             check(c > 0x20 && c != 0x7f, "accepted a control byte in the target", data);
+            check(c != '#', "accepted a fragment in the target", data);
         }
+        check(
+                target.startsWith("/")
+                        || (hosts.size() == 1
+                                && target.toLowerCase(Locale.ROOT).matches("https?://[^/?#]*([/?].*)?")
+                                && target.toLowerCase(Locale.ROOT)
+                                        .replaceFirst("^https?://([^/?#]*).*$", "$1")
+                                        .equals(hosts.getFirst().strip().toLowerCase(Locale.ROOT))),
+                "accepted the target " + target + " for the Host " + hosts,
+                data);
         check(hosts.size() == 1 || (hosts.isEmpty() && version.equals("HTTP/1.0")), "accepted hosts " + hosts, data);
         BigInteger length = null;
         for (String value : contentLengths) {

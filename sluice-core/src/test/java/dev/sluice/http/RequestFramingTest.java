@@ -29,7 +29,65 @@ class RequestFramingTest {
     void aPlainHeadPasses() {
         assertThat(check(List.of("example.com:8080"), List.of(), List.of("5"))).isEmpty();
         assertThat(check(List.of("[::1]:80"), List.of("chunked"), List.of())).isEmpty();
-        assertThat(check(List.of(""), List.of("Chunked"), List.of())).isEmpty();
+        assertThat(check(List.of("h"), List.of("Chunked"), List.of())).isEmpty();
+    }
+
+    private static Optional<RequestFraming.Rejection> request(String method, String target, List<String> hosts) {
+        return request(method, target, hosts, List.of());
+    }
+
+    private static Optional<RequestFraming.Rejection> request(
+            String method, String target, List<String> hosts, List<String> expectations) {
+        return RequestFraming.check(
+                new RequestFraming.Head("HTTP/1.1", method, target, hosts, List.of(), List.of(), expectations));
+    }
+
+    @Test
+    void anEmptyHostIsRefused() {
+        assertRejected(check(List.of(""), List.of(), List.of()), 400, "bad_request");
+        assertRejected(check(List.of("  "), List.of(), List.of()), 400, "bad_request");
+    }
+
+    @Test
+    void onlyThePathFormAndAnAbsoluteFormNamingTheHostAreServed() {
+        assertThat(request("GET", "/a?b", List.of("h"))).isEmpty();
+        assertThat(request("GET", "//a", List.of("h")))
+                .as("a path beginning with two slashes")
+                .isEmpty();
+        assertThat(request("GET", "http://h/a?b", List.of("h"))).isEmpty();
+        assertThat(request("GET", "HTTPS://H:8443", List.of("h:8443"))).isEmpty();
+        assertThat(request("GET", "http://h?x", List.of("h"))).isEmpty();
+        assertRejected(request("GET", "http://evil.example/a", List.of("h")), 400, "bad_request");
+        assertRejected(request("GET", "http://h:80/a", List.of("h")), 400, "bad_request");
+        assertRejected(request("GET", "http://h/a", List.of()), 400, "bad_request");
+        assertRejected(request("GET", "*", List.of("h")), 400, "bad_request");
+        assertRejected(request("OPTIONS", "*", List.of("h")), 400, "bad_request");
+        assertRejected(request("CONNECT", "h:443", List.of("h:443")), 400, "bad_request");
+        assertRejected(request("CONNECT", "/a", List.of("h")), 400, "bad_request");
+        assertRejected(request("GET", "a/b", List.of("h")), 400, "bad_request");
+        assertRejected(request("GET", "ftp://h/a", List.of("h")), 400, "bad_request");
+    }
+
+    @Test
+    void aFragmentIsRefusedWhereverItIs() {
+        assertRejected(request("GET", "/a#f", List.of("h")), 400, "bad_request");
+        assertRejected(request("GET", "/a?x=1#f", List.of("h")), 400, "bad_request");
+        assertRejected(request("GET", "http://h/a#f", List.of("h")), 400, "bad_request");
+        assertRejected(
+                RequestFraming.checkStream(
+                        new RequestFraming.Head("HTTP/2.0", "/a#f", List.of("h"), List.of(), List.of())),
+                400,
+                "bad_request");
+    }
+
+    @Test
+    void onlyTheHundredContinueExpectationIsMet() {
+        assertThat(request("POST", "/a", List.of("h"), List.of("100-continue"))).isEmpty();
+        assertThat(request("POST", "/a", List.of("h"), List.of(" 100-Continue ")))
+                .isEmpty();
+        assertRejected(request("POST", "/a", List.of("h"), List.of("bogus")), 417, "expectation_failed");
+        assertRejected(request("POST", "/a", List.of("h"), List.of("100-continue, x")), 417, "expectation_failed");
+        assertRejected(request("POST", "/a", List.of("h"), List.of("")), 417, "expectation_failed");
     }
 
     @Test

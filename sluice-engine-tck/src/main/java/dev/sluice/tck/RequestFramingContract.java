@@ -94,6 +94,29 @@ public abstract class RequestFramingContract extends ContractFixture {
                         414,
                         "uri_too_long"),
                 Arguments.of("HTTP/2.0", "GET /up/x HTTP/2.0\r\nHost: h\r\n\r\n", 505, "version_not_supported"),
+                // the gateway is no forward proxy or tunnel: such targets were routed as "/" (reactive:
+                // GET * and OPTIONS * reached a catch-all route's upstream as GET /; every mode sent CONNECT /)
+                Arguments.of(
+                        "OPTIONS * (the asterisk form)", "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n", 400, "bad_request"),
+                Arguments.of("GET *", "GET * HTTP/1.1\r\nHost: h\r\n\r\n", 400, "bad_request"),
+                Arguments.of(
+                        "CONNECT (the authority form)",
+                        "CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n\r\n",
+                        400,
+                        "bad_request"),
+                Arguments.of(
+                        "an absolute form naming another host than Host",
+                        "GET http://evil.example/up/x HTTP/1.1\r\nHost: h\r\n\r\n",
+                        400,
+                        "bad_request"),
+                Arguments.of("a fragment in the target", "GET /up/x#f HTTP/1.1\r\nHost: h\r\n\r\n", 400, "bad_request"),
+                Arguments.of("an empty Host", "GET /up/x HTTP/1.1\r\nHost: \r\n\r\n", 400, "bad_request"),
+                Arguments.of("lines ended by a bare LF", "GET /up/x HTTP/1.1\nHost: h\n\n", 400, "bad_request"),
+                Arguments.of(
+                        "an expectation other than 100-continue",
+                        post("Expect: bogus\r\nContent-Length: 5") + "hello",
+                        417,
+                        "expectation_failed"),
                 Arguments.of("HTTP/3.1", "GET /up/x HTTP/3.1\r\nHost: h\r\n\r\n", 505, "version_not_supported"));
     }
 
@@ -149,6 +172,24 @@ public abstract class RequestFramingContract extends ContractFixture {
                         head -> assertThat(head.toLowerCase()).doesNotContain("\r\ncontent-length:"),
                         head -> assertThat(head.toLowerCase()).doesNotContain("\r\ntransfer-encoding:"));
         assertThat(recording.received().get(before).bodyText()).contains("hello");
+    }
+
+    @Test
+    void anAbsoluteFormNamingItsHostIsRoutedByItsPathAndAFoldedFieldReachesTheUpstreamAsOneLine() {
+        int before = recording.received().size();
+
+        WireClient.RawExchange absolute =
+                raw("GET http://h/up/absolute?q=1 HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 1);
+        WireClient.RawExchange folded =
+                raw("GET /up/folded HTTP/1.1\r\nHost: h\r\nX-Folded: one\r\n two\r\nConnection: close\r\n\r\n", 1);
+
+        assertThat(absolute.responses().getFirst().status()).isEqualTo(200);
+        assertThat(folded.responses().getFirst().status()).isEqualTo(200);
+        assertThat(recording.received()).hasSize(before + 2);
+        assertThat(recording.received().get(before).head()).startsWith("GET /absolute?q=1 HTTP/1.1\r\n");
+        assertThat(recording.received().get(before + 1).head().toLowerCase(java.util.Locale.ROOT))
+                .as("obs-fold is one line joined by a space (RFC 9112 5.2), in every mode")
+                .contains("\r\nx-folded: one two\r\n");
     }
 
     /**

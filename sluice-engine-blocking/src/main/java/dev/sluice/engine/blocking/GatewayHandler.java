@@ -248,7 +248,7 @@ final class GatewayHandler extends Handler.Abstract {
                             : RequestFraming.check(head(request));
             if (rejection.isEmpty()) {
                 rejection = RequestFraming.checkSize(
-                        request.getHttpURI().getPathQuery().length(),
+                        request.getHttpURI().getPathQuery().length(), // not null: CONNECT was refused
                         request.getHeaders().size(),
                         limits);
             }
@@ -366,15 +366,25 @@ final class GatewayHandler extends Handler.Abstract {
                 headers::getValuesList);
     }
 
-    /** What Jetty's parser left of the head, for the core's framing rules (Jetty enforces some itself). */
+    /**
+     * What Jetty's parser left of the head, for the core's framing rules (Jetty enforces some itself).
+     * The target is its path and query with the fragment Jetty took off put back; an absolute form's
+     * scheme and authority are not there (Jetty completes every request's URI with them, and refuses
+     * an authority that is not the Host's itself), and CONNECT's authority form has neither (the core
+     * refuses CONNECT by its method).
+     */
     private static RequestFraming.Head head(Request request) {
         HttpFields headers = request.getHeaders();
+        org.eclipse.jetty.http.HttpURI uri = request.getHttpURI();
+        String pathQuery = uri.getPathQuery() == null ? "" : uri.getPathQuery();
         return new RequestFraming.Head(
                 request.getConnectionMetaData().getHttpVersion().asString(),
-                request.getHttpURI().getPathQuery(),
+                request.getMethod(),
+                uri.getFragment() == null ? pathQuery : pathQuery + '#' + uri.getFragment(),
                 headers.getValuesList(HttpHeader.HOST),
                 headers.getValuesList(HttpHeader.TRANSFER_ENCODING),
-                headers.getValuesList(HttpHeader.CONTENT_LENGTH));
+                headers.getValuesList(HttpHeader.CONTENT_LENGTH),
+                headers.getValuesList(HttpHeader.EXPECT));
     }
 
     /**

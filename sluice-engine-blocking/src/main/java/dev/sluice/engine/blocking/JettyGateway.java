@@ -24,6 +24,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
+import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.http2.RateControl;
 import org.eclipse.jetty.http2.WindowRateControl;
@@ -110,6 +111,12 @@ final class JettyGateway implements RunningGateway {
         // what is refused, with the contract's JSON 400, the same in every engine (Jetty's DEFAULT compliance
         // would answer some of them itself, with an HTML page, and let others such as "/a/../b" through)
         http.setUriCompliance(UriCompliance.UNSAFE);
+        // heads read as Netty reads them in the reactive engine: a bare LF ending a line is refused (RFC
+        // 9112 2.2 lets a server take it; two parsers that disagree on it are how requests get smuggled),
+        // and a folded field value (obs-fold) is one line joined by a space (RFC 9112 5.2's other choice)
+        http.setHttpCompliance(HttpCompliance.RFC9110
+                .without("SLUICE_CLIENTS", HttpCompliance.Violation.LF_HEADER_TERMINATION)
+                .with("SLUICE_CLIENTS", HttpCompliance.Violation.MULTILINE_FIELD_VALUE));
         ServerLimits limits = sc.limits();
         // Jetty counts the request line and the header block together: room for both limits, and the
         // core checks the target's own (RequestFraming.checkSize), as Netty's decoder counts them apart

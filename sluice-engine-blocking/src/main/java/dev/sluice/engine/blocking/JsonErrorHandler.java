@@ -48,6 +48,11 @@ final class JsonErrorHandler extends ErrorHandler {
         String pathReason = rejection.status() == 400 ? pathReason(request) : null;
         response.setStatus(rejection.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, ErrorBody.CONTENT_TYPE);
+        if (request.getConnectionMetaData().getHttpVersion() != org.eclipse.jetty.http.HttpVersion.HTTP_2) {
+            // a head Jetty refused on its own (GET *, an absolute form naming another host): the
+            // connection closes after it, as after every refusal of the core's (RequestFraming)
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
         byte[] body = pathReason != null ? ErrorBody.badRequest(pathReason) : rejection.errorBody();
         response.write(true, ByteBuffer.wrap(body), reported(request, callback, rejection.status(), body.length));
         return true;

@@ -281,7 +281,8 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
      * its size by {@code server.limits}.
      */
     static java.util.Optional<RequestFraming.Rejection> rejection(HttpRequest request, ServerLimits limits) {
-        return RequestFraming.check(head(request.protocolVersion().text(), request.uri(), request.headers()))
+        return RequestFraming.check(head(
+                        request.protocolVersion().text(), request.method().name(), request.uri(), request.headers()))
                 .or(() -> RequestFraming.checkSize(
                         request.uri().length(), request.headers().size(), limits));
     }
@@ -295,22 +296,28 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
      */
     static java.util.Optional<RequestFraming.Rejection> streamRejection(
             String target, HttpHeaders headers, ServerLimits limits) {
-        return RequestFraming.checkStream(head("HTTP/2.0", target, headers, java.util.List.of()))
+        return RequestFraming.checkStream(head("HTTP/2.0", "GET", target, headers, java.util.List.of()))
                 .or(() -> RequestFraming.checkSize(target.length(), headers.size(), limits));
     }
 
-    private static RequestFraming.Head head(String version, String target, HttpHeaders headers) {
-        return head(version, target, headers, all(headers, HttpHeaderNames.TRANSFER_ENCODING));
+    private static RequestFraming.Head head(String version, String method, String target, HttpHeaders headers) {
+        return head(version, method, target, headers, all(headers, HttpHeaderNames.TRANSFER_ENCODING));
     }
 
     private static RequestFraming.Head head(
-            String version, String target, HttpHeaders headers, java.util.List<String> transferEncodings) {
+            String version,
+            String method,
+            String target,
+            HttpHeaders headers,
+            java.util.List<String> transferEncodings) {
         return new RequestFraming.Head(
                 version,
+                method,
                 target,
                 headers.getAll(HttpHeaderNames.HOST),
                 transferEncodings,
-                all(headers, HttpHeaderNames.CONTENT_LENGTH));
+                all(headers, HttpHeaderNames.CONTENT_LENGTH),
+                all(headers, HttpHeaderNames.EXPECT));
     }
 
     /** Every value of {@code name}; no list built for the usual request, which has none. */
