@@ -82,21 +82,161 @@ public final class JsonValidator {
     public void feed(byte[] bytes, int offset, int length) {
         requireNonNull(bytes, "bytes");
         Objects.checkFromIndexSize(offset, length, bytes.length);
-        int end = offset + length;
-        int i = offset;
-        while (i < end && state != FAILED) {
-            if (state == STRING) {
-                // fast path: plain string bytes
-                int j = plainEnd(bytes, i, end);
-                position += j - i;
-                i = j;
-                if (i == end) {
-                    break;
+        scan(bytes, offset, offset + length, -1);
+    }
+
+    /**
+     * Checks {@code bytes[from..end)}, stopping early, before the next byte, once a value that ends
+     * at depth {@code stopDepth} is complete (the state then {@link #AFTER_VALUE} or {@link #END}), or
+     * at the first error; {@code -1} never stops early. A number is complete at the byte after it,
+     * which is then left unread.
+     *
+     * @return the index of the first byte not checked
+     */
+    int scan(byte[] b, int from, int end, int stopDepth) {
+        // The common transitions of valid JSON are taken here with the state in locals; every other
+        // byte (escapes, fractions, exponents, errors, growing the stack) is passed to step(), the
+        // reference, with the fields written back first. A value ends only on this fast path, where
+        // the stop is checked.
+        int st = state;
+        int d = depth;
+        byte[] stk = stack;
+        long base = position - from; // position = base + i
+        int i = from;
+        loop:
+        while (i < end && st != FAILED) {
+            int c = b[i] & 0xff;
+            switch (st) {
+                case STRING -> {
+                    i = plainEnd(b, i, end);
+                    if (i == end) {
+                        break loop;
+                    }
+                    c = b[i] & 0xff;
+                    if (c == '"') {
+                        i++;
+                        if (stringIsKey) {
+                            st = COLON;
+                            continue;
+                        }
+                        st = d == 0 ? END : AFTER_VALUE;
+                        if (d == stopDepth) {
+                            break loop;
+                        }
+                        continue;
+                    }
                 }
+                case INTEGER, FRACTION, EXPONENT_DIGITS, ZERO -> {
+                    if (st != ZERO) {
+                        while (c >= '0' && c <= '9') {
+                            if (++i == end) {
+                                break loop;
+                            }
+                            c = b[i] & 0xff;
+                        }
+                    }
+                    if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E')) {
+                        // c ends the number and is read again as what follows it
+                        st = d == 0 ? END : AFTER_VALUE;
+                        if (d == stopDepth) {
+                            break loop;
+                        }
+                        continue;
+                    }
+                }
+                case LITERAL -> {
+                    if (c == literal[literalIndex]) {
+                        i++;
+                        if (++literalIndex == literal.length) {
+                            st = d == 0 ? END : AFTER_VALUE;
+                            if (d == stopDepth) {
+                                break loop;
+                            }
+                        }
+                        continue;
+                    }
+                }
+                case START, VALUE, ARRAY_FIRST, OBJECT_FIRST, KEY, COLON, AFTER_VALUE, END -> {
+                    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+                        i++;
+                        continue;
+                    }
+                    boolean closes = false;
+                    switch (st) {
+                        case AFTER_VALUE -> {
+                            boolean inObject = stk[d - 1] == OBJECT;
+                            if (c == ',') {
+                                st = inObject ? KEY : VALUE;
+                                i++;
+                                continue;
+                            }
+                            closes = c == (inObject ? '}' : ']');
+                        }
+                        case COLON -> {
+                            if (c == ':') {
+                                st = VALUE;
+                                i++;
+                                continue;
+                            }
+                        }
+                        case OBJECT_FIRST, KEY -> {
+                            if (c == '"') {
+                                stringIsKey = true;
+                                st = STRING;
+                                i++;
+                                continue;
+                            }
+                            closes = c == '}' && st == OBJECT_FIRST;
+                        }
+                        case START, VALUE, ARRAY_FIRST -> {
+                            if (c == '"') {
+                                stringIsKey = false;
+                                st = STRING;
+                                i++;
+                                continue;
+                            }
+                            if (c >= '0' && c <= '9') {
+                                st = c == '0' ? ZERO : INTEGER;
+                                i++;
+                                continue;
+                            }
+                            if ((c == '{' || c == '[') && d < stk.length) { // else step() grows the stack or fails
+                                stk[d++] = c == '{' ? OBJECT : ARRAY;
+                                st = c == '{' ? OBJECT_FIRST : ARRAY_FIRST;
+                                i++;
+                                continue;
+                            }
+                            closes = c == ']' && st == ARRAY_FIRST;
+                        }
+                        default -> {}
+                    }
+                    if (closes) {
+                        i++;
+                        st = --d == 0 ? END : AFTER_VALUE;
+                        if (d == stopDepth) {
+                            break loop;
+                        }
+                        continue;
+                    }
+                }
+                default -> {}
             }
-            step(bytes[i] & 0xff);
+            state = st;
+            depth = d;
+            position = base + i;
+            step(c);
+            st = state;
+            d = depth;
+            stk = stack;
             i++;
+            if ((st == AFTER_VALUE || st == END) && d == stopDepth) {
+                break; // a value ends on the fast path above; this keeps the stop whatever step() does
+            }
         }
+        state = st;
+        depth = d;
+        position = base + i;
+        return i;
     }
 
     /** Checks the bytes from the buffer's position to its limit, without moving its position. */
