@@ -43,18 +43,18 @@ public final class JsonValidator {
     private static final byte OBJECT = 1;
     private static final byte ARRAY = 2;
 
-    // states
-    private static final int START = 0; // expecting the top-level value
-    private static final int VALUE = 1; // after ':' or after ',' in an array
-    private static final int ARRAY_FIRST = 2; // after '[': a value or ']'
-    private static final int OBJECT_FIRST = 3; // after '{': a key or '}'
-    private static final int KEY = 4; // after ',' in an object
-    private static final int COLON = 5; // after a key
-    private static final int AFTER_VALUE = 6; // inside a container: ',' or its closing bracket
-    private static final int END = 7; // after the top-level value: whitespace only
-    private static final int STRING = 8;
-    private static final int ESCAPE = 9;
-    private static final int UNICODE = 10; // inside \\uXXXX, hexLeft digits to go
+    // states (the structural ones and the string ones are read and set by JsonShaper too)
+    static final int START = 0; // expecting the top-level value
+    static final int VALUE = 1; // after ':' or after ',' in an array
+    static final int ARRAY_FIRST = 2; // after '[': a value or ']'
+    static final int OBJECT_FIRST = 3; // after '{': a key or '}'
+    static final int KEY = 4; // after ',' in an object
+    static final int COLON = 5; // after a key
+    static final int AFTER_VALUE = 6; // inside a container: ',' or its closing bracket
+    static final int END = 7; // after the top-level value: whitespace only
+    static final int STRING = 8;
+    static final int ESCAPE = 9;
+    static final int UNICODE = 10; // inside \\uXXXX, hexLeft digits to go
     private static final int MINUS = 11; // '-' seen: a digit must follow
     private static final int ZERO = 12; // a leading 0: '.', 'e' or the end
     private static final int INTEGER = 13;
@@ -67,13 +67,13 @@ public final class JsonValidator {
     private static final int FAILED = 20;
 
     private byte[] stack = new byte[16];
-    private int depth;
-    private int state = START;
-    private boolean stringIsKey;
+    int depth;
+    int state = START;
+    boolean stringIsKey;
     private int hexLeft;
     private byte[] literal;
     private int literalIndex;
-    private long position; // offset of the next byte in the whole input
+    long position; // offset of the next byte in the whole input
     private String error = "";
 
     public JsonValidator() {}
@@ -310,31 +310,28 @@ public final class JsonValidator {
         return end;
     }
 
-    /** Whether the next byte is inside a string and not part of an escape: plain bytes may be {@link #skip}ped. */
-    boolean inPlainString() {
-        return state == STRING;
-    }
-
-    /** Whether the next digits continue a number's integer, fraction or exponent digits: they may be {@link #skip}ped. */
-    boolean inDigits() {
-        return state == INTEGER || state == FRACTION || state == EXPONENT_DIGITS;
-    }
-
-    /** The end of the run of digits at {@code bytes[from..end)}. */
-    static int digitsEnd(byte[] bytes, int from, int end) {
-        int i = from;
-        while (i < end && bytes[i] >= '0' && bytes[i] <= '9') {
-            i++;
-        }
-        return i;
-    }
-
     /**
-     * Passes {@code n} plain string bytes (as {@link #plainEnd} found them) in {@link #inPlainString()},
-     * or {@code n} digits (as {@link #digitsEnd} found them) in {@link #inDigits()}.
+     * The end of the string with no escape, or the integer (no sign, fraction or exponent, not 0),
+     * that starts at {@code bytes[from]} and ends in {@code bytes[from..end)}, or -1: the commonest
+     * values, which the caller may pass whole when it expects a value (an integer ends before the
+     * byte after it, which is still to be read).
      */
-    void skip(int n) {
-        position += n;
+    static int simpleValueEnd(byte[] bytes, int from, int end) {
+        int c = bytes[from];
+        if (c == '"') {
+            int i = plainEnd(bytes, from + 1, end);
+            return i < end && bytes[i] == '"' ? i + 1 : -1;
+        }
+        if (c < '1' || c > '9') {
+            return -1;
+        }
+        for (int i = from + 1; i < end; i++) {
+            c = bytes[i];
+            if (c < '0' || c > '9') {
+                return c == '.' || c == 'e' || c == 'E' ? -1 : i;
+            }
+        }
+        return -1; // it may go on in the next chunk
     }
 
     /** Checks one byte. */
