@@ -231,17 +231,9 @@ public final class JsonShaper {
                     }
                 }
                 case JsonValidator.OBJECT_FIRST, JsonValidator.KEY -> {
-                    int close = c == '"' ? JsonValidator.plainEnd(in, i + 1, end) : end;
-                    if (close < end && in[close] == '"' && close - i - 1 <= maxKey) {
-                        // the whole name is here, with no escape: decided where it lies, and its ':'
-                        // taken at once when it follows
-                        v.state = JsonValidator.COLON;
-                        endKey(in, i + 1, close - i - 1);
-                        i = close + 1;
-                        if (i < end && in[i] == ':') {
-                            v.state = JsonValidator.VALUE;
-                            i++;
-                        }
+                    int k = c == '"' ? memberName(in, i, end) : -1;
+                    if (k >= 0) {
+                        i = k;
                         continue;
                     }
                     if (c == '"') { // held in the key buffer until it ends
@@ -261,29 +253,36 @@ public final class JsonShaper {
                 }
                 case JsonValidator.AFTER_VALUE -> {
                     if (c == ',') {
-                        v.state = kind[depth - 1] == '{' ? JsonValidator.KEY : JsonValidator.VALUE;
                         i++;
+                        if (kind[depth - 1] == '[') {
+                            v.state = JsonValidator.VALUE;
+                            int k = i < end ? simpleValue(in, i, end) : -1;
+                            if (k >= 0) {
+                                i = k;
+                            }
+                            continue;
+                        }
+                        v.state = JsonValidator.KEY;
+                        int k = i < end && in[i] == '"' ? memberName(in, i, end) : -1; // the usual next byte
+                        if (k >= 0) {
+                            i = k;
+                        }
                         continue;
                     }
                 }
                 case JsonValidator.START, JsonValidator.VALUE, JsonValidator.ARRAY_FIRST -> {
+                    int k = simpleValue(in, i, end);
+                    if (k >= 0) {
+                        i = k;
+                        continue;
+                    }
                     if (startsValue(c)) {
                         beginValue();
                         if ((c == '{' || c == '[') && (valueMode == FILTER || valueMode == NAV)) {
                             break; // opened below, once the validator took it
                         }
-                        scanKeep = valueMode == KEEP || valueMode == FILTER; // a scalar to filter is kept
-                        int k = JsonValidator.simpleValueEnd(in, i, end);
-                        if (k > 0 && (!scanKeep || k - i <= outEnd - outPos)) { // the commonest: taken at once
-                            if (scanKeep) {
-                                System.arraycopy(in, i, out, outPos, k - i);
-                                outPos += k - i;
-                            }
-                            v.state = depth == 0 ? JsonValidator.END : JsonValidator.AFTER_VALUE;
-                            i = k;
-                            continue;
-                        }
                         scanning = true; // the validator reads it from its first byte
+                        scanKeep = valueMode == KEEP || valueMode == FILTER; // a scalar to filter is kept
                         continue;
                     }
                 }
@@ -319,6 +318,58 @@ public final class JsonShaper {
         }
         v.position = base + i;
         return i - offset;
+    }
+
+    /**
+     * A member name at {@code in[i]} ('"'), when it is wholly in the chunk with no escape and within
+     * the bound: decided where it lies, with its ':' when that follows at once.
+     *
+     * @return the index after it, or -1 when it must go byte by byte
+     */
+    private int memberName(byte[] in, int i, int end) {
+        int close = JsonValidator.plainEnd(in, i + 1, end);
+        if (close == end || in[close] != '"' || close - i - 1 > maxKey) {
+            return -1;
+        }
+        validator.state = JsonValidator.COLON;
+        endKey(in, i + 1, close - i - 1);
+        i = close + 1;
+        if (i < end && in[i] == ':') {
+            validator.state = JsonValidator.VALUE;
+            i++;
+            int k = i < end ? simpleValue(in, i, end) : -1; // the usual next byte
+            if (k >= 0) {
+                i = k;
+            }
+        }
+        return i;
+    }
+
+    /**
+     * A plain string or integer at {@code in[i]}, where a value is expected, wholly in the chunk
+     * ({@link JsonValidator#simpleValueEnd}): begun, and copied or skipped at once (or left to the
+     * validator's scan when it is kept and cannot be written now).
+     *
+     * @return the index after what was taken, or -1 when it is not such a value
+     */
+    private int simpleValue(byte[] in, int i, int end) {
+        int k = JsonValidator.simpleValueEnd(in, i, end);
+        if (k < 0) {
+            return -1;
+        }
+        beginValue();
+        scanKeep = valueMode == KEEP || valueMode == FILTER; // a scalar to filter is kept
+        if (!scanKeep) {
+            // skipped
+        } else if (pendingStart == pendingEnd && k - i <= outEnd - outPos) {
+            System.arraycopy(in, i, out, outPos, k - i);
+            outPos += k - i;
+        } else {
+            scanning = true;
+            return i;
+        }
+        validator.state = depth == 0 ? JsonValidator.END : JsonValidator.AFTER_VALUE;
+        return k;
     }
 
     private static boolean startsValue(int c) {
