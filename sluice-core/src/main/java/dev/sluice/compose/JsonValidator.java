@@ -117,6 +117,11 @@ public final class JsonValidator {
                         i++;
                         if (stringIsKey) {
                             st = COLON;
+                            if (i + 1 < end && b[i] == ':' && b[i + 1] == '"') { // the usual: a string value
+                                i += 2;
+                                stringIsKey = false;
+                                st = STRING;
+                            }
                             continue;
                         }
                         st = d == 0 ? END : AFTER_VALUE;
@@ -168,6 +173,11 @@ public final class JsonValidator {
                             if (c == ',') {
                                 st = inObject ? KEY : VALUE;
                                 i++;
+                                if (inObject && i < end && b[i] == '"') { // the usual: the next name
+                                    i++;
+                                    stringIsKey = true;
+                                    st = STRING;
+                                }
                                 continue;
                             }
                             closes = c == (inObject ? '}' : ']');
