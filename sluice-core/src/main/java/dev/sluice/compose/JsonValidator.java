@@ -117,16 +117,27 @@ public final class JsonValidator {
                         i++;
                         if (stringIsKey) {
                             st = COLON;
-                            if (i + 1 < end && b[i] == ':' && b[i + 1] == '"') { // the usual: a string value
-                                i += 2;
-                                stringIsKey = false;
-                                st = STRING;
+                            if (i + 1 < end && b[i] == ':') { // the usual: a string or an integer
+                                int value = b[i + 1];
+                                if (value == '"') {
+                                    i += 2;
+                                    stringIsKey = false;
+                                    st = STRING;
+                                } else if (value >= '1' && value <= '9') {
+                                    i += 2;
+                                    st = INTEGER;
+                                }
                             }
                             continue;
                         }
                         st = d == 0 ? END : AFTER_VALUE;
                         if (d == stopDepth) {
                             break loop;
+                        }
+                        if (d > 0 && i + 1 < end && b[i] == ',' && b[i + 1] == '"' && stk[d - 1] == OBJECT) {
+                            i += 2; // the usual: the next name
+                            stringIsKey = true;
+                            st = STRING;
                         }
                         continue;
                     }

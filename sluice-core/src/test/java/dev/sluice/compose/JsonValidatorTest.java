@@ -185,6 +185,7 @@ class JsonValidatorTest {
             out.add("[" + "[".repeat(n + 14) + "]".repeat(n + 14) + "]"); // the stack grows on the way
             out.add(" ".repeat(n) + "{ \"a\" :\t[ true ,false, null ] ,\"b\":{}}" + "\n".repeat(n));
         }
+        out.addAll(List.of("\"a\",\"b\"", "\"a\":\"b\"", "\"a\":1", "[\"a\",\"b\"]", "{\"a\":\"b\",\"c\":1,\"d\":0}"));
         out.addAll(List.of("[tru]", "nul", "[1,]", "{\"a\"1}", "{\"a\":1,}", "{]", "[}", "1 2", "{\"a\":1}}"));
         out.add("[".repeat(1001) + "]".repeat(1001));
         return out.stream();
