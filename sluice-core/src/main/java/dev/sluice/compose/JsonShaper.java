@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.PartConfig.Shaping;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -359,14 +358,13 @@ public final class JsonShaper {
         }
         beginValue();
         scanKeep = valueMode == KEEP || valueMode == FILTER; // a scalar to filter is kept
-        if (!scanKeep) {
-            // skipped
-        } else if (pendingStart == pendingEnd && k - i <= outEnd - outPos) {
+        if (scanKeep) {
+            if (pendingStart != pendingEnd || k - i > outEnd - outPos) {
+                scanning = true; // no room for it whole
+                return i;
+            }
             System.arraycopy(in, i, out, outPos, k - i);
             outPos += k - i;
-        } else {
-            scanning = true;
-            return i;
         }
         validator.state = depth == 0 ? JsonValidator.END : JsonValidator.AFTER_VALUE;
         return k;
@@ -474,8 +472,7 @@ public final class JsonShaper {
             return;
         }
         Node parent = node[f];
-        int at = parent.find(name, from, length);
-        Node child = at >= 0 ? parent.children.get(at) : null;
+        Node child = parent.find(name, from, length);
         if (child != null) {
             if (child.drop) {
                 nextMode = DROP;
@@ -582,8 +579,9 @@ public final class JsonShaper {
     /** What a shaping keeps of one object's members (and, arrays being transparent, of each element's). */
     private static final class Node {
         final byte[] name;
-        final List<Node> children = new ArrayList<>();
-        final List<byte[]> renameTargets = new ArrayList<>();
+        // arrays, not lists: looked up at every member name
+        Node[] children = {};
+        byte[][] renameTargets = {};
         boolean all; // members not listed are kept
         boolean drop; // this member is excluded
         byte[] rename; // this member's new name
@@ -611,7 +609,8 @@ public final class JsonShaper {
                 Node member = root.walk(segments, !selecting);
                 member.rename = escaped(e.getValue());
                 Node parent = segments.size() == 1 ? root : root.walk(segments.subList(0, segments.size() - 1), true);
-                parent.renameTargets.add(member.rename);
+                parent.renameTargets = Arrays.copyOf(parent.renameTargets, parent.renameTargets.length + 1);
+                parent.renameTargets[parent.renameTargets.length - 1] = member.rename;
             }
             return root;
         }
@@ -620,25 +619,25 @@ public final class JsonShaper {
             Node n = this;
             for (String segment : segments) {
                 byte[] b = escaped(segment);
-                int at = n.find(b, 0, b.length);
-                if (at >= 0) {
-                    n = n.children.get(at);
-                } else {
-                    Node child = new Node(b, all || n.all);
-                    n.children.add(child);
-                    n = child;
+                Node child = n.find(b, 0, b.length);
+                if (child == null) {
+                    child = new Node(b, all || n.all);
+                    n.children = Arrays.copyOf(n.children, n.children.length + 1);
+                    n.children[n.children.length - 1] = child;
                 }
+                n = child;
             }
             return n;
         }
 
-        int find(byte[] key, int from, int length) {
-            for (int i = 0; i < children.size(); i++) {
-                if (equal(children.get(i).name, key, from, length)) {
-                    return i;
+        /** The child named {@code key[from..from+length)}, or null. */
+        Node find(byte[] key, int from, int length) {
+            for (Node child : children) {
+                if (equal(child.name, key, from, length)) {
+                    return child;
                 }
             }
-            return -1;
+            return null;
         }
 
         boolean isRenameTarget(byte[] key, int from, int length) {
@@ -652,7 +651,7 @@ public final class JsonShaper {
 
         /** Kept whole: nothing below it is dropped or renamed. */
         boolean trivial() {
-            return all && children.isEmpty() && renameTargets.isEmpty();
+            return all && children.length == 0 && renameTargets.length == 0;
         }
     }
 }
