@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import dev.sluice.config.PartConfig.Shaping;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -13,11 +12,11 @@ import java.util.Objects;
 /**
  * A part's {@code take}, {@code select}, {@code exclude} and {@code rename}, applied to its JSON
  * bytes as they pass: a token-level filter, never a tree. Input is checked by a {@link
- * JsonValidator} in the same pass, byte by byte before the filter reads it (so invalid JSON is
- * reported as {@code validate-json} reports it, and the filter only ever reads valid JSON); the
- * filter copies the bytes of kept values and drops the rest, writing its own commas and keys where
- * members were dropped or renamed. Runs of plain string bytes are found eight bytes at a time
- * ({@link JsonValidator#plainEnd}) and copied or skipped whole.
+ * JsonValidator} in the same pass, each byte before the filter acts on it (so invalid JSON is
+ * reported as {@code validate-json} reports it, and the filter only ever acts on valid JSON): a
+ * value kept or dropped whole is read by the validator alone and copied as one run or skipped; in
+ * the containers being filtered the filter takes the separators and member names itself, on the
+ * validator's state, and writes its own commas and keys where members were dropped or renamed.
  *
  * <pre>
  *   in ──► one pass: check + kept? ──► out (the caller's room; what does not fit waits here)
@@ -37,19 +36,13 @@ public final class JsonShaper {
     private static final byte FILTER = 2; // its members by a node, arrays element by element
     private static final byte NAV = 3; // on the way to the take pointer's value
 
-    // lexer states (input is valid: the validator saw it first)
-    private static final int STRUCT = 0;
-    private static final int STRING = 1;
-    private static final int NUMBER = 2;
-    private static final int LITERAL = 3;
-
     private final JsonValidator validator = new JsonValidator();
     private final Node root; // null: the value is kept whole
     private final byte[][] take; // null: no take; else the pointer's tokens, JSON-escaped
     private final String pointer;
     private final int maxKey;
 
-    // frames, one per open container
+    // frames, one per open container being filtered (others are read by the validator alone)
     private byte[] kind = new byte[16]; // '{' or '['
     private byte[] mode = new byte[16];
     private Node[] node = new Node[16];
@@ -57,12 +50,9 @@ public final class JsonShaper {
     private int[] count = new int[16]; // FILTER: members written; NAV arrays: elements seen
     private int depth;
 
-    private int state = STRUCT;
-    private boolean expectKey;
-    private boolean stringIsKey;
-    private boolean escape;
-    private int literalLeft;
-    private byte valueMode; // of the scalar being read
+    private boolean scanning; // inside a value read by the validator alone
+    private boolean scanKeep; // and written as it is
+    private byte valueMode; // of the value begun last
     private byte nextMode; // of the next member's value, decided at its key
     private Node nextNode;
     private int nextNav;
@@ -186,183 +176,209 @@ public final class JsonShaper {
     // ---- the filter ----
 
     private int run(byte[] in, int offset, int length) {
+        // Two ways through the input. A value kept or dropped whole (every scalar, and a container
+        // not filtered) is read by the validator alone, JsonValidator.scan, up to its end, and copied
+        // as one run when kept. Between such values, in the containers being filtered, this loop takes
+        // the separators and member names itself (setting the validator's state, which it shares),
+        // and passes anything else, brackets and escapes and errors, to the validator's step().
         JsonValidator v = validator;
         int end = offset + length;
         int i = offset;
-        while (i < end) {
-            if (v.inPlainString()) { // a run of plain string bytes: checked and moved whole
-                int j = JsonValidator.plainEnd(in, i, end);
-                if (j > i) {
-                    int n = j - i;
-                    if (stringIsKey && mode[depth - 1] != KEEP) {
-                        if (!keyBytes(in, i, n)) {
-                            return length;
-                        }
-                    } else if (stringIsKey || valueMode == KEEP || valueMode == FILTER) {
-                        n = Math.min(n, outEnd - outPos);
-                        if (n == 0) {
-                            return i - offset; // no room
-                        }
-                        System.arraycopy(in, i, out, outPos, n);
-                        outPos += n;
-                    }
-                    v.skip(n);
-                    i += n;
-                    continue;
+        long base = v.position - offset; // the validator's position is base + i
+        while (i < end && pendingStart == pendingEnd) {
+            if (scanning) {
+                int limit = scanKeep ? i + Math.min(end - i, outEnd - outPos) : end;
+                if (limit == i) {
+                    break; // no room
                 }
-            }
-            if (v.inDigits()) { // a run of digits: the number goes on
-                int j = JsonValidator.digitsEnd(in, i, end);
-                if (j > i) {
-                    int n = j - i;
-                    if (valueMode == KEEP || valueMode == FILTER) {
-                        n = Math.min(n, outEnd - outPos);
-                        if (n == 0) {
-                            return i - offset; // no room
-                        }
-                        System.arraycopy(in, i, out, outPos, n);
-                        outPos += n;
-                    }
-                    v.skip(n);
-                    i += n;
-                    if (i == end) {
-                        break;
-                    }
+                v.position = base + i;
+                int j = v.scan(in, i, limit, depth);
+                if (scanKeep) {
+                    System.arraycopy(in, i, out, outPos, j - i);
+                    outPos += j - i;
                 }
+                i = j;
+                if (v.failed()) {
+                    fail(v.error());
+                    return length;
+                }
+                scanning = v.depth != depth || (v.state != JsonValidator.AFTER_VALUE && v.state != JsonValidator.END);
+                continue;
             }
             byte b = in[i];
-            v.step(b & 0xff);
+            int c = b & 0xff;
+            int st = v.state;
+            if (st < JsonValidator.STRING && (c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
+                i++; // whitespace between the tokens of a filtered container is not written
+                continue;
+            }
+            switch (st) {
+                case JsonValidator.STRING -> { // a member name, held until its end decides the member
+                    int j = JsonValidator.plainEnd(in, i, end);
+                    if (j > i) {
+                        if (!keyBytes(in, i, j - i)) {
+                            return length;
+                        }
+                        i = j;
+                        continue;
+                    }
+                    if (c == '"') {
+                        v.state = JsonValidator.COLON;
+                        i++;
+                        endKey(keyBuffer, 0, keyLength);
+                        continue;
+                    }
+                }
+                case JsonValidator.OBJECT_FIRST, JsonValidator.KEY -> {
+                    int k = c == '"' ? memberName(in, i, end) : -1;
+                    if (k >= 0) {
+                        i = k;
+                        continue;
+                    }
+                    if (c == '"') { // held in the key buffer until it ends
+                        v.state = JsonValidator.STRING;
+                        v.stringIsKey = true;
+                        keyLength = 0;
+                        i++;
+                        continue;
+                    }
+                }
+                case JsonValidator.COLON -> {
+                    if (c == ':') {
+                        v.state = JsonValidator.VALUE;
+                        i++;
+                        continue;
+                    }
+                }
+                case JsonValidator.AFTER_VALUE -> {
+                    if (c == ',') {
+                        i++;
+                        if (kind[depth - 1] == '[') {
+                            v.state = JsonValidator.VALUE;
+                            int k = i < end ? simpleValue(in, i, end) : -1;
+                            if (k >= 0) {
+                                i = k;
+                            }
+                            continue;
+                        }
+                        v.state = JsonValidator.KEY;
+                        int k = i < end && in[i] == '"' ? memberName(in, i, end) : -1; // the usual next byte
+                        if (k >= 0) {
+                            i = k;
+                        }
+                        continue;
+                    }
+                }
+                case JsonValidator.START, JsonValidator.VALUE, JsonValidator.ARRAY_FIRST -> {
+                    int k = simpleValue(in, i, end);
+                    if (k >= 0) {
+                        i = k;
+                        continue;
+                    }
+                    if (startsValue(c)) {
+                        beginValue();
+                        if ((c == '{' || c == '[') && (valueMode == FILTER || valueMode == NAV)) {
+                            break; // opened below, once the validator took it
+                        }
+                        scanning = true; // the validator reads it from its first byte
+                        scanKeep = valueMode == KEEP || valueMode == FILTER; // a scalar to filter is kept
+                        continue;
+                    }
+                }
+                default -> {}
+            }
+            // the rest: brackets, escapes in member names, and anything invalid
+            v.position = base + i;
+            v.step(c);
             if (v.failed()) {
                 fail(v.error());
                 return length;
             }
-            step(b);
             i++;
+            switch (st) {
+                case JsonValidator.STRING, JsonValidator.ESCAPE, JsonValidator.UNICODE -> keyByte(b);
+                default -> {
+                    if (c == '{' || c == '[') {
+                        push(b, valueMode);
+                        if (valueMode == FILTER) {
+                            emit(b);
+                        }
+                    } else { // '}' or ']', as the validator found it
+                        depth--;
+                        if (mode[depth] == FILTER) {
+                            emit(b);
+                        }
+                    }
+                }
+            }
             if (failed) {
                 return length;
             }
-            if (pendingStart != pendingEnd) {
-                break; // the room is full
-            }
         }
+        v.position = base + i;
         return i - offset;
     }
 
-    private void step(byte b) {
-        int c = b & 0xff;
-        switch (state) {
-            case STRING -> {
-                if (stringIsKey) {
-                    if (!escape && c == '"') {
-                        endKey();
-                    } else {
-                        escape = !escape && c == '\\';
-                        if (mode[depth - 1] == KEEP) {
-                            emit(b);
-                        } else {
-                            keyByte(b);
-                        }
-                    }
-                    return;
-                }
-                if (valueMode == KEEP || valueMode == FILTER) {
-                    emit(b);
-                }
-                if (escape) {
-                    escape = false;
-                } else if (c == '\\') {
-                    escape = true;
-                } else if (c == '"') {
-                    state = STRUCT;
-                }
-            }
-            case NUMBER -> {
-                if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
-                    if (valueMode == KEEP || valueMode == FILTER) {
-                        emit(b);
-                    }
-                } else {
-                    state = STRUCT;
-                    structural(b, c);
-                }
-            }
-            case LITERAL -> {
-                if (valueMode == KEEP || valueMode == FILTER) {
-                    emit(b);
-                }
-                if (--literalLeft == 0) {
-                    state = STRUCT;
-                }
-            }
-            default -> structural(b, c);
+    /**
+     * A member name at {@code in[i]} ('"'), when it is wholly in the chunk with no escape and within
+     * the bound: decided where it lies, with its ':' when that follows at once.
+     *
+     * @return the index after it, or -1 when it must go byte by byte
+     */
+    private int memberName(byte[] in, int i, int end) {
+        int close = JsonValidator.plainEnd(in, i + 1, end);
+        if (close == end || in[close] != '"' || close - i - 1 > maxKey) {
+            return -1;
         }
+        validator.state = JsonValidator.COLON;
+        endKey(in, i + 1, close - i - 1);
+        i = close + 1;
+        if (i < end && in[i] == ':') {
+            validator.state = JsonValidator.VALUE;
+            i++;
+            int k = i < end ? simpleValue(in, i, end) : -1; // the usual next byte
+            if (k >= 0) {
+                i = k;
+            }
+        }
+        return i;
     }
 
-    private void structural(byte b, int c) {
-        byte container = depth == 0 ? DROP : mode[depth - 1];
-        switch (c) {
-            case ' ', '\t', '\n', '\r', ':' -> {
-                if (container == KEEP) {
-                    emit(b);
-                }
-            }
-            case ',' -> {
-                if (container == KEEP) {
-                    emit(b);
-                }
-                expectKey = kind[depth - 1] == '{';
-            }
-            case '}', ']' -> {
-                depth--;
-                if (mode[depth] == KEEP || mode[depth] == FILTER) {
-                    emit(b);
-                }
-                expectKey = false;
-            }
-            case '"' -> {
-                if (expectKey) {
-                    expectKey = false;
-                    stringIsKey = true;
-                    escape = false;
-                    keyLength = 0;
-                    state = STRING;
-                    if (container == KEEP) {
-                        emit(b);
-                    }
-                } else {
-                    beginValue();
-                    stringIsKey = false;
-                    escape = false;
-                    state = STRING;
-                    if (valueMode == KEEP || valueMode == FILTER) {
-                        emit(b);
-                    }
-                }
-            }
-            case '{', '[' -> {
-                beginValue();
-                push(b, valueMode);
-                if (valueMode == KEEP || valueMode == FILTER) {
-                    emit(b);
-                }
-                expectKey = c == '{';
-            }
-            default -> { // a number or a literal
-                beginValue();
-                if (c == 't' || c == 'n') {
-                    literalLeft = 3;
-                    state = LITERAL;
-                } else if (c == 'f') {
-                    literalLeft = 4;
-                    state = LITERAL;
-                } else {
-                    state = NUMBER;
-                }
-                if (valueMode == KEEP || valueMode == FILTER) {
-                    emit(b);
-                }
-            }
+    /**
+     * A plain string or integer at {@code in[i]}, where a value is expected, wholly in the chunk
+     * ({@link JsonValidator#simpleValueEnd}): begun, and copied or skipped at once (or left to the
+     * validator's scan when it is kept and cannot be written now).
+     *
+     * @return the index after what was taken, or -1 when it is not such a value
+     */
+    private int simpleValue(byte[] in, int i, int end) {
+        int k = JsonValidator.simpleValueEnd(in, i, end);
+        if (k < 0) {
+            return -1;
         }
+        beginValue();
+        scanKeep = valueMode == KEEP || valueMode == FILTER; // a scalar to filter is kept
+        if (scanKeep) {
+            if (pendingStart != pendingEnd || k - i > outEnd - outPos) {
+                scanning = true; // no room for it whole
+                return i;
+            }
+            System.arraycopy(in, i, out, outPos, k - i);
+            outPos += k - i;
+        }
+        validator.state = depth == 0 ? JsonValidator.END : JsonValidator.AFTER_VALUE;
+        return k;
+    }
+
+    private static boolean startsValue(int c) {
+        return c == '"'
+                || (c >= '0' && c <= '9')
+                || c == '{'
+                || c == '['
+                || c == '-'
+                || c == 't'
+                || c == 'f'
+                || c == 'n';
     }
 
     /** A value begins: what becomes of it ({@link #valueMode}, and for a container its node and pointer token). */
@@ -418,9 +434,6 @@ public final class JsonShaper {
     }
 
     private boolean keyBytes(byte[] in, int offset, int n) {
-        if (mode[depth - 1] == DROP) {
-            return true;
-        }
         if (keyLength + n > maxKey) {
             fail("a member name longer than " + maxKey + " bytes (the part's shaping holds names up to max-key-bytes)");
             return false;
@@ -434,9 +447,6 @@ public final class JsonShaper {
     }
 
     private void keyByte(byte b) {
-        if (mode[depth - 1] == DROP) {
-            return;
-        }
         if (keyLength == maxKey) {
             fail("a member name longer than " + maxKey + " bytes (the part's shaping holds names up to max-key-bytes)");
             return;
@@ -447,30 +457,22 @@ public final class JsonShaper {
         keyBuffer[keyLength++] = b;
     }
 
-    /** A member name ended: decides its value's fate, and writes the name when the member is kept. */
-    private void endKey() {
-        state = STRUCT;
+    /**
+     * A member name ended, {@code name[from..from+length)} (in the input, or the key buffer when it
+     * was split or escaped): decides its value's fate, and writes the name when the member is kept.
+     */
+    private void endKey(byte[] name, int from, int length) {
         int f = depth - 1;
-        byte container = mode[f];
-        if (container == KEEP) {
-            emit((byte) '"');
-            nextMode = KEEP;
-            return;
-        }
-        if (container == DROP) {
-            nextMode = DROP;
-            return;
-        }
+        byte container = mode[f]; // FILTER or NAV: members of other containers are read by the validator alone
         if (container == NAV) {
             int k = nav[f];
-            boolean match = !found && k < take.length && equal(take[k], keyBuffer, keyLength);
+            boolean match = !found && k < take.length && equal(take[k], name, from, length);
             nextMode = match ? NAV : DROP;
             nextNav = k + 1;
             return;
         }
         Node parent = node[f];
-        int at = parent.find(keyBuffer, keyLength);
-        Node child = at >= 0 ? parent.children.get(at) : null;
+        Node child = parent.find(name, from, length);
         if (child != null) {
             if (child.drop) {
                 nextMode = DROP;
@@ -478,7 +480,7 @@ public final class JsonShaper {
             }
             nextMode = child.trivial() ? KEEP : FILTER;
             nextNode = child;
-        } else if (parent.isRenameTarget(keyBuffer, keyLength) || !parent.all) {
+        } else if (parent.isRenameTarget(name, from, length) || !parent.all) {
             nextMode = DROP;
             return;
         } else {
@@ -490,9 +492,9 @@ public final class JsonShaper {
         emit((byte) '"');
         byte[] renamed = child != null ? child.rename : null;
         if (renamed != null) {
-            emit(renamed, renamed.length);
+            emit(renamed, 0, renamed.length);
         } else {
-            emit(keyBuffer, keyLength);
+            emit(name, from, length);
         }
         emit((byte) '"');
         emit((byte) ':');
@@ -509,13 +511,13 @@ public final class JsonShaper {
         pending[pendingEnd++] = b;
     }
 
-    private void emit(byte[] bytes, int n) {
+    private void emit(byte[] bytes, int from, int n) {
         if (pendingStart == pendingEnd && outEnd - outPos >= n) {
-            System.arraycopy(bytes, 0, out, outPos, n);
+            System.arraycopy(bytes, from, out, outPos, n);
             outPos += n;
             return;
         }
-        for (int i = 0; i < n; i++) {
+        for (int i = from; i < from + n; i++) {
             emit(bytes[i]);
         }
     }
@@ -545,8 +547,17 @@ public final class JsonShaper {
         return v == index;
     }
 
-    private static boolean equal(byte[] a, byte[] b, int bLength) {
-        return a.length == bLength && Arrays.equals(a, 0, bLength, b, 0, bLength);
+    /** Whether {@code a} holds the bytes {@code b[from..from+length)}. */
+    private static boolean equal(byte[] a, byte[] b, int from, int length) {
+        if (a.length != length) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) { // member names are short: a plain loop beats Arrays.equals' setup
+            if (a[i] != b[from + i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A member name as it appears between the quotes of a JSON string. */
@@ -568,8 +579,9 @@ public final class JsonShaper {
     /** What a shaping keeps of one object's members (and, arrays being transparent, of each element's). */
     private static final class Node {
         final byte[] name;
-        final List<Node> children = new ArrayList<>();
-        final List<byte[]> renameTargets = new ArrayList<>();
+        // arrays, not lists: looked up at every member name
+        Node[] children = {};
+        byte[][] renameTargets = {};
         boolean all; // members not listed are kept
         boolean drop; // this member is excluded
         byte[] rename; // this member's new name
@@ -597,7 +609,8 @@ public final class JsonShaper {
                 Node member = root.walk(segments, !selecting);
                 member.rename = escaped(e.getValue());
                 Node parent = segments.size() == 1 ? root : root.walk(segments.subList(0, segments.size() - 1), true);
-                parent.renameTargets.add(member.rename);
+                parent.renameTargets = Arrays.copyOf(parent.renameTargets, parent.renameTargets.length + 1);
+                parent.renameTargets[parent.renameTargets.length - 1] = member.rename;
             }
             return root;
         }
@@ -606,30 +619,30 @@ public final class JsonShaper {
             Node n = this;
             for (String segment : segments) {
                 byte[] b = escaped(segment);
-                int at = n.find(b, b.length);
-                if (at >= 0) {
-                    n = n.children.get(at);
-                } else {
-                    Node child = new Node(b, all || n.all);
-                    n.children.add(child);
-                    n = child;
+                Node child = n.find(b, 0, b.length);
+                if (child == null) {
+                    child = new Node(b, all || n.all);
+                    n.children = Arrays.copyOf(n.children, n.children.length + 1);
+                    n.children[n.children.length - 1] = child;
                 }
+                n = child;
             }
             return n;
         }
 
-        int find(byte[] key, int length) {
-            for (int i = 0; i < children.size(); i++) {
-                if (equal(children.get(i).name, key, length)) {
-                    return i;
+        /** The child named {@code key[from..from+length)}, or null. */
+        Node find(byte[] key, int from, int length) {
+            for (Node child : children) {
+                if (equal(child.name, key, from, length)) {
+                    return child;
                 }
             }
-            return -1;
+            return null;
         }
 
-        boolean isRenameTarget(byte[] key, int length) {
+        boolean isRenameTarget(byte[] key, int from, int length) {
             for (byte[] t : renameTargets) {
-                if (equal(t, key, length)) {
+                if (equal(t, key, from, length)) {
                     return true;
                 }
             }
@@ -638,7 +651,7 @@ public final class JsonShaper {
 
         /** Kept whole: nothing below it is dropped or renamed. */
         boolean trivial() {
-            return all && children.isEmpty() && renameTargets.isEmpty();
+            return all && children.length == 0 && renameTargets.length == 0;
         }
     }
 }

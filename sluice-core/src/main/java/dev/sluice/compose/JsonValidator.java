@@ -43,18 +43,18 @@ public final class JsonValidator {
     private static final byte OBJECT = 1;
     private static final byte ARRAY = 2;
 
-    // states
-    private static final int START = 0; // expecting the top-level value
-    private static final int VALUE = 1; // after ':' or after ',' in an array
-    private static final int ARRAY_FIRST = 2; // after '[': a value or ']'
-    private static final int OBJECT_FIRST = 3; // after '{': a key or '}'
-    private static final int KEY = 4; // after ',' in an object
-    private static final int COLON = 5; // after a key
-    private static final int AFTER_VALUE = 6; // inside a container: ',' or its closing bracket
-    private static final int END = 7; // after the top-level value: whitespace only
-    private static final int STRING = 8;
-    private static final int ESCAPE = 9;
-    private static final int UNICODE = 10; // inside \\uXXXX, hexLeft digits to go
+    // states (the structural ones and the string ones are read and set by JsonShaper too)
+    static final int START = 0; // expecting the top-level value
+    static final int VALUE = 1; // after ':' or after ',' in an array
+    static final int ARRAY_FIRST = 2; // after '[': a value or ']'
+    static final int OBJECT_FIRST = 3; // after '{': a key or '}'
+    static final int KEY = 4; // after ',' in an object
+    static final int COLON = 5; // after a key
+    static final int AFTER_VALUE = 6; // inside a container: ',' or its closing bracket
+    static final int END = 7; // after the top-level value: whitespace only
+    static final int STRING = 8;
+    static final int ESCAPE = 9;
+    static final int UNICODE = 10; // inside \\uXXXX, hexLeft digits to go
     private static final int MINUS = 11; // '-' seen: a digit must follow
     private static final int ZERO = 12; // a leading 0: '.', 'e' or the end
     private static final int INTEGER = 13;
@@ -67,13 +67,13 @@ public final class JsonValidator {
     private static final int FAILED = 20;
 
     private byte[] stack = new byte[16];
-    private int depth;
-    private int state = START;
-    private boolean stringIsKey;
+    int depth;
+    int state = START;
+    boolean stringIsKey;
     private int hexLeft;
     private byte[] literal;
     private int literalIndex;
-    private long position; // offset of the next byte in the whole input
+    long position; // offset of the next byte in the whole input
     private String error = "";
 
     public JsonValidator() {}
@@ -82,21 +82,182 @@ public final class JsonValidator {
     public void feed(byte[] bytes, int offset, int length) {
         requireNonNull(bytes, "bytes");
         Objects.checkFromIndexSize(offset, length, bytes.length);
-        int end = offset + length;
-        int i = offset;
-        while (i < end && state != FAILED) {
-            if (state == STRING) {
-                // fast path: plain string bytes
-                int j = plainEnd(bytes, i, end);
-                position += j - i;
-                i = j;
-                if (i == end) {
-                    break;
+        scan(bytes, offset, offset + length, -1);
+    }
+
+    /**
+     * Checks {@code bytes[from..end)}, stopping early, before the next byte, once a value that ends
+     * at depth {@code stopDepth} is complete (the state then {@link #AFTER_VALUE} or {@link #END}), or
+     * at the first error; {@code -1} never stops early. A number is complete at the byte after it,
+     * which is then left unread.
+     *
+     * @return the index of the first byte not checked
+     */
+    int scan(byte[] b, int from, int end, int stopDepth) {
+        // The common transitions of valid JSON are taken here with the state in locals; every other
+        // byte (escapes, fractions, exponents, errors, growing the stack) is passed to step(), the
+        // reference, with the fields written back first. A value ends only on this fast path, where
+        // the stop is checked.
+        int st = state;
+        int d = depth;
+        byte[] stk = stack;
+        long base = position - from; // position = base + i
+        int i = from;
+        loop:
+        while (i < end && st != FAILED) {
+            int c = b[i] & 0xff;
+            switch (st) {
+                case STRING -> {
+                    i = plainEnd(b, i, end);
+                    if (i == end) {
+                        break loop;
+                    }
+                    c = b[i] & 0xff;
+                    if (c == '"') {
+                        i++;
+                        if (stringIsKey) {
+                            st = COLON;
+                            if (i + 1 < end && b[i] == ':') { // the usual: a string or an integer
+                                int value = b[i + 1];
+                                if (value == '"') {
+                                    i += 2;
+                                    stringIsKey = false;
+                                    st = STRING;
+                                } else if (value >= '1' && value <= '9') {
+                                    i += 2;
+                                    st = INTEGER;
+                                }
+                            }
+                            continue;
+                        }
+                        st = d == 0 ? END : AFTER_VALUE;
+                        if (d == stopDepth) {
+                            break loop;
+                        }
+                        if (d > 0 && i + 1 < end && b[i] == ',' && b[i + 1] == '"' && stk[d - 1] == OBJECT) {
+                            i += 2; // the usual: the next name
+                            stringIsKey = true;
+                            st = STRING;
+                        }
+                        continue;
+                    }
                 }
+                case INTEGER, FRACTION, EXPONENT_DIGITS, ZERO -> {
+                    if (st != ZERO) {
+                        while (c >= '0' && c <= '9') {
+                            if (++i == end) {
+                                break loop;
+                            }
+                            c = b[i] & 0xff;
+                        }
+                    }
+                    if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E')) {
+                        // c ends the number and is read again as what follows it
+                        st = d == 0 ? END : AFTER_VALUE;
+                        if (d == stopDepth) {
+                            break loop;
+                        }
+                        continue;
+                    }
+                }
+                case LITERAL -> {
+                    if (c == literal[literalIndex]) {
+                        i++;
+                        if (++literalIndex == literal.length) {
+                            st = d == 0 ? END : AFTER_VALUE;
+                            if (d == stopDepth) {
+                                break loop;
+                            }
+                        }
+                        continue;
+                    }
+                }
+                case START, VALUE, ARRAY_FIRST, OBJECT_FIRST, KEY, COLON, AFTER_VALUE, END -> {
+                    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+                        i++;
+                        continue;
+                    }
+                    boolean closes = false;
+                    switch (st) {
+                        case AFTER_VALUE -> {
+                            boolean inObject = stk[d - 1] == OBJECT;
+                            if (c == ',') {
+                                st = inObject ? KEY : VALUE;
+                                i++;
+                                if (inObject && i < end && b[i] == '"') { // the usual: the next name
+                                    i++;
+                                    stringIsKey = true;
+                                    st = STRING;
+                                }
+                                continue;
+                            }
+                            closes = c == (inObject ? '}' : ']');
+                        }
+                        case COLON -> {
+                            if (c == ':') {
+                                st = VALUE;
+                                i++;
+                                continue;
+                            }
+                        }
+                        case OBJECT_FIRST, KEY -> {
+                            if (c == '"') {
+                                stringIsKey = true;
+                                st = STRING;
+                                i++;
+                                continue;
+                            }
+                            closes = c == '}' && st == OBJECT_FIRST;
+                        }
+                        case START, VALUE, ARRAY_FIRST -> {
+                            if (c == '"') {
+                                stringIsKey = false;
+                                st = STRING;
+                                i++;
+                                continue;
+                            }
+                            if (c >= '0' && c <= '9') {
+                                st = c == '0' ? ZERO : INTEGER;
+                                i++;
+                                continue;
+                            }
+                            if ((c == '{' || c == '[') && d < stk.length) { // else step() grows the stack or fails
+                                stk[d++] = c == '{' ? OBJECT : ARRAY;
+                                st = c == '{' ? OBJECT_FIRST : ARRAY_FIRST;
+                                i++;
+                                continue;
+                            }
+                            closes = c == ']' && st == ARRAY_FIRST;
+                        }
+                        default -> {}
+                    }
+                    if (closes) {
+                        i++;
+                        st = --d == 0 ? END : AFTER_VALUE;
+                        if (d == stopDepth) {
+                            break loop;
+                        }
+                        continue;
+                    }
+                }
+                default -> {}
             }
-            step(bytes[i] & 0xff);
+            state = st;
+            depth = d;
+            position = base + i;
+            step(c);
+            st = state;
+            d = depth;
+            stk = stack;
             i++;
+            if ((st == AFTER_VALUE || st == END) && d == stopDepth) {
+                break; // a value ends on the fast path above; this keeps the stop whatever step() does
+            }
         }
+        state = st;
+        depth = d;
+        position = base + i;
+        return i;
     }
 
     /** Checks the bytes from the buffer's position to its limit, without moving its position. */
@@ -170,31 +331,28 @@ public final class JsonValidator {
         return end;
     }
 
-    /** Whether the next byte is inside a string and not part of an escape: plain bytes may be {@link #skip}ped. */
-    boolean inPlainString() {
-        return state == STRING;
-    }
-
-    /** Whether the next digits continue a number's integer, fraction or exponent digits: they may be {@link #skip}ped. */
-    boolean inDigits() {
-        return state == INTEGER || state == FRACTION || state == EXPONENT_DIGITS;
-    }
-
-    /** The end of the run of digits at {@code bytes[from..end)}. */
-    static int digitsEnd(byte[] bytes, int from, int end) {
-        int i = from;
-        while (i < end && bytes[i] >= '0' && bytes[i] <= '9') {
-            i++;
-        }
-        return i;
-    }
-
     /**
-     * Passes {@code n} plain string bytes (as {@link #plainEnd} found them) in {@link #inPlainString()},
-     * or {@code n} digits (as {@link #digitsEnd} found them) in {@link #inDigits()}.
+     * The end of the string with no escape, or the integer (no sign, fraction or exponent, not 0),
+     * that starts at {@code bytes[from]} and ends in {@code bytes[from..end)}, or -1: the commonest
+     * values, which the caller may pass whole when it expects a value (an integer ends before the
+     * byte after it, which is still to be read).
      */
-    void skip(int n) {
-        position += n;
+    static int simpleValueEnd(byte[] bytes, int from, int end) {
+        int c = bytes[from];
+        if (c == '"') {
+            int i = plainEnd(bytes, from + 1, end);
+            return i < end && bytes[i] == '"' ? i + 1 : -1;
+        }
+        if (c < '1' || c > '9') {
+            return -1;
+        }
+        for (int i = from + 1; i < end; i++) {
+            c = bytes[i];
+            if (c < '0' || c > '9') {
+                return c == '.' || c == 'e' || c == 'E' ? -1 : i;
+            }
+        }
+        return -1; // it may go on in the next chunk
     }
 
     /** Checks one byte. */

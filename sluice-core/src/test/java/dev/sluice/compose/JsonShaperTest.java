@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.config.PartConfig.Shaping;
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -402,6 +403,83 @@ class JsonShaperTest {
                 assertThat(out.toString(StandardCharsets.UTF_8))
                         .as("pad %d, cut %d", pad, cut)
                         .isEqualTo(expected);
+            }
+        }
+    }
+
+    /** Shapes {@code in} fed in the chunks that start at {@code cuts}, into rooms of {@code room} bytes. */
+    static String shapeCut(Shaping shaping, byte[] in, int room, int... cuts) {
+        JsonShaper shaper = new JsonShaper(shaping);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[room];
+        int pos = 0;
+        for (int c = 0; c <= cuts.length; c++) {
+            int end = c < cuts.length ? cuts[c] : in.length;
+            while (pos < end || shaper.hasPending()) {
+                pos += shaper.shape(in, pos, end - pos, buffer, 0, room);
+                out.write(buffer, 0, shaper.produced());
+            }
+        }
+        if (!shaper.finish()) {
+            return "FAILED " + shaper.error();
+        }
+        return shaper.absent() ? "ABSENT" : out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theFastPathsGiveTheSameOutputAndErrorsAtEverySplitAndRoom() {
+        // runs that end at every place in a word: member names decided where they lie or in the key
+        // buffer, values taken whole or read by the validator, numbers cut anywhere
+        List<String> docs = new ArrayList<>();
+        for (int n = 0; n < 12; n++) {
+            String x = "x".repeat(n);
+            String digits = "1234567890123".substring(0, n + 1);
+            docs.add("{\"a" + x + "\":\"" + x + "\",\"a\":" + digits + ",\"b\" : {\"c\":\"" + x
+                    + "\\\"\\u00e9\",\"d\":[" + digits + ",0,-1.5e+3,true,\"" + x + "\"]},\"c" + x
+                    + "\\\"\":[{\"a\":" + digits + "}],\"d\":{\"a\":null,\"x\":[" + digits + "]}}");
+            docs.add("{\"a\":\"" + x + "\u0001\"}"); // a control byte in a kept value
+            docs.add("{\"z\":\"" + x + "\u0001\"}"); // in a dropped value
+            docs.add("{\"a" + x + "\u0001\":1}"); // in a member name
+            docs.add("{\"a\":0" + digits + "}"); // digits after a leading 0
+            docs.add("{\"a\":" + digits + "x}");
+            docs.add("{\"b\":{\"c\":" + digits + "." + "}}");
+            docs.add("[" + digits + "," + digits + " ,{\"a\":\"" + x + "\"} ,\"" + x + "\"]");
+            docs.add("{\"a\":1,\"" + "k".repeat(14 + n) + "\":2}"); // past max-key-bytes 16 when n > 2
+            docs.add(" {\"a\"" + " ".repeat(n) + ":" + " ".repeat(n) + digits + " ".repeat(n) + "}" + " ".repeat(n));
+        }
+        docs.add("[".repeat(40) + "{\"a\":1,\"z\":2}" + "]".repeat(40));
+        docs.add("{\"a\":1}x");
+        docs.add("{\"a\":1,}");
+        docs.add("{\"a\" 1}");
+        List<Shaping> shapings = List.of(
+                new Shaping(List.of("a", "b.c", "c\"", "d.x"), List.of(), Map.of(), Optional.empty(), 16),
+                new Shaping(List.of(), List.of("b.d", "a"), Map.of("d", "e"), Optional.empty(), 16),
+                new Shaping(List.of(), List.of(), Map.of(), Optional.of("/b/d/0"), 16),
+                new Shaping(List.of(), List.of(), Map.of(), Optional.empty(), 16));
+        for (String doc : docs) {
+            byte[] in = doc.getBytes(StandardCharsets.UTF_8);
+            JsonValidator v = new JsonValidator();
+            v.feed(ByteBuffer.allocateDirect(in.length).put(in).clear()); // step by step, no fast path
+            boolean valid = v.finish();
+            for (Shaping s : shapings) {
+                String whole = shapeCut(s, in, in.length + 64);
+                if (!valid) {
+                    assertThat(whole).as("%s: %s", s, doc).isEqualTo("FAILED " + v.error());
+                } else if (!whole.startsWith("FAILED a member name")) {
+                    assertThat(whole).as("%s: %s", s, doc).doesNotStartWith("FAILED");
+                }
+                for (int cut = 0; cut <= in.length; cut++) {
+                    for (int second = cut; second <= Math.min(in.length, cut + 3); second++) {
+                        assertThat(shapeCut(s, in, in.length + 64, cut, second))
+                                .as("%s: %s cut at %d and %d", s, doc, cut, second)
+                                .isEqualTo(whole);
+                    }
+                }
+                for (int room = 1; room < 12; room++) {
+                    assertThat(shapeCut(s, in, room))
+                            .as("%s: %s room %d", s, doc, room)
+                            .isEqualTo(whole);
+                }
             }
         }
     }

@@ -168,6 +168,55 @@ class JsonValidatorTest {
         assertThat(oneByOne.finish()).as("%s byte by byte", json).isEqualTo(whole);
     }
 
+    /** Inputs for the fast paths of feed(byte[]): runs that end or break at every place in a word. */
+    static Stream<String> fastPathEdges() {
+        List<String> out = new java.util.ArrayList<>();
+        for (int n = 0; n < 18; n++) {
+            String x = "x".repeat(n);
+            out.add("[\"" + x + "\",\"" + x + "\\\"\\u00e9" + x + "\"]");
+            out.add("{\"" + x + "\":\"" + x + "\u0001y\"}"); // a control byte: refused
+            out.add("{\"" + x + "\":\"" + x + "\\u00g9\"}"); // a bad hex digit
+            out.add("{\"" + x + "\":\"" + x + "\\q\"}"); // a bad escape
+            out.add("{\"" + x + "\":\"" + x); // cut inside the string
+            out.add("[" + "1".repeat(n + 1) + ",0,-0,0.5," + "9".repeat(n + 1) + "e+1" + ",1E2]");
+            out.add("[0" + "1".repeat(n) + "]"); // a leading 0 before digits: refused when n > 0
+            out.add("[1" + "2".repeat(n) + ".]");
+            out.add("[1" + "2".repeat(n) + "x]");
+            out.add("[" + "[".repeat(n + 14) + "]".repeat(n + 14) + "]"); // the stack grows on the way
+            out.add(" ".repeat(n) + "{ \"a\" :\t[ true ,false, null ] ,\"b\":{}}" + "\n".repeat(n));
+        }
+        out.addAll(List.of("\"a\",\"b\"", "\"a\":\"b\"", "\"a\":1", "[\"a\",\"b\"]", "{\"a\":\"b\",\"c\":1,\"d\":0}"));
+        out.addAll(List.of("[tru]", "nul", "[1,]", "{\"a\"1}", "{\"a\":1,}", "{]", "[}", "1 2", "{\"a\":1}}"));
+        out.add("[".repeat(1001) + "]".repeat(1001));
+        return out.stream();
+    }
+
+    /** The reference: a direct buffer is checked a byte at a time by step(), none of the fast paths. */
+    static String stepByStep(byte[] json) {
+        JsonValidator v = new JsonValidator();
+        v.feed(ByteBuffer.allocateDirect(json.length).put(json).clear());
+        return v.finish() ? "ok" : v.error();
+    }
+
+    @ParameterizedTest
+    @MethodSource({"valid", "invalid", "fastPathEdges"})
+    void theFastPathsSayWhatStepByStepSaysAtEverySplit(String json) {
+        byte[] bytes = utf8(json);
+        String want = stepByStep(bytes);
+        for (int split = 0; split <= bytes.length; split++) {
+            int thirds = bytes.length < 300 ? 9 : 0; // a third chunk too, but not for the deepest nesting
+            for (int second = split; second <= Math.min(bytes.length, split + thirds); second++) {
+                JsonValidator v = new JsonValidator();
+                v.feed(bytes, 0, split);
+                v.feed(bytes, split, second - split);
+                v.feed(bytes, second, bytes.length - second);
+                assertThat(v.finish() ? "ok" : v.error())
+                        .as("%s split at %d and %d", json, split, second)
+                        .isEqualTo(want);
+            }
+        }
+    }
+
     @Test
     void errorsNameTheByteAndItsOffset() {
         JsonValidator v = new JsonValidator();
