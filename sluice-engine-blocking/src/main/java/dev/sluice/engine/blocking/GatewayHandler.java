@@ -384,7 +384,7 @@ final class GatewayHandler extends Handler.Abstract {
                 headers.getValuesList(HttpHeader.HOST),
                 headers.getValuesList(HttpHeader.TRANSFER_ENCODING),
                 headers.getValuesList(HttpHeader.CONTENT_LENGTH),
-                headers.getValuesList(HttpHeader.EXPECT));
+                headers.contains(HttpHeader.EXPECT) ? headers.getValuesList(HttpHeader.EXPECT) : java.util.List.of());
     }
 
     /**
