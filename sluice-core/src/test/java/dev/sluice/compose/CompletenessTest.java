@@ -53,13 +53,19 @@ class CompletenessTest {
         return new Requirements(Optional.empty(), List.of(parts));
     }
 
-    @Test
-    void withoutRequirementsTheHeadGoesWithTheFirstReadyPartAndCompletenessFollowsInATrailer() {
+    /** Parts a and b, no requirements: b answers first, and its bytes commit the head. */
+    CompositionPlan committedWithPartB() {
         CompositionPlan plan = plan(Requirements.NONE, part("a"), part("b"));
         steps(plan);
         plan.answered(1, 200, JSON);
         plan.received(1, 10);
         assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(1)", "RELAY(1)");
+        return plan;
+    }
+
+    @Test
+    void withoutRequirementsTheHeadGoesWithTheFirstReadyPartAndCompletenessFollowsInATrailer() {
+        CompositionPlan plan = committedWithPartB();
         assertThat(plan.status()).isEqualTo(200);
         assertThat(plan.completedHeader()).as("part a may still fail").isNull();
         assertThat(plan.completedInTrailer("trailers")).isTrue();
@@ -83,11 +89,7 @@ class CompletenessTest {
 
     @Test
     void theHeadsFieldsAreTheRoutesThenCompletenessOrItsTrailerForAClientThatTakesOne() {
-        CompositionPlan plan = plan(Requirements.NONE, part("a"), part("b"));
-        steps(plan);
-        plan.answered(1, 200, JSON);
-        plan.received(1, 10);
-        assertThat(steps(plan)).containsExactly("COMMIT", "OPEN(1)", "RELAY(1)");
+        CompositionPlan plan = committedWithPartB();
         assertThat(commitFields(plan, "trailers"))
                 .containsExactlyInAnyOrder(
                         "set Content-Type: application/json",
