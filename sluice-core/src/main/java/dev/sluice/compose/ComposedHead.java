@@ -3,8 +3,7 @@ package dev.sluice.compose;
 import dev.sluice.config.ComposeTarget;
 import dev.sluice.config.ComposeTarget.Delivery;
 import dev.sluice.http.HeaderRules;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * A {@code HEAD} on a composition (RFC 9110 §9.3.2): the head a {@code GET} would get, decided from
@@ -21,24 +20,30 @@ public final class ComposedHead {
 
     private ComposedHead() {}
 
-    /** Whether the request asks for the head alone: the engine answers {@link #headers} and calls no part. */
+    /** Whether the request asks for the head alone: the engine answers {@link #fields} and calls no part. */
     public static boolean asked(String method) {
         return "HEAD".equals(method);
     }
 
     /**
-     * The head's fields: the route's composed headers ({@code Content-Type: application/json} unless
-     * the route edits it), the chosen format's Content-Type for a per-part format, {@code Vary:
-     * Accept} when the route negotiates.
+     * The fields a composed response's head carries, a {@code HEAD}'s and a {@code GET}'s alike, each
+     * given to {@code set} (replacing a field of that name) or {@code add} (beside one): the route's
+     * composed headers ({@code Content-Type: application/json} unless the route edits it), the chosen
+     * format's Content-Type for a per-part format, and {@code Vary: Accept} beside a route's own {@code
+     * Vary} when the route negotiates.
      */
-    public static Map<String, String> headers(ComposeTarget target, Delivery delivery, HeaderRules rules) {
-        Map<String, String> headers = new LinkedHashMap<>(rules.composedResponseHeaders());
+    public static void fields(
+            ComposeTarget target,
+            Delivery delivery,
+            HeaderRules rules,
+            BiConsumer<String, String> set,
+            BiConsumer<String, String> add) {
+        rules.composedResponseHeaders().forEach(set);
         if (delivery != Delivery.JSON) {
-            headers.put("Content-Type", delivery.contentType());
+            set.accept("Content-Type", delivery.contentType());
         }
         if (target.negotiatesDelivery()) {
-            headers.put("Vary", "Accept");
+            add.accept("Vary", "Accept");
         }
-        return headers;
     }
 }

@@ -77,7 +77,7 @@ public final class CompositionPlan {
     private final Delivery delivery;
     private final DeliveryFrames frames; // null for the JSON object
     private final long start;
-    private final boolean variesByAccept;
+    private final ComposeTarget config;
     private final LongSupplier clock;
     private final boolean sequential;
     private final boolean declared;
@@ -134,7 +134,7 @@ public final class CompositionPlan {
         this.splice = splice;
         this.delivery = delivery;
         this.frames = delivery == Delivery.JSON ? null : new DeliveryFrames(delivery);
-        this.variesByAccept = target.negotiatesDelivery();
+        this.config = target;
         this.clock = clock;
         this.sequential = target.fanout() == ComposeTarget.Fanout.SEQUENTIAL;
         this.declared = target.relaysInDeclaredOrder();
@@ -791,31 +791,15 @@ public final class CompositionPlan {
     }
 
     /**
-     * For COMMIT: the Content-Type to set over the route's composed headers, or null to keep them
-     * (the JSON object, whose {@code Content-Type: application/json} a route may remove or set).
-     */
-    public String contentType() {
-        return frames == null ? null : delivery.contentType();
-    }
-
-    /**
      * For COMMIT: the composed response's header fields, each given to {@code set} (replacing a field
-     * of that name) or {@code add} (beside one): the route's composed headers, the format's
-     * Content-Type ({@link #contentType}), {@code Vary: Accept} when the route negotiates its format,
-     * and {@link Completeness#HEADER} when it is known now. Returns whether it is to be a trailer
+     * of that name) or {@code add} (beside one): {@link ComposedHead#fields} (what a {@code HEAD} gets
+     * too), then {@link Completeness#HEADER} when it is known now. Returns whether it is to be a trailer
      * instead ({@link #completedInTrailer}, given the request's {@code TE}): then {@code Trailer} names
      * it here and the engine sends {@link #completedTrailer()} after the body.
      */
     public boolean commitFields(
             HeaderRules rules, String te, BiConsumer<String, String> set, BiConsumer<String, String> add) {
-        rules.composedResponseHeaders().forEach(set);
-        String type = contentType();
-        if (type != null) {
-            set.accept("Content-Type", type);
-        }
-        if (variesByAccept) {
-            add.accept("Vary", "Accept");
-        }
+        ComposedHead.fields(config, delivery, rules, set, add);
         if (completed != null) {
             set.accept(Completeness.HEADER, completed);
             return false;
@@ -825,11 +809,6 @@ public final class CompositionPlan {
         }
         set.accept("Trailer", Completeness.HEADER);
         return true;
-    }
-
-    /** For COMMIT: whether to add {@code Vary: Accept} (the route negotiates its format). */
-    public boolean variesByAccept() {
-        return variesByAccept;
     }
 
     /**

@@ -3,10 +3,14 @@ package dev.sluice.tck;
 import static dev.sluice.tck.Routes.compose;
 import static dev.sluice.tck.Routes.on;
 import static dev.sluice.tck.Routes.proxy;
+import static dev.sluice.tck.Routes.responseHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.config.ComposeTarget.Delivery;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,6 +73,43 @@ public abstract class HeadContract extends ContractFixture {
                     .isZero();
             assertThat(upstream.count("head-a")).as("the GET's part only").isEqualTo(1);
         }
+    }
+
+    @Test
+    void aComposedHeadCarriesTheFieldsOfItsGetIncludingTheRoutesOwnVary() {
+        try (TestGateway gw = gateway()
+                .route(
+                        "lines",
+                        on("/lines").methods("GET"),
+                        compose().delivery(Delivery.NDJSON, Delivery.SSE).part("a", APP, "/json/10?tag=head-v"),
+                        responseHeaders(Map.of("Vary", "Origin", "x-route", "set"), List.of()))
+                .start()) {
+            List<WireResponse> responses = gw.wire()
+                    .sendAll(List.of(
+                            WireRequest.of("HEAD", "/lines").header("Accept", "application/x-ndjson"),
+                            WireRequest.get("/lines").header("Accept", "application/x-ndjson")));
+            WireResponse head = responses.get(0);
+            WireResponse get = responses.get(1);
+            assertThat(get.status()).as("%s", get).isEqualTo(200);
+            assertThat(varyTokens(get))
+                    .as("the route's Vary and the format's: %s", get)
+                    .containsExactlyInAnyOrder("origin", "accept");
+            assertThat(varyTokens(head))
+                    .as("a HEAD's Vary is its GET's: %s against %s", head, get)
+                    .isEqualTo(varyTokens(get));
+            for (String name : List.of("content-type", "x-route")) {
+                assertThat(head.header(name)).as("%s: %s", name, head).isEqualTo(get.header(name));
+            }
+        }
+    }
+
+    /** Every token of every Vary field, lower-cased and sorted. */
+    private static List<String> varyTokens(WireResponse response) {
+        return response.headers().getOrDefault("vary", List.of()).stream()
+                .flatMap(v -> Arrays.stream(v.split(",")))
+                .map(t -> t.strip().toLowerCase(Locale.ROOT))
+                .sorted()
+                .toList();
     }
 
     @Test

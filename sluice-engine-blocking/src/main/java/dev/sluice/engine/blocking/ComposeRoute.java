@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.server.Request;
@@ -94,7 +95,8 @@ final class ComposeRoute implements BlockingRoute {
         }
         if (ComposedHead.asked(request.getMethod())) { // the head alone: no part is called
             response.setStatus(ComposedHead.STATUS);
-            ComposedHead.headers(target, delivery, rules).forEach(response.getHeaders()::put);
+            HttpFields.Mutable fields = response.getHeaders();
+            ComposedHead.fields(target, delivery, rules, fields::put, fields::add);
             ClientOutput.send(response, false, ByteBuffer.allocate(0)); // committed unsized, as a GET's would be
             ClientOutput.send(response, true, ByteBuffer.allocate(0));
             return;

@@ -108,7 +108,7 @@ final class ComposeRoute {
             return GatewayHandler.render(in, response, FrontDoor.notAcceptable(target, id));
         }
         if (ComposedHead.asked(in.method)) { // the head alone: no part is called
-            ComposedHead.headers(target, delivery, rules).forEach(response::header);
+            ComposedHead.fields(target, delivery, rules, response.responseHeaders()::set, response::addHeader);
             return Responses.empty(response, ComposedHead.STATUS);
         }
         PartRequest.Targets targets = requests.expand(match.variables(), in.query(), match.remainder());
