@@ -32,6 +32,18 @@ class LibraryDefaultsTest {
     }
 
     @Test
+    void nettysAllocatorLeavesItsLowMemoryModeUnlessTheUserChoseIt() {
+        Properties unset = new Properties();
+        LibraryDefaults.apply(unset, 96L << 20);
+        assertThat(unset.getProperty("io.netty.allocator.lowMemory")).isEqualTo("false");
+
+        Properties chosen = new Properties();
+        chosen.setProperty("io.netty.allocator.lowMemory", "true");
+        LibraryDefaults.apply(chosen, 96L << 20);
+        assertThat(chosen.getProperty("io.netty.allocator.lowMemory")).isEqualTo("true");
+    }
+
+    @Test
     void jettyIsToldTheReferencesPerCacheLineSoItStartsNoMBeanServer() {
         Properties small = new Properties();
         LibraryDefaults.apply(small, 96L << 20);
