@@ -184,7 +184,10 @@ public final class RequestFraming {
      * The rejection of the head of an HTTP/2 stream, or empty: its version is the stream's, whatever
      * the engine calls it (Jetty {@code HTTP/2.0}; Netty's translation to HTTP/1.1 objects {@code
      * HTTP/1.1}); its Host, when it has one, comes from {@code :authority}; a DATA frame's END_STREAM
-     * ends its body, so a Transfer-Encoding is refused (RFC 9113 section 8.2.2).
+     * ends its body, so a Transfer-Encoding is refused (RFC 9113 section 8.2.2). As over HTTP/1.x,
+     * {@code CONNECT} is 400 and so is a target that is not an absolute path ({@code :path} is one,
+     * RFC 9113 section 8.3.1; {@code OPTIONS *} is not served); an {@code Expect} other than {@code
+     * 100-continue} is 417.
      */
     public static Optional<Rejection> checkStream(Head head) {
         Optional<Rejection> target = checkTarget(head.target());
@@ -194,6 +197,16 @@ public final class RequestFraming {
         Optional<Rejection> host = checkHost("HTTP/2", head.hosts());
         if (host.isPresent()) {
             return host;
+        }
+        if (head.method().equals("CONNECT")) {
+            return connect();
+        }
+        if (!head.target().startsWith("/")) {
+            return bad("the request's :path is not an absolute path (RFC 9113 8.3.1)");
+        }
+        Optional<Rejection> expectation = checkExpectations(head.expectations());
+        if (expectation.isPresent()) {
+            return expectation;
         }
         Optional<Rejection> length = checkContentLength(head.contentLengths());
         if (length.isPresent() || head.transferEncodings().isEmpty()) {
@@ -354,7 +367,7 @@ public final class RequestFraming {
      */
     private static Optional<Rejection> checkForm(String method, String target, List<String> hosts) {
         if (method.equals("CONNECT")) {
-            return bad("CONNECT is not served: the gateway opens no tunnels");
+            return connect();
         }
         if (target.startsWith("/")) {
             return Optional.empty();
@@ -373,6 +386,10 @@ public final class RequestFraming {
         return hosts.size() == 1 && hosts.getFirst().strip().equalsIgnoreCase(authority)
                 ? Optional.empty()
                 : bad("the request target's authority is not the Host field's (RFC 9112 3.2.2)");
+    }
+
+    private static Optional<Rejection> connect() {
+        return bad("CONNECT is not served: the gateway opens no tunnels");
     }
 
     /**

@@ -147,6 +147,23 @@ class RequestFramingTest {
     }
 
     @Test
+    void anHttp2StreamIsServedByItsAbsolutePathAsAnHttp1RequestIs() {
+        assertThat(stream("GET", "/a?b=c", List.of())).isEmpty();
+        assertThat(stream("POST", "/a", List.of("100-continue"))).isEmpty();
+        assertRejected(stream("CONNECT", "", List.of()), 400, "bad_request");
+        assertRejected(stream("CONNECT", "/a", List.of()), 400, "bad_request");
+        assertRejected(stream("OPTIONS", "*", List.of()), 400, "bad_request");
+        assertRejected(stream("GET", "http://h/a", List.of()), 400, "bad_request");
+        assertRejected(stream("GET", "a/b", List.of()), 400, "bad_request");
+        assertRejected(stream("GET", "/a", List.of("bogus")), 417, "expectation_failed");
+    }
+
+    private static Optional<RequestFraming.Rejection> stream(String method, String target, List<String> expect) {
+        return RequestFraming.checkStream(
+                new RequestFraming.Head("HTTP/2.0", method, target, List.of("h"), List.of(), List.of(), expect));
+    }
+
+    @Test
     void contentLengthMustBeOneNumber() {
         for (List<String> cl : List.of(
                 List.of("abc"),

@@ -216,6 +216,113 @@ public abstract class Http2ConformanceContract extends ContractFixture {
     }
 
     /**
+     * Well-formed HTTP/2 heads the gateway does not serve (as over HTTP/1.1, {@code RequestFraming}):
+     * a tunnel, the asterisk form, an expectation it cannot meet. Each with the status it must get.
+     */
+    static Stream<Arguments> refusedHeads() {
+        return Stream.of(
+                Arguments.of("CONNECT (RFC 9113 8.5)", 400, List.of(":method", "CONNECT", ":authority", "a.test:443")),
+                Arguments.of(
+                        "OPTIONS * (the asterisk form)",
+                        400,
+                        List.of(":method", "OPTIONS", ":scheme", "http", ":path", "*", ":authority", "a.test")),
+                Arguments.of(
+                        "an Expect other than 100-continue",
+                        417,
+                        List.of(
+                                ":method",
+                                "GET",
+                                ":scheme",
+                                "http",
+                                ":path",
+                                "/refused",
+                                ":authority",
+                                "a.test",
+                                "expect",
+                                "bogus")));
+    }
+
+    /**
+     * A well-formed head the gateway does not serve gets its status with a JSON reason, at once, in
+     * every mode, and reaches no upstream: before, one engine routed {@code OPTIONS *} and CONNECT as
+     * paths (404), another failed CONNECT inside the gateway (500), and both proxied the unmet {@code
+     * Expect}.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusedHeads")
+    void aHeadTheGatewayDoesNotServeIsRefusedWithItsStatus(String what, int status, List<String> fields)
+            throws Exception {
+        try (RecordingUpstream recording = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream("recording", recording.url())
+                        .route("all", on("/**"), proxy("recording"))
+                        .start();
+                H2Wire wire = H2Wire.connect(gw.port())) {
+            wire.headers(1, H2Wire.block(fields.toArray(String[]::new)), true);
+            wire.flush();
+            H2Wire.Frame answer = answerOrStreamError(wire, 1, what);
+            assertThat(answer.type()).as("%s is answered, not reset", what).isEqualTo(H2Wire.HEADERS);
+            assertThat(answer.status()).as(what).isEqualTo(status);
+            assertThat(answer.header("content-type")).as(what).startsWith("application/json");
+            assertThat(recording.received())
+                    .as("what reached the upstream for %s", what)
+                    .isEmpty();
+        }
+    }
+
+    /**
+     * Heads RFC 9113 calls malformed that a codec may let through as a request: a {@code :path} that is
+     * not an absolute path (§8.3.1), a CONNECT with {@code :scheme} and {@code :path} (§8.5). Refused
+     * either as malformed (a stream error of type PROTOCOL_ERROR) or with a 400, never served; before,
+     * one engine proxied the absolute URI by its path, another hung on the CONNECT.
+     */
+    static Stream<Arguments> malformedTargets() {
+        return Stream.of(
+                Arguments.of(
+                        "an absolute URI as :path",
+                        List.of(
+                                ":method",
+                                "GET",
+                                ":scheme",
+                                "http",
+                                ":path",
+                                "http://elsewhere.test/x",
+                                ":authority",
+                                "a.test")),
+                Arguments.of(
+                        ":path without its leading slash",
+                        List.of(":method", "GET", ":scheme", "http", ":path", "x/y", ":authority", "a.test")),
+                Arguments.of(
+                        "CONNECT with :scheme and :path",
+                        List.of(":method", "CONNECT", ":scheme", "http", ":path", "/x", ":authority", "a.test:443")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformedTargets")
+    void aMalformedTargetIsRefusedAndReachesNoUpstream(String what, List<String> fields) throws Exception {
+        try (RecordingUpstream recording = RecordingUpstream.start();
+                TestGateway gw = gateway()
+                        .upstream("recording", recording.url())
+                        .route("all", on("/**"), proxy("recording"))
+                        .start();
+                H2Wire wire = H2Wire.connect(gw.port())) {
+            wire.headers(1, H2Wire.block(fields.toArray(String[]::new)), true);
+            wire.flush();
+            H2Wire.Frame answer = answerOrStreamError(wire, 1, what);
+            if (answer.type() == H2Wire.HEADERS) {
+                assertThat(answer.status()).as(what).isEqualTo(400);
+            } else {
+                assertThat(answer.type() == H2Wire.RST_STREAM ? answer.resetCode() : answer.errorCode())
+                        .as("the error code for %s", what)
+                        .isEqualTo(H2Wire.PROTOCOL_ERROR);
+            }
+            assertThat(recording.received())
+                    .as("what reached the upstream for %s", what)
+                    .isEmpty();
+        }
+    }
+
+    /**
      * DATA on a stream the client reset is a stream error of type STREAM_CLOSED (RFC 9113 §5.1,
      * "closed"; §6.1): h2spec 5.1/8.
      */
@@ -491,6 +598,23 @@ public abstract class Http2ConformanceContract extends ContractFixture {
             throw new AssertionError("no RST_STREAM nor GOAWAY within " + PROMPTLY + " after " + what, silent);
         }
         throw new AssertionError("the connection closed without RST_STREAM nor GOAWAY after " + what);
+    }
+
+    /** The first HEADERS or RST_STREAM frame of {@code stream}, or a GOAWAY, within {@link #PROMPTLY}. */
+    private static H2Wire.Frame answerOrStreamError(H2Wire wire, int stream, String what) throws IOException {
+        wire.timeout(PROMPTLY);
+        try {
+            for (Optional<H2Wire.Frame> f = wire.read(); f.isPresent(); f = wire.read()) {
+                H2Wire.Frame frame = f.get();
+                if (((frame.type() == H2Wire.HEADERS || frame.type() == H2Wire.RST_STREAM) && frame.stream() == stream)
+                        || frame.type() == H2Wire.GOAWAY) {
+                    return frame;
+                }
+            }
+        } catch (java.net.SocketTimeoutException silent) {
+            throw new AssertionError("no answer, RST_STREAM nor GOAWAY within " + PROMPTLY + " after " + what, silent);
+        }
+        throw new AssertionError("the connection closed without an answer after " + what);
     }
 
     /** The HEADERS frame that answers {@code stream}, skipping every other frame. */

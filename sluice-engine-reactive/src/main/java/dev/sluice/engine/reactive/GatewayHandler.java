@@ -143,7 +143,7 @@ final class GatewayHandler implements BiFunction<HttpServerRequest, HttpServerRe
         HttpHeaders headers = request.requestHeaders();
         if (channel(in) instanceof Http2StreamChannel) { // an HTTP/1.1 head was checked by RequestHeadCheck
             Optional<RequestFraming.Rejection> refused =
-                    RequestHeadCheck.streamRejection(request.uri(), headers, limits);
+                    RequestHeadCheck.streamRejection(request.method().name(), request.uri(), headers, limits);
             if (refused.isPresent()) {
                 RequestFraming.Rejection rejection = refused.get();
                 Mono<Void> answer = Responses.error(response, rejection.status(), rejection.errorBody());

@@ -295,8 +295,8 @@ final class RequestHeadCheck extends ChannelDuplexHandler {
      * open without a content-length, a body that END_STREAM frames.
      */
     static java.util.Optional<RequestFraming.Rejection> streamRejection(
-            String target, HttpHeaders headers, ServerLimits limits) {
-        return RequestFraming.checkStream(head("HTTP/2.0", "GET", target, headers, java.util.List.of()))
+            String method, String target, HttpHeaders headers, ServerLimits limits) {
+        return RequestFraming.checkStream(head("HTTP/2.0", method, target, headers, java.util.List.of()))
                 .or(() -> RequestFraming.checkSize(target.length(), headers.size(), limits));
     }
 
