@@ -44,6 +44,20 @@ class LibraryDefaultsTest {
     }
 
     @Test
+    void nettysAllocatorKeepsSixteenReleasedChunksForReuseUnlessTheUserChoseANumber() {
+        Properties unset = new Properties();
+        LibraryDefaults.apply(unset, 96L << 20);
+        assertThat(unset.getProperty("io.netty.allocator.chunkReuseQueueCapacity"))
+                .isEqualTo("16");
+
+        Properties chosen = new Properties();
+        chosen.setProperty("io.netty.allocator.chunkReuseQueueCapacity", "2");
+        LibraryDefaults.apply(chosen, 96L << 20);
+        assertThat(chosen.getProperty("io.netty.allocator.chunkReuseQueueCapacity"))
+                .isEqualTo("2");
+    }
+
+    @Test
     void jettyIsToldTheReferencesPerCacheLineSoItStartsNoMBeanServer() {
         Properties small = new Properties();
         LibraryDefaults.apply(small, 96L << 20);
