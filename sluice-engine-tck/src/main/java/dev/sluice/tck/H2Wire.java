@@ -45,6 +45,7 @@ final class H2Wire implements AutoCloseable {
     static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
     static final int SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
     static final int SETTINGS_MAX_HEADER_LIST_SIZE = 0x6;
+    static final int SETTINGS_ENABLE_CONNECT_PROTOCOL = 0x8;
 
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 

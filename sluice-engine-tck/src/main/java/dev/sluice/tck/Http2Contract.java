@@ -444,6 +444,10 @@ public abstract class Http2Contract extends ContractFixture {
             assertThat(headerList)
                     .as("the header list bound, when announced, is the HTTP/1.1 head's")
                     .isIn(-1L, (long) limits.maxHeaderBytes() + limits.maxRequestLine());
+            assertThat(settings.settings().getOrDefault(H2Wire.SETTINGS_ENABLE_CONNECT_PROTOCOL, 0L))
+                    .as("no extended CONNECT offered (RFC 8441): the gateway refuses CONNECT on h2, and a"
+                            + " WebSocket client that saw it offered would not fall back to HTTP/1.1's Upgrade")
+                    .isZero();
             wire.get(1, gw.authority(), "/json/2");
             wire.flush();
             assertThat(wire.readUntil(H2Wire.HEADERS).orElseThrow().stream()).isEqualTo(1);

@@ -212,6 +212,7 @@ final class JettyGateway implements RunningGateway {
         factory.setMaxConcurrentStreams(settings.maxConcurrentStreams());
         factory.setInitialStreamRecvWindow(settings.streamWindow());
         factory.setInitialSessionRecvWindow(settings.connectionWindow());
+        factory.setConnectProtocolEnabled(false); // no WebSocket over h2 (RFC 8441): clients use HTTP/1.1's Upgrade
         java.time.Duration window = java.time.Duration.ofSeconds(settings.resetWindowSeconds());
         factory.setRateControlFactory(new RateControl.Factory() {
             @Override
