@@ -4,75 +4,44 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class LibraryDefaultsTest {
 
-    @Test
-    void leakDetectionIsOffUnlessTheUserChoseALevel() {
-        Properties unset = new Properties();
-        LibraryDefaults.apply(unset);
-        assertThat(unset.getProperty("io.netty.leakDetection.level")).isEqualTo("disabled");
-
-        Properties chosen = new Properties();
-        chosen.setProperty("io.netty.leakDetection.level", "paranoid");
-        LibraryDefaults.apply(chosen);
-        assertThat(chosen.getProperty("io.netty.leakDetection.level")).isEqualTo("paranoid");
-    }
-
-    @Test
-    void nettysFlightRecorderEventsAreOffUnlessTheUserTurnedThemOn() {
-        Properties unset = new Properties();
-        LibraryDefaults.apply(unset);
-        assertThat(unset.getProperty("io.netty.jfr.enabled")).isEqualTo("false");
-
-        Properties chosen = new Properties();
-        chosen.setProperty("io.netty.jfr.enabled", "true");
-        LibraryDefaults.apply(chosen);
-        assertThat(chosen.getProperty("io.netty.jfr.enabled")).isEqualTo("true");
-    }
-
-    @Test
-    void nettysAllocatorLeavesItsLowMemoryModeUnlessTheUserChoseIt() {
+    /** Each setting's value when the user set none, and a value the user chose, which stays. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "io.netty.leakDetection.level, disabled, paranoid",
+        "io.netty.jfr.enabled, false, true",
+        "io.netty.allocator.lowMemory, false, true",
+        "io.netty.allocator.chunkReuseQueueCapacity, 16, 2",
+        "org.eclipse.jetty.util.referencesPerCacheLine, 16, 4",
+    })
+    void eachSettingHasItsDefaultUnlessTheUserChoseAValue(String name, String byDefault, String chosenValue) {
         Properties unset = new Properties();
         LibraryDefaults.apply(unset, 96L << 20);
-        assertThat(unset.getProperty("io.netty.allocator.lowMemory")).isEqualTo("false");
+        assertThat(unset.getProperty(name)).as("%s, unset", name).isEqualTo(byDefault);
 
         Properties chosen = new Properties();
-        chosen.setProperty("io.netty.allocator.lowMemory", "true");
+        chosen.setProperty(name, chosenValue);
         LibraryDefaults.apply(chosen, 96L << 20);
-        assertThat(chosen.getProperty("io.netty.allocator.lowMemory")).isEqualTo("true");
+        assertThat(chosen.getProperty(name)).as("%s, chosen", name).isEqualTo(chosenValue);
     }
 
     @Test
-    void nettysAllocatorKeepsSixteenReleasedChunksForReuseUnlessTheUserChoseANumber() {
+    void withoutAHeapGivenItMeasuresThisJvmsOwn() {
         Properties unset = new Properties();
-        LibraryDefaults.apply(unset, 96L << 20);
-        assertThat(unset.getProperty("io.netty.allocator.chunkReuseQueueCapacity"))
-                .isEqualTo("16");
-
-        Properties chosen = new Properties();
-        chosen.setProperty("io.netty.allocator.chunkReuseQueueCapacity", "2");
-        LibraryDefaults.apply(chosen, 96L << 20);
-        assertThat(chosen.getProperty("io.netty.allocator.chunkReuseQueueCapacity"))
-                .isEqualTo("2");
+        LibraryDefaults.apply(unset);
+        assertThat(unset.getProperty("org.eclipse.jetty.util.referencesPerCacheLine"))
+                .isEqualTo(Runtime.getRuntime().maxMemory() < 32L << 30 ? "16" : "8");
     }
 
     @Test
-    void jettyIsToldTheReferencesPerCacheLineSoItStartsNoMBeanServer() {
-        Properties small = new Properties();
-        LibraryDefaults.apply(small, 96L << 20);
-        assertThat(small.getProperty("org.eclipse.jetty.util.referencesPerCacheLine"))
-                .isEqualTo("16");
-
+    void jettyIsToldEightReferencesPerCacheLineWithoutCompressedOops() {
         Properties huge = new Properties();
         LibraryDefaults.apply(huge, 64L << 30);
         assertThat(huge.getProperty("org.eclipse.jetty.util.referencesPerCacheLine"))
                 .isEqualTo("8");
-
-        Properties chosen = new Properties();
-        chosen.setProperty("org.eclipse.jetty.util.referencesPerCacheLine", "4");
-        LibraryDefaults.apply(chosen, 96L << 20);
-        assertThat(chosen.getProperty("org.eclipse.jetty.util.referencesPerCacheLine"))
-                .isEqualTo("4");
     }
 }

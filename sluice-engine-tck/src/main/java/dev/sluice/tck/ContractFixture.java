@@ -56,6 +56,13 @@ public abstract class ContractFixture {
         return TestGateway.builder(mode()).transport(transport()).upstream(APP, upstream.url());
     }
 
+    /** A gateway configuration whose one route proxies every path to {@code recording}. */
+    protected TestGateway.Builder proxyingAllTo(RecordingUpstream recording) {
+        return gateway()
+                .upstream("recording", recording.url())
+                .route("all", Routes.on("/**"), Routes.proxy("recording"));
+    }
+
     /** A URL on 127.0.0.1 where nothing listens. */
     protected static URI refusedUrl() {
         return RefusingPort.shared().url();

@@ -520,10 +520,7 @@ public abstract class Http2Contract extends ContractFixture {
         byte[] fields = H2Wire.literalField("x-flood", "a".repeat(15_980));
         int frames = 2 * (limits.maxHeaderBytes() + limits.maxRequestLine()) / fields.length + 1;
         try (RecordingUpstream recording = RecordingUpstream.start();
-                TestGateway gw = gateway()
-                        .upstream("recording", recording.url())
-                        .route("all", on("/**"), proxy("recording"))
-                        .start()) {
+                TestGateway gw = proxyingAllTo(recording).start()) {
             assertThat(flood(gw, fields, frames).errorCode())
                     .as("GOAWAY's error: a header block past the bound")
                     .isEqualTo(H2Wire.PROTOCOL_ERROR);
@@ -541,10 +538,7 @@ public abstract class Http2Contract extends ContractFixture {
     @Test
     void aHeaderBlockOfEndlessTinyContinuationsClosesTheConnection() throws Exception {
         try (RecordingUpstream recording = RecordingUpstream.start();
-                TestGateway gw = gateway()
-                        .upstream("recording", recording.url())
-                        .route("all", on("/**"), proxy("recording"))
-                        .start()) {
+                TestGateway gw = proxyingAllTo(recording).start()) {
             try (H2Wire wire = H2Wire.connect(gw.port())) { // the longest block allowed is served
                 wire.headersWithoutEnd(1, gw.authority(), "/longest");
                 for (int i = 2; i < Http2Settings.MAX_HEADER_BLOCK_FRAMES; i++) {

@@ -28,10 +28,7 @@ public abstract class Http2StreamStateContract extends ContractFixture {
     @ValueSource(strings = {":method", ":scheme", ":path"})
     void aRequestWithoutAPseudoHeaderIsResetAndNotForwarded(String missing) throws Exception {
         try (RecordingUpstream recording = RecordingUpstream.start();
-                TestGateway gw = gateway()
-                        .upstream("recording", recording.url())
-                        .route("all", on("/**"), proxy("recording"))
-                        .start();
+                TestGateway gw = proxyingAllTo(recording).start();
                 H2Wire wire = H2Wire.connect(gw.port())) {
             String[] fields = {":method", "GET", ":scheme", "http", ":path", "/malformed", ":authority", gw.authority()
             };
@@ -83,10 +80,7 @@ public abstract class Http2StreamStateContract extends ContractFixture {
     @Test
     void dataPastTheContentLengthIsAProtocolError() throws Exception {
         try (RecordingUpstream recording = RecordingUpstream.start();
-                TestGateway gw = gateway()
-                        .upstream("recording", recording.url())
-                        .route("all", on("/**"), proxy("recording"))
-                        .start();
+                TestGateway gw = proxyingAllTo(recording).start();
                 H2Wire wire = H2Wire.connect(gw.port())) {
             wire.post(1, gw.authority(), "/short", 1);
             wire.data(1, "abcd".getBytes(StandardCharsets.US_ASCII), true);
@@ -184,10 +178,7 @@ public abstract class Http2StreamStateContract extends ContractFixture {
     @Test
     void noHttp2ConversionHeaderReachesTheUpstream() throws Exception {
         try (RecordingUpstream recording = RecordingUpstream.start();
-                TestGateway gw = gateway()
-                        .upstream("recording", recording.url())
-                        .route("all", on("/**"), proxy("recording"))
-                        .start();
+                TestGateway gw = proxyingAllTo(recording).start();
                 H2Wire wire = H2Wire.connect(gw.port())) {
             wire.get(1, gw.authority(), "/over-h2");
             wire.flush();
