@@ -65,4 +65,26 @@ public final class PseudoHeaders {
         }
         return scheme != null && path != null && !path.isEmpty();
     }
+
+    /**
+     * Whether an h2 request's target is one a server may serve (RFC 9113 section 8.3.1): no space or
+     * control byte in {@code :path} (a request target has none), and a {@code host} field, when the
+     * client sent one beside {@code :authority}, naming the same (any case). A head that fails is
+     * malformed, as one {@link #wellFormed} refuses.
+     *
+     * @param path {@code :path}, or null
+     * @param authority {@code :authority}, or null
+     * @param host the {@code host} field, or null when absent
+     */
+    public static boolean targetSound(CharSequence path, CharSequence authority, CharSequence host) {
+        if (path != null) {
+            for (int i = 0; i < path.length(); i++) {
+                char c = path.charAt(i);
+                if (c <= 0x20 || c == 0x7F) {
+                    return false;
+                }
+            }
+        }
+        return host == null || authority == null || host.toString().equalsIgnoreCase(authority.toString());
+    }
 }

@@ -29,6 +29,22 @@ class PseudoHeadersTest {
     }
 
     @Test
+    void aTargetHasNoSpaceOrControlByteAndAHostFieldNamesTheAuthority() {
+        assertThat(PseudoHeaders.targetSound("/a?b=c", "h", null)).isTrue();
+        assertThat(PseudoHeaders.targetSound("/a", "h:8080", "H:8080")).isTrue();
+        assertThat(PseudoHeaders.targetSound("/a", null, "h"))
+                .as("no :authority: Host stands alone")
+                .isTrue();
+        assertThat(PseudoHeaders.targetSound(null, "h:443", null))
+                .as("CONNECT has no :path")
+                .isTrue();
+        assertThat(PseudoHeaders.targetSound("/a b", "h", null)).isFalse();
+        assertThat(PseudoHeaders.targetSound("/a\tb", "h", null)).isFalse();
+        assertThat(PseudoHeaders.targetSound("/a\u007Fb", "h", null)).isFalse();
+        assertThat(PseudoHeaders.targetSound("/a", "h", "other")).isFalse();
+    }
+
+    @Test
     void connectionSpecificFieldsAreTheSixOfRfc9113AnyCase() {
         for (String name :
                 List.of("Connection", "keep-alive", "Proxy-Connection", "transfer-encoding", "Upgrade", "TE")) {

@@ -43,8 +43,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <ul>
  *   <li>A request head without its pseudo-headers ({@code :method}, {@code :scheme}, {@code :path};
- *       {@code :authority} alone for CONNECT) is malformed: the stream is reset with PROTOCOL_ERROR
- *       and the head goes no further (Netty would hand it on, to a request that never completes, or
+ *       {@code :authority} alone for CONNECT), or with a space or control byte in {@code :path}, or a
+ *       {@code host} that contradicts {@code :authority}, is malformed: the stream is reset with
+ *       PROTOCOL_ERROR and the head goes no further (the last two Netty's translation to HTTP/1.1 failed
+ *       on, which reset the stream with CANCEL) (Netty would hand it on, to a request that never completes, or
  *       to an upstream).
  *   <li>A stream error Netty's decoder finds (a second head without END_STREAM, a pseudo-header in
  *       trailers, a content-length the DATA does not add up to, a WINDOW_UPDATE of 0 or past 2^31-1
@@ -65,6 +67,8 @@ import java.util.concurrent.TimeUnit;
 final class Http2StreamCheck extends ChannelDuplexHandler {
 
     static final String NAME = "sluice.h2StreamCheck";
+
+    private static final io.netty.util.AsciiString HOST = io.netty.util.AsciiString.cached("host");
 
     private final Http2Connection connection;
     private int lastHead; // the highest stream whose request head passed here
@@ -282,14 +286,18 @@ final class Http2StreamCheck extends ChannelDuplexHandler {
         return false;
     }
 
-    /** RFC 9113 section 8.3.1, the core's {@link PseudoHeaders#wellFormed}, over the decoded head. */
+    /**
+     * RFC 9113 section 8.3.1, the core's {@link PseudoHeaders#wellFormed} and {@link
+     * PseudoHeaders#targetSound}, over the decoded head.
+     */
     static boolean wellFormed(Http2Headers headers) {
         return PseudoHeaders.wellFormed(
-                headers.method(),
-                headers.scheme(),
-                headers.path(),
-                headers.authority(),
-                headers.contains(Http2Headers.PseudoHeaderName.PROTOCOL.value()));
+                        headers.method(),
+                        headers.scheme(),
+                        headers.path(),
+                        headers.authority(),
+                        headers.contains(Http2Headers.PseudoHeaderName.PROTOCOL.value()))
+                && PseudoHeaders.targetSound(headers.path(), headers.authority(), headers.get(HOST));
     }
 
     /**
