@@ -77,13 +77,8 @@ public final class PseudoHeaders {
      * @param host the {@code host} field, or null when absent
      */
     public static boolean targetSound(CharSequence path, CharSequence authority, CharSequence host) {
-        if (path != null) {
-            for (int i = 0; i < path.length(); i++) {
-                char c = path.charAt(i);
-                if (c <= 0x20 || c == 0x7F) {
-                    return false;
-                }
-            }
+        if (path != null && RequestFraming.controlByteAt(path) >= 0) {
+            return false;
         }
         return host == null || authority == null || host.toString().equalsIgnoreCase(authority.toString());
     }

@@ -344,16 +344,26 @@ public final class RequestFraming {
     }
 
     private static Optional<Rejection> checkTarget(String target) {
+        int control = controlByteAt(target);
+        if (control >= 0) {
+            return bad("the request target contains a control byte (0x" + Integer.toHexString(target.charAt(control))
+                    + ")");
+        }
+        if (target.indexOf('#') >= 0) { // as RequestPath refuses it, where a parser has not taken it off first
+            return bad("the request target has a '#', which is refused (a fragment is never sent)");
+        }
+        return Optional.empty();
+    }
+
+    /** Where {@code target} has its first space or control byte (0x00-0x20, 0x7F), or -1: no target has one. */
+    static int controlByteAt(CharSequence target) {
         for (int i = 0; i < target.length(); i++) {
             char c = target.charAt(i);
             if (c <= 0x20 || c == 0x7F) {
-                return bad("the request target contains a control byte (0x" + Integer.toHexString(c) + ")");
-            }
-            if (c == '#') { // as RequestPath refuses it, where a parser has not taken it off first
-                return bad("the request target has a '#', which is refused (a fragment is never sent)");
+                return i;
             }
         }
-        return Optional.empty();
+        return -1;
     }
 
     /**

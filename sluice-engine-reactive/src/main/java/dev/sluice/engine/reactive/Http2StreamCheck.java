@@ -43,11 +43,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <ul>
  *   <li>A request head without its pseudo-headers ({@code :method}, {@code :scheme}, {@code :path};
- *       {@code :authority} alone for CONNECT), or with a space or control byte in {@code :path}, or a
- *       {@code host} that contradicts {@code :authority}, is malformed: the stream is reset with
- *       PROTOCOL_ERROR and the head goes no further (the last two Netty's translation to HTTP/1.1 failed
- *       on, which reset the stream with CANCEL) (Netty would hand it on, to a request that never completes, or
- *       to an upstream).
+ *       {@code :authority} alone for CONNECT), or with a space or control byte in {@code :path}, or with
+ *       a {@code host} that contradicts {@code :authority}, is malformed: the stream is reset with
+ *       PROTOCOL_ERROR and the head goes no further (Netty would hand the first kind on, to a request
+ *       that never completes or to an upstream; its translation to HTTP/1.1 fails on the other two and
+ *       resets the stream with CANCEL).
  *   <li>A stream error Netty's decoder finds (a second head without END_STREAM, a pseudo-header in
  *       trailers, a content-length the DATA does not add up to, a WINDOW_UPDATE of 0 or past 2^31-1
  *       on a stream, a frame on a half-closed stream) resets the stream with that error's own code
