@@ -14,6 +14,8 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -52,9 +54,12 @@ public final class RedisRateStore implements RateStore {
     static final String SCRIPT = script();
     static final String SHA = sha1(SCRIPT);
 
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(2);
     private static final long RETRY_CONNECT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final RedisConfig config;
+    private final StoreResolvers names = new StoreResolvers();
+    private final ClientResources resources;
     private final RedisClient client;
     private final RedisURI uri;
     private final AtomicReference<Attempt> connection = new AtomicReference<>();
@@ -68,7 +73,10 @@ public final class RedisRateStore implements RateStore {
         this.config = requireNonNull(config, "config");
         this.uri = RedisURI.create(config.url());
         this.uri.setTimeout(config.timeout());
-        this.client = RedisClient.create();
+        this.resources = DefaultClientResources.builder()
+                .addressResolverGroup(names.group())
+                .build();
+        this.client = RedisClient.create(resources);
         this.client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -126,7 +134,11 @@ public final class RedisRateStore implements RateStore {
         if (attempt != null) {
             attempt.future().thenAccept(StatefulRedisConnection::closeAsync);
         }
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        names.close(CLOSE_TIMEOUT); // while the loops run: see StoreResolvers
+        client.shutdown(Duration.ZERO, CLOSE_TIMEOUT);
+        resources
+                .shutdown(0, CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                .awaitUninterruptibly(CLOSE_TIMEOUT.toMillis());
     }
 
     private CompletableFuture<StatefulRedisConnection<String, String>> connection() {

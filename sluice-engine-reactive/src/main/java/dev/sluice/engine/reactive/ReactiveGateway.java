@@ -13,8 +13,10 @@ import dev.sluice.observe.ClientProtocolErrors;
 import dev.sluice.observe.GatewayObserver;
 import dev.sluice.tls.ServerTls;
 import dev.sluice.upstream.PoolRetirement;
+import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ReflectiveChannelFactory;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.DatagramChannel;
@@ -67,7 +69,10 @@ final class ReactiveGateway implements RunningGateway {
     private final PoolRetirement<Upstream> retired;
 
     private final ChannelGroup connections;
-    /** Every upstream connection open, idle or busy: closed, and their closes awaited, before the loops stop. */
+    /**
+     * Every upstream connection open, idle or busy, and the name resolvers' channels: closed, and
+     * their closes awaited, before the loops stop.
+     */
     private final ChannelGroup upstreamChannels;
 
     private final DisposableServer server;
@@ -193,7 +198,7 @@ final class ReactiveGateway implements RunningGateway {
         ChannelGroup upstreamChannels = new DefaultChannelGroup("sluice-upstreams", GlobalEventExecutor.INSTANCE);
         AddressResolverGroup<InetSocketAddress> resolver =
                 config.upstreams().values().stream().anyMatch(Upstream::hasName)
-                        ? resolver(loops, nativeIo, hosts)
+                        ? resolver(loops, nativeIo, hosts, upstreamChannels)
                         : null; // IP literals only: no resolver, no datagram channels
         GatewayHandler handler = null;
         ClientErrors clientErrors = new ClientErrors(new ClientProtocolErrors(observer));
@@ -261,18 +266,30 @@ final class ReactiveGateway implements RunningGateway {
      * Upstream names are resolved for each new connection, by Netty's asynchronous DNS resolver on
      * the connection's own event loop (never a blocking look-up on a loop), which caches each answer
      * for its TTL: a name whose address changes is followed by the connections opened after the
-     * change. An address written as an IP literal is used as it is.
+     * change. An address written as an IP literal is used as it is. Each resolver's channels join
+     * {@code channels}, whose closes the stop awaits: on io_uring a UDP channel gives its armed read's
+     * buffer back only when that read's cancellation completes, after its loop had stopped if nothing
+     * waited for it.
      */
     private static AddressResolverGroup<InetSocketAddress> resolver(
-            LoopResources loops, boolean nativeIo, HostsFileEntriesResolver hosts) {
+            LoopResources loops, boolean nativeIo, HostsFileEntriesResolver hosts, ChannelGroup channels) {
         EventLoopGroup group = loops.onClient(nativeIo);
+        ChannelFactory<? extends DatagramChannel> datagrams =
+                new ReflectiveChannelFactory<>(loops.onChannelClass(DatagramChannel.class, group));
+        ChannelFactory<? extends SocketChannel> streams =
+                new ReflectiveChannelFactory<>(loops.onChannelClass(SocketChannel.class, group));
         DnsNameResolverBuilder builder = new DnsNameResolverBuilder()
-                .datagramChannelType(loops.onChannelClass(DatagramChannel.class, group))
-                .socketChannelType(loops.onChannelClass(SocketChannel.class, group));
+                .datagramChannelFactory(() -> joined(channels, datagrams.newChannel()))
+                .socketChannelFactory(() -> joined(channels, streams.newChannel()));
         if (hosts != null) {
             builder.hostsFileEntriesResolver(hosts);
         }
         return new DnsAddressResolverGroup(builder);
+    }
+
+    private static <C extends io.netty.channel.Channel> C joined(ChannelGroup channels, C channel) {
+        channels.add(channel);
+        return channel;
     }
 
     /**
@@ -306,7 +323,7 @@ final class ReactiveGateway implements RunningGateway {
             throw new IllegalStateException("the gateway is closed");
         }
         if (resolver == null && next.upstreams().values().stream().anyMatch(Upstream::hasName)) {
-            resolver = resolver(loops, nativeIo, hosts);
+            resolver = resolver(loops, nativeIo, hosts, upstreamChannels);
         }
         AddressResolverGroup<InetSocketAddress> names = resolver;
         ConfigChange.Swapped<Upstream> swapped = change.swap(
@@ -424,18 +441,16 @@ final class ReactiveGateway implements RunningGateway {
         for (Upstream upstream : upstreams) {
             upstream.dispose(); // its idle connections, on their loops
         }
-        // every upstream connection still open (busy ones too: the grace has passed) closes now, and
-        // its close (on io_uring, a completion the loop waits for) is done before the loops stop: a
-        // channel whose close or deregistration was still queued when its loop stopped logged
-        // "Can't invoke task later as EventLoop rejected it" with a stack trace
-        closeAll(upstreamChannels, RESOURCE_TIMEOUT);
-        Duration quiet = Duration.ZERO;
         if (resolver != null) {
-            resolver.close(); // closes its datagram channels on their loops:
-            quiet = Duration.ofMillis(100); // the loops run on until those closes are done
+            resolver.close(); // begins closing its channels, on their loops
         }
+        // every upstream connection still open (busy ones too: the grace has passed) and every
+        // resolver's channel closes now, and its close (on io_uring, a completion the loop waits for)
+        // is done before the loops stop: a channel whose close or deregistration was still queued when
+        // its loop stopped logged "Can't invoke task later as EventLoop rejected it" with a stack trace
+        closeAll(upstreamChannels, RESOURCE_TIMEOUT);
         try {
-            loops.disposeLater(quiet, RESOURCE_TIMEOUT).block(RESOURCE_TIMEOUT.plusSeconds(1));
+            loops.disposeLater(Duration.ZERO, RESOURCE_TIMEOUT).block(RESOURCE_TIMEOUT.plusSeconds(1));
         } catch (RuntimeException stuck) { // a loop that never ends its task: the process exit ends it
             org.slf4j.LoggerFactory.getLogger(ReactiveGateway.class)
                     .warn("event loops did not stop within {}: {}", RESOURCE_TIMEOUT, stuck.toString());

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.http.UpstreamFailure;
 import dev.sluice.upstream.UpstreamCall.Action;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(LeakGuard.class)
 class FailuresTest {
 
     @Test

@@ -13,12 +13,14 @@ import java.net.URI;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A gateway whose event loop stopped or is stuck reports it ({@code RunningGateway.failure()}), so
  * that {@code sluice run} exits instead of living on while answering nothing (issue 15, hole 0).
  * The loops here are the gateway's own, stopped or blocked for real.
  */
+@ExtendWith(LeakGuard.class)
 class LoopWatchTest {
 
     private static GatewayConfig config() {

@@ -36,12 +36,14 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A transcoded server stream read slowly by its client: the reactive relay reads the upstream only as
  * the client takes the JSON, so a service sending only while its call is ready stays a bounded number
  * of messages ahead of the client, far below the whole stream (as {@code GrpcContract}'s slow reader).
  */
+@ExtendWith(LeakGuard.class)
 class TranscodeBackpressureTest {
 
     private static final int MESSAGES = 64 * 1024;

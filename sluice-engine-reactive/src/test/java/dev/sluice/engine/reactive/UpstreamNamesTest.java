@@ -22,12 +22,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Upstream names are resolved for every new connection (docs/ENGINE-CONTRACT.md): two servers on one
  * port, at 127.0.0.1 and 127.0.0.2, each answering with its own name and closing the connection, and
  * a name that moves from one to the other between two requests.
  */
+@ExtendWith(LeakGuard.class)
 class UpstreamNamesTest {
 
     /** Answers every request with {@code {"at":"<name>"}} and closes: the next request needs a new connection. */
