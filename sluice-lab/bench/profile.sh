@@ -17,13 +17,15 @@
 #                   [--flags "JVM flags after the launcher's"] [--jar sluice-app/target/sluice.jar]
 #                   [--out /tmp/sluice-profile.txt] [--match "ResourceLeak ChunkAllocator"] [--top 30]
 #                   [--port 18581] [--upstream-port-base 19181] [--nginx-port 18190] [--config FILE]
-#                   [--event cpu|alloc] [--header "Name: value"]... [--script FILE.lua]
+#                   [--event cpu|alloc] [--header "Name: value"]... [--script FILE.lua] [--tls]
 # --config runs FILE instead of the bundled routes: a gateway YAML with @PORT@, @PRODUCTS@, @CUSTOMERS@,
 # @REVIEWS@ and @WEB@ as in interleave.sh (sluice-lab/bench/ab/*.yaml: where a feature's cost goes).
 # A config with @OTLP@ gets the URL of an OTLP/HTTP sink started here (python3, answering 200 to
 # every POST, counting spans' bytes): exports succeed, as against a collector, and cost the gateway
 # what they cost it in production. --header adds a header to every wrk request (a bearer token);
 # --script gives wrk a Lua script (ab/traceparent-1pct.lua: a client sampling 1 % of its traces).
+# --tls speaks https to the gateway (wrk's TLS, HTTP/1.1): the config (ab/tls.yaml) holds @CERT@ and
+# @KEY@, a P-256 certificate for 127.0.0.1 made here with openssl, as interleave.sh --tls does.
 # Installs nginx and wrk from Debian when missing (as root). Loopback only, bounded in time.
 set -euo pipefail
 
@@ -47,6 +49,7 @@ CONFIG=
 EVENT=cpu
 HEADERS=()
 SCRIPT=()
+SCHEME=http
 PROFILER_VERSION=4.1
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -67,6 +70,7 @@ while [[ $# -gt 0 ]]; do
     --event) EVENT=$2; shift 2 ;;
     --header) HEADERS+=(-H "$2"); shift 2 ;;
     --script) SCRIPT=(-s "$2"); shift 2 ;;
+    --tls) SCHEME=https; shift ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
@@ -91,9 +95,14 @@ if [[ -n $CONFIG ]]; then
   if grep -q @OTLP@ "$CONFIG"; then
     bench_otlp_sink "$WORK" "$OTLP_PORT"
   fi
+  if [[ $SCHEME == https ]]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+      -addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
+  fi
   sed -e "s|@OTLP@|http://127.0.0.1:$OTLP_PORT/v1/traces|g" -e "s|@PORT@|$PORT|g" -e "s|@PRODUCTS@|http://127.0.0.1:$BASE|g" \
     -e "s|@CUSTOMERS@|http://127.0.0.1:$((BASE + 1))|g" -e "s|@REVIEWS@|http://127.0.0.1:$((BASE + 2))|g" \
-    -e "s|@WEB@|http://127.0.0.1:$NGINX_PORT|g" "$CONFIG" >"$WORK/gateway.yaml"
+    -e "s|@WEB@|http://127.0.0.1:$NGINX_PORT|g" -e "s|@CERT@|$WORK/cert.pem|g" -e "s|@KEY@|$WORK/key.pem|g" \
+    "$CONFIG" >"$WORK/gateway.yaml"
 else
   bench_gateway_yaml "$WORK/gateway.yaml" "$PORT" "$BASE" "$NGINX_PORT"
 fi
@@ -102,7 +111,7 @@ fi
   >"$WORK/gateway.log" 2>&1 &
 GATEWAY=$!
 BENCH_PIDS+=("$GATEWAY")
-URL=http://127.0.0.1:$PORT$TARGET
+URL=$SCHEME://127.0.0.1:$PORT$TARGET
 if [[ ${#HEADERS[@]} -gt 0 ]]; then # a route that wants the header refuses a request without it
   for _ in $(seq 1 300); do
     curl -sfk -o /dev/null "${HEADERS[@]}" "$URL" && break
