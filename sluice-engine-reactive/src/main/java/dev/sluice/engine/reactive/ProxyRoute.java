@@ -27,17 +27,12 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscriber;
-import org.reactivestreams.Subscription;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
-import reactor.core.publisher.Operators;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
@@ -111,12 +106,11 @@ final class ProxyRoute {
 
     /**
      * One proxied exchange: it takes a connection from the upstream's {@link Lane}, writes the request
-     * head and streams the client's body after it, then relays the answer. It is also the publisher
-     * of the response body that Reactor Netty's server writes to the client: it reads the upstream
-     * only while the server asks for buffers, so a slow client stops the upstream reads. Its state
-     * lives on the client connection's loop (the home loop).
+     * head and streams the client's body after it, then relays the answer's head, and its body through
+     * a {@link BodyRelay} (which reads the upstream only while the client takes what was read). Its
+     * state lives on the client connection's loop (the home loop).
      */
-    private final class Call implements Lane.Acquirer, BodyWriter.Owner, Publisher<ByteBuf>, Subscription {
+    private final class Call implements Lane.Acquirer, BodyWriter.Owner, BodyRelay.Source {
         private final ClientRequest in;
         private final HttpServerResponse response;
         private final Channel channel;
@@ -127,10 +121,8 @@ final class ProxyRoute {
         private final boolean declared; // the client sent a Content-Length
         private BodyWriter peek; // an h2 body's writer, subscribed before its framing was known
         private ByteBuf held; // a small body of declared length, held so that a retry can send it again
-        private final ArrayDeque<ByteBuf> body = new ArrayDeque<>(4);
+        private final BodyRelay relay; // the answer's body, to the client
         private UpstreamConnection connection; // while the exchange has one
-        private final Runnable whenWritable = this::drain; // the client's connection takes bytes again
-        private WriteGate gate; // the client connection's, once the upstream answered
         private boolean acquiring; // asked the lane for a connection, none given yet
         private UpstreamCall tries; // decides each try's next step, once the body's framing is known
         private Attempt attempt; // the try in progress, or the last one
@@ -138,14 +130,6 @@ final class ProxyRoute {
         private ScheduledFuture<?> retryTimer; // the backoff before the next try
         private boolean answered; // the upstream's status line arrived: never send this call again
         private boolean stopped;
-        private boolean ended; // the upstream's body ended
-        private Throwable broken; // the upstream failed after its status line
-        private Subscriber<? super ByteBuf> relay;
-        private long demand;
-        private boolean reading;
-        private boolean relayDone;
-        private boolean draining;
-        private boolean missed;
         private final long began; // when the call began, if an observer listens
 
         Call(
@@ -160,6 +144,7 @@ final class ProxyRoute {
             this.response = response;
             this.channel = channel;
             this.home = channel.eventLoop();
+            this.relay = new BodyRelay(home, this);
             this.uri = uri;
             this.sink = sink;
             HttpHeaders headers = in.headers();
@@ -400,9 +385,7 @@ final class ProxyRoute {
                     content.release();
                     return;
                 }
-                reading = false;
-                body.add(content);
-                drain();
+                relay.add(content);
             });
         }
 
@@ -413,15 +396,14 @@ final class ProxyRoute {
                     return;
                 }
                 connection = null; // back in its lane, or closed
-                ended = true;
-                drain();
+                relay.end();
             });
         }
 
         @Override
         public void onError(Throwable error) {
             onLoop(() -> {
-                if (stopped || ended || between()) {
+                if (stopped || relay.ended() || between()) {
                     return;
                 }
                 connection = null;
@@ -429,8 +411,7 @@ final class ProxyRoute {
                     carry(tries.failed(Failures.classify(error), false), error);
                     return;
                 }
-                broken = error;
-                drain();
+                relay.fail(error);
             });
         }
 
@@ -478,92 +459,32 @@ final class ProxyRoute {
                 to.set(set.getKey(), set.getValue());
             }
             if (channel.pipeline().get(WriteGate.NAME) instanceof WriteGate g) {
-                gate = g;
-                gate.onWritable(whenWritable);
+                relay.gate(g);
                 if (in.request.version().equals(HttpVersion.HTTP_1_0) && !HttpUtil.isContentLengthSet(head)) {
                     response.keepAlive(false); // HTTP/1.0 has no chunked coding: the close ends the body
-                    gate.endBodyWithClose();
+                    g.endBodyWithClose();
                 }
                 if (bodyFollows(in.request.method(), head.status().code(), coded, length)) {
-                    gate.holdHeadForBody();
+                    g.holdHeadForBody();
                 }
             }
-            response.send(this).then().subscribe(null, sink::error, sink::success);
+            response.send(relay).then().subscribe(null, sink::error, sink::success);
         }
 
-        // ---- the response body, as a publisher for Reactor Netty's server (home loop) ----
+        // ---- the upstream side of the answer's body, as its relay asks (home loop) ----
 
         @Override
-        public void subscribe(Subscriber<? super ByteBuf> subscriber) {
-            onLoop(() -> {
-                if (relay != null) {
-                    Operators.error(subscriber, new IllegalStateException("one subscriber only"));
-                    return;
-                }
-                relay = subscriber;
-                subscriber.onSubscribe(this);
-                drain();
-            });
+        public boolean read() {
+            if (connection == null || !channel.isWritable()) {
+                return false;
+            }
+            connection.read();
+            return true;
         }
 
         @Override
-        public void request(long n) {
-            onLoop(() -> {
-                demand = Operators.addCap(demand, n);
-                drain();
-            });
-        }
-
-        @Override
-        public void cancel() {
-            onLoop(this::stop);
-        }
-
-        private void drain() {
-            if (draining) {
-                missed = true;
-                return;
-            }
-            draining = true;
-            try {
-                do {
-                    missed = false;
-                    if (relay == null || relayDone) {
-                        return;
-                    }
-                    while (demand > 0 && !body.isEmpty() && !stopped) {
-                        demand--;
-                        relay.onNext(body.poll());
-                    }
-                    if (stopped || !body.isEmpty()) {
-                        continue;
-                    }
-                    if (broken != null) {
-                        relayDone = true;
-                        stopWaitingForWritable();
-                        relay.onError(broken);
-                    } else if (ended) {
-                        relayDone = true;
-                        stopWaitingForWritable();
-                        relay.onComplete();
-                    } else if (demand > 0 && !reading && connection != null && channel.isWritable()) {
-                        // Read from the upstream only while the client takes what was read: Reactor
-                        // Netty asks for many buffers ahead, and a client that stops reading would
-                        // otherwise have the whole body pulled into memory (the gate calls back when
-                        // the client's connection is writable again).
-                        reading = true;
-                        connection.read();
-                    }
-                } while (missed);
-            } finally {
-                draining = false;
-            }
-        }
-
-        private void stopWaitingForWritable() {
-            if (gate != null) {
-                gate.stopOnWritable(whenWritable);
-            }
+        public void cancelled() {
+            stop();
         }
 
         /** The exchange is over for the gateway (cancelled, timed out, or the client went away). */
@@ -573,7 +494,7 @@ final class ProxyRoute {
             }
             stopped = true;
             releaseHeld();
-            stopWaitingForWritable();
+            relay.stop();
             cancelTryTimer();
             if (retryTimer != null) {
                 retryTimer.cancel(false);
@@ -589,10 +510,6 @@ final class ProxyRoute {
             if (acquiring) {
                 acquiring = false;
                 upstream.lane(attempt.endpoint(), home).cancel(this);
-            }
-            ByteBuf chunk;
-            while ((chunk = body.poll()) != null) {
-                chunk.release();
             }
         }
     }
