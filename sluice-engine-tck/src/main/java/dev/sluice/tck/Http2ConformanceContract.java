@@ -394,15 +394,22 @@ public abstract class Http2ConformanceContract extends ContractFixture {
                         .observer(seen)
                         .start();
                 H2Wire wire = H2Wire.connect(gw.port())) {
+            int before = upstream.exchanges();
             wire.get(1, gw.authority(), "/json/10?delay=300");
             wire.post(3, gw.authority(), "/inspect/upload", 10_000);
             wire.data(3, new byte[1_000], false);
             wire.flush();
-            Thread.sleep(100); // both streams under way at the gateway
+            Await.until(
+                    Duration.ofSeconds(10),
+                    () -> upstream.exchanges() >= before + 2,
+                    "both requests reached the upstream, the slow answer and the upload under way");
             wire.reset(1);
             wire.reset(3);
             wire.flush();
-            Thread.sleep(600); // the slow answer is in, the upload aborted
+            Await.until(
+                    Duration.ofSeconds(10),
+                    () -> seen.exchanges().size() >= 2,
+                    "the gateway ended both reset exchanges");
             wire.get(5, gw.authority(), "/json/5");
             wire.flush();
             List<H2Wire.Frame> resets = new ArrayList<>();
