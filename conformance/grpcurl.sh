@@ -13,13 +13,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-ENGINES="virtual platform reactive"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --engines) ENGINES="$2"; shift 2 ;;
-    *) die "unknown argument $1" ;;
-  esac
-done
+engines_from_args "$@"
 GRPCURL="$(command -v grpcurl || true)"
 [ -n "$GRPCURL" ] || GRPCURL="$HOME/go/bin/grpcurl"
 [ -x "$GRPCURL" ] || die "grpcurl is missing: go install github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.4"

@@ -27,6 +27,17 @@ die() {
   exit 2
 }
 
+# Sets ENGINES, the engines a suite judges: every one, or those `--engines "..."` names (its only argument).
+engines_from_args() {
+  ENGINES="virtual platform reactive"
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --engines) ENGINES="$2"; shift 2 ;;
+      *) die "unknown argument $1" ;;
+    esac
+  done
+}
+
 # Builds the gateway when its jar is missing (./sluice builds it when sources changed).
 need_jar() {
   if [ ! -f "$APP_JAR" ]; then

@@ -11,13 +11,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-ENGINES="virtual platform reactive"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --engines) ENGINES="$2"; shift 2 ;;
-    *) die "unknown argument $1" ;;
-  esac
-done
+engines_from_args "$@"
 TESTSSL="$(command -v testssl || command -v testssl.sh || true)"
 [ -n "$TESTSSL" ] || die "testssl is missing: apt-get install testssl.sh"
 # Its start and stop, and a line per kind of client protocol error at most once a minute.

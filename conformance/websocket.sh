@@ -13,13 +13,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-ENGINES="virtual platform reactive"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --engines) ENGINES="$2"; shift 2 ;;
-    *) die "unknown argument $1" ;;
-  esac
-done
+engines_from_args "$@"
 python3 -c 'import websockets' 2>/dev/null || die "Python websockets is missing: pip install websockets"
 
 need_jar
